@@ -1,0 +1,255 @@
+package kvgate.backend.local;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.Capability;
+import kvgate.spi.Item;
+import kvgate.spi.ItemTransition;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Settings;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+import org.h2.mvstore.type.LongDataType;
+import org.h2.mvstore.type.StringDataType;
+
+/**
+ * The local store. Each namespace is one MVStore map from key to {@link Item}; keys are kept as ISO-8859-1
+ * strings, which map every byte to one character and back, so any byte sequence is a key and costs one byte a
+ * character in memory.
+ *
+ * <p>Every key operation runs {@link ItemTransition} under a lock stripe for its key: the map reads and writes are
+ * in memory and take microseconds, so the lock is held only that long, and no two writers of one key interleave.
+ * Durability is decided afterwards: with {@code commit_interval_ms = 0} the acknowledgement waits for the next
+ * group commit; otherwise MVStore's background writer commits at most that many milliseconds later.
+ */
+final class LocalStore implements Backend {
+    private static final String NAMESPACE_PREFIX = "ns:";
+    private static final String META = "kvgate:meta";
+    private static final String CAS_HIGH_WATER = "cas";
+    private static final int STRIPES = 1024;
+
+    private final MVStore store;
+    private final boolean inMemory;
+    private final MVMap<String, Long> meta;
+    private final Map<Namespace, MVMap<String, Item>> maps = new ConcurrentHashMap<>();
+    private final Object[] stripes = new Object[STRIPES];
+    private final Clock clock;
+    private final int maxItemSize;
+    private final CasClock casClock;
+    private final GroupCommit groupCommit;
+    private final ScheduledExecutorService housekeeping;
+
+    private LocalStore(MVStore store, boolean inMemory, BackendContext context, Settings settings) {
+        this.store = store;
+        this.inMemory = inMemory;
+        this.clock = context.clock();
+        this.maxItemSize = context.maxItemSize();
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Object();
+        }
+        this.meta = store.openMap(META, new MVMap.Builder<String, Long>()
+                .keyType(StringDataType.INSTANCE).valueType(LongDataType.INSTANCE));
+        this.casClock = new CasClock(clock, meta.getOrDefault(CAS_HIGH_WATER, 0L));
+        boolean fsync = settings.bool("fsync");
+        this.groupCommit = inMemory || settings.integer("commit_interval_ms") > 0
+                ? null
+                : new GroupCommit(context.name(), () -> commit(fsync));
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "kvgate-" + context.name() + "-purge");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long purgeEvery = settings.integer("purge_interval_ms");
+        housekeeping.scheduleWithFixedDelay(this::purgeExpired, purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
+    }
+
+    static LocalStore open(BackendContext context) {
+        Settings settings = context.settings();
+        String path = settings.text("path");
+        boolean inMemory = path.equals(LocalBackendFactory.IN_MEMORY);
+        MVStore.Builder builder = new MVStore.Builder();
+        if (!inMemory) {
+            Path directory = Path.of(path);
+            try {
+                Files.createDirectories(directory);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("cannot create the store directory " + directory.toAbsolutePath()
+                        + ": " + e.getMessage(), e);
+            }
+            builder.fileName(directory.resolve("kvgate.mv.db").toString())
+                    .cacheSize(settings.intValue("cache_mb"));
+        }
+        MVStore store = builder.open();
+        if (!inMemory) {
+            // With interval 0 the group committer decides when to commit; MVStore's own writer would only add
+            // commits nobody waits for. Otherwise MVStore's background writer commits at that interval.
+            store.setAutoCommitDelay(settings.intValue("commit_interval_ms"));
+        }
+        return new LocalStore(store, inMemory, context, settings);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return inMemory ? EnumSet.noneOf(Capability.class) : EnumSet.of(Capability.DURABLE);
+    }
+
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        return operation.accept(new Operation.Visitor<>() {
+            @Override
+            public CompletionStage<Result> get(Operation.Get get) {
+                // A read needs no stripe: a map read sees either the whole old or the whole new item.
+                Item item = map(get.namespace()).get(keyOf(get.key()));
+                long now = clock.millis();
+                return CompletableFuture.completedFuture(ItemTransition.apply(get, item, now, casClock::next,
+                        maxItemSize).result());
+            }
+
+            @Override
+            public CompletionStage<Result> store(Operation.Store store) {
+                return mutate(store);
+            }
+
+            @Override
+            public CompletionStage<Result> delete(Operation.Delete delete) {
+                return mutate(delete);
+            }
+
+            @Override
+            public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
+                return mutate(arithmetic);
+            }
+
+            @Override
+            public CompletionStage<Result> touch(Operation.Touch touch) {
+                return mutate(touch);
+            }
+
+            @Override
+            public CompletionStage<Result> flush(Operation.Flush flush) {
+                map(flush.namespace()).clear();
+                return durable(Result.DONE);
+            }
+        });
+    }
+
+    private CompletionStage<Result> mutate(Operation.KeyOperation operation) {
+        MVMap<String, Item> map = map(operation.namespace());
+        String key = keyOf(operation.key());
+        ItemTransition transition;
+        synchronized (stripeOf(key)) {
+            transition = ItemTransition.apply(operation, map.get(key), clock.millis(), casClock::next, maxItemSize);
+            switch (transition.effect()) {
+                case PUT -> map.put(key, transition.next());
+                case REMOVE -> map.remove(key);
+                case NONE -> {
+                }
+            }
+        }
+        return transition.effect() == ItemTransition.Effect.NONE
+                ? CompletableFuture.completedFuture(transition.result())
+                : durable(transition.result());
+    }
+
+    private CompletionStage<Result> durable(Result result) {
+        return groupCommit == null ? CompletableFuture.completedFuture(result) : groupCommit.afterCommit(result);
+    }
+
+    private void commit(boolean fsync) {
+        meta.put(CAS_HIGH_WATER, casClock.highWater());
+        store.commit();
+        if (fsync) {
+            store.sync();
+        }
+    }
+
+    /** Removes expired items, re-checking each under its stripe so a fresh write of the key is never lost. */
+    void purgeExpired() {
+        try {
+            long now = clock.millis();
+            for (MVMap<String, Item> map : storedMaps()) {
+                Iterator<Map.Entry<String, Item>> entries = map.entrySet().iterator();
+                while (entries.hasNext()) {
+                    Map.Entry<String, Item> entry = entries.next();
+                    if (entry.getValue().isExpiredAt(now)) {
+                        String key = entry.getKey();
+                        synchronized (stripeOf(key)) {
+                            Item current = map.get(key);
+                            if (current != null && current.isExpiredAt(now)) {
+                                map.remove(key);
+                            }
+                        }
+                    }
+                }
+            }
+            if (!inMemory) {
+                meta.put(CAS_HIGH_WATER, casClock.highWater());
+            }
+        } catch (RuntimeException e) {
+            // The next round tries again; a failing purge must not stop the schedule.
+            System.getLogger(LocalStore.class.getName()).log(System.Logger.Level.WARNING, "purge failed", e);
+        }
+    }
+
+    @Override
+    public Map<String, String> stats() {
+        long items = 0;
+        for (MVMap<String, Item> map : storedMaps()) {
+            items += map.sizeAsLong();
+        }
+        return Map.of("curr_items", Long.toString(items));
+    }
+
+    @Override
+    public void close() throws Exception {
+        housekeeping.shutdownNow();
+        housekeeping.awaitTermination(10, TimeUnit.SECONDS);
+        if (groupCommit != null) {
+            groupCommit.close();
+        }
+        if (!inMemory) {
+            meta.put(CAS_HIGH_WATER, casClock.highWater());
+        }
+        store.close();
+    }
+
+    private MVMap<String, Item> map(Namespace namespace) {
+        return maps.computeIfAbsent(namespace, ns -> store.openMap(NAMESPACE_PREFIX + ns.name(),
+                new MVMap.Builder<String, Item>().keyType(StringDataType.INSTANCE).valueType(ItemType.INSTANCE)));
+    }
+
+    /** Every namespace map in the store, including those no request has touched since start-up. */
+    private java.util.List<MVMap<String, Item>> storedMaps() {
+        java.util.List<MVMap<String, Item>> all = new java.util.ArrayList<>();
+        for (String name : store.getMapNames()) {
+            if (name.startsWith(NAMESPACE_PREFIX)) {
+                all.add(map(new Namespace(name.substring(NAMESPACE_PREFIX.length()))));
+            }
+        }
+        return all;
+    }
+
+    private Object stripeOf(String key) {
+        return stripes[key.hashCode() & (STRIPES - 1)];
+    }
+
+    private static String keyOf(byte[] key) {
+        return new String(key, StandardCharsets.ISO_8859_1);
+    }
+}

@@ -1,0 +1,142 @@
+package kvgate.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+
+/**
+ * The raw configuration: keys and values from the configuration file, then from {@code --key=value} arguments,
+ * which override the file. Each value remembers where it came from, so an error can say so. Nothing here knows
+ * which keys exist: {@link #resolve} checks the given values against the declared settings.
+ */
+public final class Configuration {
+    /** The argument that names another configuration file; it is not itself a configuration key. */
+    public static final String CONFIG_ARGUMENT = "--config=";
+
+    private record Value(String text, String source) {
+    }
+
+    private final Map<String, Value> values;
+
+    private Configuration(Map<String, Value> values) {
+        this.values = values;
+    }
+
+    /** An empty configuration plus the given overrides, as if from the command line. For tests and embedding. */
+    public static Configuration of(Map<String, String> overrides) {
+        Map<String, Value> values = new LinkedHashMap<>();
+        overrides.forEach((key, value) -> values.put(key, new Value(value, "the caller")));
+        return new Configuration(values);
+    }
+
+    /**
+     * Reads {@code file} (when it exists or was named explicitly) and applies the command-line arguments.
+     *
+     * @param defaultFile the file read unless an argument {@code --config=FILE} names another
+     * @param arguments {@code --key=value} overrides and at most one {@code --config=FILE}
+     */
+    public static Configuration load(Path defaultFile, List<String> arguments) throws ConfigurationException {
+        Path file = defaultFile;
+        boolean named = false;
+        List<String> overrides = new ArrayList<>();
+        for (String argument : arguments) {
+            if (argument.startsWith(CONFIG_ARGUMENT)) {
+                file = Path.of(argument.substring(CONFIG_ARGUMENT.length()));
+                named = true;
+            } else {
+                overrides.add(argument);
+            }
+        }
+        Map<String, Value> values = new LinkedHashMap<>();
+        if (file != null && (named || Files.exists(file))) {
+            readFile(file, values);
+        }
+        for (String argument : overrides) {
+            int equals = argument.indexOf('=');
+            if (!argument.startsWith("--") || equals < 3) {
+                throw new ConfigurationException("unrecognised argument '" + argument
+                        + "': expected --key=value or --config=FILE");
+            }
+            values.put(argument.substring(2, equals).trim(),
+                    new Value(argument.substring(equals + 1).trim(), "the command line"));
+        }
+        return new Configuration(values);
+    }
+
+    private static void readFile(Path file, Map<String, Value> values) throws ConfigurationException {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigurationException("cannot read configuration file " + file + ": " + e.getMessage());
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String where = file + " line " + (i + 1);
+            int equals = line.indexOf('=');
+            if (equals <= 0) {
+                throw new ConfigurationException(where + ": expected 'key = value', found '" + line + "'");
+            }
+            values.put(line.substring(0, equals).strip(), new Value(line.substring(equals + 1).strip(), where));
+        }
+    }
+
+    /** The configured text of {@code key}, if any. */
+    public Optional<String> get(String key) {
+        return Optional.ofNullable(values.get(key)).map(Value::text);
+    }
+
+    /**
+     * Checks every configured value of the declared settings and fills in defaults.
+     *
+     * @throws ConfigurationException naming every bad value, where it came from and what is allowed
+     */
+    public Settings resolve(Collection<Setting> declared) throws ConfigurationException {
+        Map<String, String> resolved = new HashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (Setting setting : declared) {
+            Value value = values.get(setting.key());
+            if (value == null) {
+                resolved.put(setting.key(), setting.defaultValue());
+                continue;
+            }
+            Optional<String> problem = setting.problem(value.text());
+            if (problem.isPresent()) {
+                problems.add("bad value '" + value.text() + "' for " + setting.key() + " (from " + value.source()
+                        + "): " + problem.get());
+            }
+            resolved.put(setting.key(), value.text());
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigurationException(String.join("\n", problems));
+        }
+        return new Settings(resolved);
+    }
+
+    /** Fails when a configured key is not among {@code known}, naming each unknown key and where it came from. */
+    public void rejectUnknown(Set<String> known) throws ConfigurationException {
+        List<String> unknown = values.entrySet().stream()
+                .filter(entry -> !known.contains(entry.getKey()))
+                .map(entry -> "unknown configuration key '" + entry.getKey() + "' (from " + entry.getValue().source()
+                        + ")")
+                .collect(Collectors.toList());
+        if (!unknown.isEmpty()) {
+            throw new ConfigurationException(String.join("\n", unknown));
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package kvgate.config;
+
+import java.util.List;
+import kvgate.spi.Setting;
+
+/** The gateway's own configuration keys. Backend plugins declare theirs, configured as {@code <type>.<key>}. */
+public final class GatewaySettings {
+    public static final String BACKEND = "backend";
+    public static final String PLUGINS_DIR = "plugins.dir";
+    public static final String FILTERS = "filters";
+    public static final String MAX_ITEM_SIZE = "max_item_size";
+    public static final String MAX_CONNECTIONS = "max_connections";
+    public static final String MAX_INFLIGHT = "max_inflight";
+    public static final String IDLE_TIMEOUT_S = "idle_timeout_s";
+    public static final String IO_THREADS = "io_threads";
+    public static final String MEMCACHED_ENABLE = "memcached.enable";
+    public static final String MEMCACHED_BIND = "memcached.bind";
+    public static final String MEMCACHED_PORT = "memcached.port";
+    public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
+
+    /** Every gateway key, in the order the README lists them. */
+    public static final List<Setting> ALL = List.of(
+            Setting.text(BACKEND, "local", "the backend type to store data in (a loaded backend plugin's type)"),
+            Setting.text(PLUGINS_DIR, "plugins",
+                    "comma-separated plugin directories; relative ones are under the gateway's home directory"),
+            Setting.text(FILTERS, "", "comma-separated operation filters to apply, outermost first"),
+            Setting.size(MAX_ITEM_SIZE, "1m", 1024, 512L << 20, "largest value stored, in bytes"),
+            Setting.integer(MAX_CONNECTIONS, 4096, 0, 1_000_000,
+                    "client connections held at once over all listeners; more are closed at once (0: no limit)"),
+            Setting.integer(MAX_INFLIGHT, 1024, 1, 1_000_000,
+                    "requests of one connection awaiting replies before the gateway stops reading from it"),
+            Setting.integer(IDLE_TIMEOUT_S, 0, 0, 86_400 * 30,
+                    "close a client connection idle this many seconds (0: never)"),
+            Setting.integer(IO_THREADS, 0, 0, 1024, "network threads (0: two per core)"),
+            Setting.bool(MEMCACHED_ENABLE, true, "serve the memcached binary protocol"),
+            Setting.text(MEMCACHED_BIND, "0.0.0.0", "address the memcached listener binds to"),
+            Setting.integer(MEMCACHED_PORT, 11211, 0, 65535, "memcached binary protocol port (0: any free port)"),
+            Setting.size(MEMCACHED_MAX_FRAME, "32m", 4096, 1L << 31,
+                    "a request body longer than this closes the connection after a 'too large' reply; bodies "
+                            + "between max_item_size and this are skipped and answered 'too large'"));
+
+    private GatewaySettings() {
+    }
+}

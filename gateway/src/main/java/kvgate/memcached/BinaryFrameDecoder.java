@@ -1,0 +1,125 @@
+package kvgate.memcached;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Cuts the byte stream into {@link BinaryFrame}s. Lengths are checked from the header before any body byte is
+ * waited for, so the most a connection can make the gateway buffer is one header, extras, key and a value of
+ * {@code max_item_size}:
+ * <ul>
+ *   <li>a body longer than {@code max_frame}: "too large", then the connection is closed (the stream may be
+ *       garbage, or a client gone wrong);</li>
+ *   <li>a value longer than {@code max_item_size}: "too large", the body is skipped as it arrives without being
+ *       kept, and the connection goes on, as memcached does;</li>
+ *   <li>bad magic, or key and extras longer than the body: "invalid arguments", the frame is skipped by its
+ *       length and the connection goes on.</li>
+ * </ul>
+ */
+public final class BinaryFrameDecoder extends ByteToMessageDecoder {
+    static final int HEADER_LENGTH = 24;
+    static final int REQUEST_MAGIC = 0x80;
+    /** Couchbase's alternative request framing, allowed only after HELLO grants feature 0x10. */
+    static final int ALT_REQUEST_MAGIC = 0x08;
+
+    private final int maxItemSize;
+    private final long maxFrame;
+    /** Bytes of a rejected frame still to skip as they arrive. */
+    private long discarding;
+    /** After an unrecoverable framing error nothing more is read from this connection. */
+    private boolean failed;
+
+    public BinaryFrameDecoder(int maxItemSize, long maxFrame) {
+        this.maxItemSize = maxItemSize;
+        this.maxFrame = maxFrame;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        if (discarding > 0) {
+            int skip = (int) Math.min(discarding, in.readableBytes());
+            in.skipBytes(skip);
+            discarding -= skip;
+            if (discarding > 0) {
+                return;
+            }
+        }
+        if (in.readableBytes() < HEADER_LENGTH) {
+            return;
+        }
+        int start = in.readerIndex();
+        int magic = in.getUnsignedByte(start);
+        int opcode = in.getUnsignedByte(start + 1);
+        long bodyLength = in.getUnsignedInt(start + 8);
+        int opaque = in.getInt(start + 12);
+        if (bodyLength > maxFrame) {
+            failed = true;
+            in.skipBytes(in.readableBytes());
+            out.add(new MalformedFrame(opcode, opaque, BinaryStatus.TOO_LARGE,
+                    "request body of " + bodyLength + " bytes exceeds memcached.max_frame", true,
+                    BinaryResponse.EMPTY));
+            return;
+        }
+        if (magic != REQUEST_MAGIC) {
+            String reason = magic == ALT_REQUEST_MAGIC
+                    ? "alternative request framing (magic 0x08) was not negotiated"
+                    : "bad magic 0x" + Integer.toHexString(magic);
+            reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.INVALID_ARGUMENTS, reason, false,
+                    BinaryResponse.EMPTY), out);
+            return;
+        }
+        int keyLength = in.getUnsignedShort(start + 2);
+        int extrasLength = in.getUnsignedByte(start + 4);
+        if (keyLength + extrasLength > bodyLength) {
+            reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.INVALID_ARGUMENTS,
+                    "key and extras lengths exceed the body length", false, BinaryResponse.EMPTY), out);
+            return;
+        }
+        long valueLength = bodyLength - keyLength - extrasLength;
+        if (valueLength > maxItemSize) {
+            // Wait for the key (bounded: at most 255 + 65535 bytes) so the translator can drop a stale item.
+            if (in.readableBytes() < HEADER_LENGTH + extrasLength + keyLength) {
+                return;
+            }
+            byte[] key = ByteBufUtil.getBytes(in, start + HEADER_LENGTH + extrasLength, keyLength);
+            reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.TOO_LARGE,
+                    "value of " + valueLength + " bytes exceeds max_item_size", false, key), out);
+            return;
+        }
+        if (in.readableBytes() < HEADER_LENGTH + bodyLength) {
+            return;
+        }
+        int dataType = in.getUnsignedByte(start + 5);
+        int vbucket = in.getUnsignedShort(start + 6);
+        long cas = in.getLong(start + 16);
+        in.skipBytes(HEADER_LENGTH);
+        byte[] extras = readBytes(in, extrasLength);
+        byte[] key = readBytes(in, keyLength);
+        byte[] value = readBytes(in, (int) valueLength);
+        out.add(new BinaryRequest(opcode, dataType, vbucket, opaque, cas, extras, key, value));
+    }
+
+    private void reject(ByteBuf in, long bodyLength, MalformedFrame frame, List<Object> out) {
+        long frameLength = HEADER_LENGTH + bodyLength;
+        int skip = (int) Math.min(frameLength, in.readableBytes());
+        in.skipBytes(skip);
+        discarding = frameLength - skip;
+        out.add(frame);
+    }
+
+    private static byte[] readBytes(ByteBuf in, int length) {
+        if (length == 0) {
+            return BinaryResponse.EMPTY;
+        }
+        byte[] bytes = new byte[length];
+        in.readBytes(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,83 @@
+package kvgate.memcached;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.metrics.Verb;
+import kvgate.spi.Backend;
+import kvgate.spi.Settings;
+import kvgate.spi.Status;
+
+/**
+ * The stat groups of the Stat command, in memcached's names: the general group (no key) from the gateway's meters
+ * and the backend's own figures, and {@code settings}, the configuration in force.
+ */
+public final class MemcachedStats {
+    private final GatewayMetrics metrics;
+    private final Backend backend;
+    private final String backendType;
+    private final Settings settings;
+    private final int ioThreads;
+
+    public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
+                          int ioThreads) {
+        this.metrics = metrics;
+        this.backend = backend;
+        this.backendType = backendType;
+        this.settings = settings;
+        this.ioThreads = ioThreads;
+    }
+
+    /** The named group's stats in order, or null for a group this gateway does not have. */
+    Map<String, String> group(String name) {
+        return switch (name) {
+            case "" -> general();
+            case "settings" -> settings.asMap();
+            default -> null;
+        };
+    }
+
+    private Map<String, String> general() {
+        long nowMillis = System.currentTimeMillis();
+        Map<String, String> stats = new LinkedHashMap<>();
+        stats.put("pid", Long.toString(ProcessHandle.current().pid()));
+        stats.put("uptime", Long.toString((nowMillis - metrics.startedAtMillis()) / 1000));
+        stats.put("time", Long.toString(nowMillis / 1000));
+        stats.put("version", BinaryTranslator.VERSION);
+        stats.put("pointer_size", "64");
+        stats.put("threads", Integer.toString(ioThreads));
+        stats.put("curr_connections", Long.toString(metrics.currentConnections()));
+        stats.put("total_connections", Long.toString(metrics.totalConnections()));
+        stats.put("cmd_get", Long.toString(metrics.count(Verb.GET)));
+        long sets = 0;
+        long stored = 0;
+        for (Verb verb : Verb.values()) {
+            if (verb.stores()) {
+                sets += metrics.count(verb);
+                stored += metrics.count(verb, Status.OK);
+            }
+        }
+        stats.put("cmd_set", Long.toString(sets));
+        stats.put("cmd_flush", Long.toString(metrics.count(Verb.FLUSH)));
+        stats.put("cmd_touch", Long.toString(metrics.count(Verb.TOUCH)));
+        stats.put("get_hits", Long.toString(metrics.count(Verb.GET, Status.OK)));
+        stats.put("get_misses", Long.toString(metrics.count(Verb.GET, Status.NOT_FOUND)));
+        stats.put("delete_hits", Long.toString(metrics.count(Verb.DELETE, Status.OK)));
+        stats.put("delete_misses", Long.toString(metrics.count(Verb.DELETE, Status.NOT_FOUND)));
+        stats.put("incr_hits", Long.toString(metrics.count(Verb.INCR, Status.OK)));
+        stats.put("incr_misses", Long.toString(metrics.count(Verb.INCR, Status.NOT_FOUND)));
+        stats.put("decr_hits", Long.toString(metrics.count(Verb.DECR, Status.OK)));
+        stats.put("decr_misses", Long.toString(metrics.count(Verb.DECR, Status.NOT_FOUND)));
+        stats.put("cas_hits", Long.toString(metrics.count(Verb.CAS, Status.OK)));
+        stats.put("cas_misses", Long.toString(metrics.count(Verb.CAS, Status.NOT_FOUND)));
+        stats.put("cas_badval", Long.toString(metrics.count(Verb.CAS, Status.EXISTS)));
+        stats.put("touch_hits", Long.toString(metrics.count(Verb.TOUCH, Status.OK)));
+        stats.put("touch_misses", Long.toString(metrics.count(Verb.TOUCH, Status.NOT_FOUND)));
+        stats.put("total_items", Long.toString(stored));
+        stats.put("backend", backendType);
+        stats.put("backend_capabilities", backend.capabilities().toString());
+        stats.putAll(backend.stats());
+        stats.putIfAbsent("curr_items", "0");
+        return stats;
+    }
+}

@@ -1,0 +1,118 @@
+package kvgate.memcached;
+
+/**
+ * The opcodes this gateway serves, each with the request shape memcached accepts for it. A request of another
+ * shape is answered {@link BinaryStatus#INVALID_ARGUMENTS}; an opcode not listed, {@link BinaryStatus#UNKNOWN_COMMAND}.
+ */
+public enum Opcode {
+    GET(0x00, 0, Key.REQUIRED, Value.NONE),
+    SET(0x01, 8, Key.REQUIRED, Value.ANY),
+    ADD(0x02, 8, Key.REQUIRED, Value.ANY),
+    REPLACE(0x03, 8, Key.REQUIRED, Value.ANY),
+    DELETE(0x04, 0, Key.REQUIRED, Value.NONE),
+    INCREMENT(0x05, 20, Key.REQUIRED, Value.NONE),
+    DECREMENT(0x06, 20, Key.REQUIRED, Value.NONE),
+    QUIT(0x07, 0, Key.NONE, Value.NONE),
+    FLUSH(0x08, -1, Key.NONE, Value.NONE),
+    GETQ(0x09, 0, Key.REQUIRED, Value.NONE),
+    NOOP(0x0a, 0, Key.NONE, Value.NONE),
+    VERSION(0x0b, 0, Key.NONE, Value.NONE),
+    GETK(0x0c, 0, Key.REQUIRED, Value.NONE),
+    GETKQ(0x0d, 0, Key.REQUIRED, Value.NONE),
+    APPEND(0x0e, 0, Key.REQUIRED, Value.ANY),
+    PREPEND(0x0f, 0, Key.REQUIRED, Value.ANY),
+    STAT(0x10, 0, Key.OPTIONAL, Value.NONE),
+    SETQ(0x11, 8, Key.REQUIRED, Value.ANY),
+    ADDQ(0x12, 8, Key.REQUIRED, Value.ANY),
+    REPLACEQ(0x13, 8, Key.REQUIRED, Value.ANY),
+    DELETEQ(0x14, 0, Key.REQUIRED, Value.NONE),
+    INCREMENTQ(0x15, 20, Key.REQUIRED, Value.NONE),
+    DECREMENTQ(0x16, 20, Key.REQUIRED, Value.NONE),
+    QUITQ(0x17, 0, Key.NONE, Value.NONE),
+    FLUSHQ(0x18, -1, Key.NONE, Value.NONE),
+    APPENDQ(0x19, 0, Key.REQUIRED, Value.ANY),
+    PREPENDQ(0x1a, 0, Key.REQUIRED, Value.ANY),
+    VERBOSITY(0x1b, 4, Key.NONE, Value.NONE),
+    TOUCH(0x1c, 4, Key.REQUIRED, Value.NONE),
+    GAT(0x1d, 4, Key.REQUIRED, Value.NONE),
+    GATQ(0x1e, 4, Key.REQUIRED, Value.NONE),
+    HELLO(0x1f, 0, Key.OPTIONAL, Value.PAIRS);
+
+    /** The longest key memcached accepts. */
+    public static final int MAX_KEY_LENGTH = 250;
+
+    enum Key { REQUIRED, OPTIONAL, NONE }
+
+    enum Value {
+        NONE,
+        ANY,
+        /** A list of 16-bit codes: an even number of bytes. */
+        PAIRS
+    }
+
+    private static final Opcode[] BY_CODE = new Opcode[256];
+
+    static {
+        for (Opcode opcode : values()) {
+            BY_CODE[opcode.code] = opcode;
+        }
+    }
+
+    private final int code;
+    /** The one extras length allowed, or -1 for flush's "none or 4". */
+    private final int extras;
+    private final Key key;
+    private final Value value;
+
+    Opcode(int code, int extras, Key key, Value value) {
+        this.code = code;
+        this.extras = extras;
+        this.key = key;
+        this.value = value;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    /** The opcode with this code, or null when this gateway does not serve it. */
+    public static Opcode of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+
+    /** Quiet opcodes answer only on error (and the quiet gets not even on a miss). */
+    public boolean quiet() {
+        return switch (this) {
+            case GETQ, GETKQ, GATQ, SETQ, ADDQ, REPLACEQ, DELETEQ, INCREMENTQ, DECREMENTQ, QUITQ, FLUSHQ, APPENDQ,
+                    PREPENDQ -> true;
+            default -> false;
+        };
+    }
+
+    /** What is wrong with the shape of a request for this opcode, or null when it is well formed. */
+    String shapeProblem(BinaryRequest request) {
+        int extrasLength = request.extras().length;
+        boolean extrasFine = extras >= 0 ? extrasLength == extras : extrasLength == 0 || extrasLength == 4;
+        if (!extrasFine) {
+            return name() + " takes " + (extras >= 0 ? extras : "0 or 4") + " bytes of extras, not " + extrasLength;
+        }
+        int keyLength = request.key().length;
+        if (key == Key.REQUIRED && keyLength == 0) {
+            return name() + " needs a key";
+        }
+        if (key == Key.NONE && keyLength != 0) {
+            return name() + " takes no key";
+        }
+        if (keyLength > MAX_KEY_LENGTH) {
+            return "key of " + keyLength + " bytes is longer than " + MAX_KEY_LENGTH;
+        }
+        int valueLength = request.value().length;
+        if (value == Value.NONE && valueLength != 0) {
+            return name() + " takes no value";
+        }
+        if (value == Value.PAIRS && valueLength % 2 != 0) {
+            return name() + " takes a value of 16-bit codes";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The memcached binary protocol: the frame codec (bytes to {@link kvgate.memcached.BinaryFrame} and
+ * {@link kvgate.memcached.BinaryResponse} to bytes), the translator between frames and the operation stream, and
+ * the per-connection handler that keeps replies in request order.
+ */
+package kvgate.memcached;

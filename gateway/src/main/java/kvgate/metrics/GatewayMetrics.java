@@ -1,0 +1,111 @@
+package kvgate.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import kvgate.spi.Operation;
+import kvgate.spi.Status;
+
+/**
+ * The gateway's meters. Operation counters are created once for every verb and status, so counting on the data
+ * path is one array lookup and one increment.
+ *
+ * <ul>
+ *   <li>{@code kvgate.operations} (tags {@code verb}, {@code status}): operations completed</li>
+ *   <li>{@code kvgate.connections.current} (tag {@code protocol}): open client connections</li>
+ *   <li>{@code kvgate.connections.total} (tag {@code protocol}): client connections accepted since start</li>
+ *   <li>{@code kvgate.connections.rejected} (tag {@code protocol}): connections closed for {@code max_connections}</li>
+ * </ul>
+ */
+public final class GatewayMetrics {
+    private final MeterRegistry registry;
+    private final Counter[][] operations = new Counter[Verb.values().length][Status.values().length];
+    private final Map<String, Connections> connections = new ConcurrentHashMap<>();
+    private final long startedAtMillis = System.currentTimeMillis();
+
+    private record Connections(AtomicLong current, Counter total, Counter rejected) {
+    }
+
+    public GatewayMetrics() {
+        this(new SimpleMeterRegistry());
+    }
+
+    public GatewayMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (Verb verb : Verb.values()) {
+            for (Status status : Status.values()) {
+                operations[verb.ordinal()][status.ordinal()] = Counter.builder("kvgate.operations")
+                        .description("operations completed")
+                        .tag("verb", verb.tag())
+                        .tag("status", status.name().toLowerCase(Locale.ROOT))
+                        .register(registry);
+            }
+        }
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public long startedAtMillis() {
+        return startedAtMillis;
+    }
+
+    public void completed(Operation operation, Status status) {
+        operations[Verb.of(operation).ordinal()][status.ordinal()].increment();
+    }
+
+    /** Operations of {@code verb} that completed with {@code status}. */
+    public long count(Verb verb, Status status) {
+        return (long) operations[verb.ordinal()][status.ordinal()].count();
+    }
+
+    /** Operations of {@code verb}, whatever their outcome. */
+    public long count(Verb verb) {
+        long sum = 0;
+        for (Counter counter : operations[verb.ordinal()]) {
+            sum += (long) counter.count();
+        }
+        return sum;
+    }
+
+    public void connectionOpened(String protocol) {
+        Connections c = connections(protocol);
+        c.current().incrementAndGet();
+        c.total().increment();
+    }
+
+    public void connectionClosed(String protocol) {
+        connections(protocol).current().decrementAndGet();
+    }
+
+    public void connectionRejected(String protocol) {
+        connections(protocol).rejected().increment();
+    }
+
+    /** Open connections over all protocols. */
+    public long currentConnections() {
+        return connections.values().stream().mapToLong(c -> c.current().get()).sum();
+    }
+
+    /** Connections accepted since start over all protocols. */
+    public long totalConnections() {
+        return connections.values().stream().mapToLong(c -> (long) c.total().count()).sum();
+    }
+
+    private Connections connections(String protocol) {
+        return connections.computeIfAbsent(protocol, p -> {
+            AtomicLong current = new AtomicLong();
+            Gauge.builder("kvgate.connections.current", current, AtomicLong::get).tag("protocol", p)
+                    .register(registry);
+            return new Connections(current,
+                    Counter.builder("kvgate.connections.total").tag("protocol", p).register(registry),
+                    Counter.builder("kvgate.connections.rejected").tag("protocol", p).register(registry));
+        });
+    }
+}

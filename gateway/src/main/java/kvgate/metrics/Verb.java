@@ -1,0 +1,66 @@
+package kvgate.metrics;
+
+import java.util.Locale;
+import kvgate.spi.Operation;
+import kvgate.spi.StoreMode;
+
+/** The operation names meters are counted under: memcached's command names, which operators know. */
+public enum Verb {
+    GET, SET, ADD, REPLACE, APPEND, PREPEND, CAS, DELETE, INCR, DECR, TOUCH, FLUSH;
+
+    private static final Operation.Visitor<Verb> OF = new Operation.Visitor<>() {
+        @Override
+        public Verb get(Operation.Get get) {
+            return GET;
+        }
+
+        @Override
+        public Verb store(Operation.Store store) {
+            if (store.cas() != 0) {
+                return CAS;
+            }
+            StoreMode mode = store.mode();
+            return switch (mode) {
+                case SET -> SET;
+                case ADD -> ADD;
+                case REPLACE -> REPLACE;
+                case APPEND -> APPEND;
+                case PREPEND -> PREPEND;
+            };
+        }
+
+        @Override
+        public Verb delete(Operation.Delete delete) {
+            return DELETE;
+        }
+
+        @Override
+        public Verb arithmetic(Operation.Arithmetic arithmetic) {
+            return arithmetic.increment() ? INCR : DECR;
+        }
+
+        @Override
+        public Verb touch(Operation.Touch touch) {
+            return TOUCH;
+        }
+
+        @Override
+        public Verb flush(Operation.Flush flush) {
+            return FLUSH;
+        }
+    };
+
+    public static Verb of(Operation operation) {
+        return operation.accept(OF);
+    }
+
+    /** The tag value: the lower-case name. */
+    public String tag() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Whether this verb stores an item (memcached's {@code cmd_set}). */
+    public boolean stores() {
+        return this == SET || this == ADD || this == REPLACE || this == APPEND || this == PREPEND || this == CAS;
+    }
+}

@@ -1,0 +1,131 @@
+package kvgate.plugins;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import kvgate.server.StartupException;
+import kvgate.spi.BackendFactory;
+import kvgate.spi.OperationFilter;
+import org.pf4j.DefaultPluginManager;
+import org.pf4j.PluginState;
+import org.pf4j.PluginWrapper;
+
+/**
+ * The plugins found in the plugin directories, loaded and started, and the extensions they offer, by name.
+ * Loading is all-or-nothing: any plugin that fails to load, start or instantiate its extensions stops start-up with
+ * a message naming it, because a gateway silently running without a configured plugin would serve wrong data.
+ */
+public final class PluginCatalog implements AutoCloseable {
+
+    /** An extension and the plugin it came from. */
+    public record Found<T>(T extension, String pluginId) {
+    }
+
+    private final DefaultPluginManager manager;
+    private final Map<String, Found<BackendFactory>> backends;
+    private final Map<String, Found<OperationFilter>> filters;
+
+    private PluginCatalog(DefaultPluginManager manager, Map<String, Found<BackendFactory>> backends,
+                          Map<String, Found<OperationFilter>> filters) {
+        this.manager = manager;
+        this.backends = backends;
+        this.filters = filters;
+    }
+
+    public static PluginCatalog load(List<Path> directories) throws StartupException {
+        for (Path directory : directories) {
+            if (!Files.isDirectory(directory)) {
+                throw new StartupException("plugin directory " + directory.toAbsolutePath() + " does not exist");
+            }
+        }
+        List<String> failures = new ArrayList<>();
+        DefaultPluginManager manager = new DefaultPluginManager(directories) {
+            @Override
+            protected PluginWrapper loadPluginFromPath(Path pluginPath) {
+                try {
+                    return super.loadPluginFromPath(pluginPath);
+                } catch (RuntimeException e) {
+                    failures.add("plugin " + pluginPath.getFileName() + " cannot be loaded: " + e.getMessage());
+                    throw e;
+                }
+            }
+        };
+        try {
+            manager.loadPlugins();
+            manager.startPlugins();
+        } catch (RuntimeException e) {
+            failures.add("plugins cannot be loaded: " + e.getMessage());
+        }
+        for (PluginWrapper plugin : manager.getPlugins()) {
+            if (plugin.getPluginState() != PluginState.STARTED) {
+                Throwable cause = plugin.getFailedException();
+                failures.add("plugin " + plugin.getPluginId() + " (" + plugin.getPluginPath() + ") did not start"
+                        + (cause == null ? "" : ": " + cause));
+            }
+        }
+        Map<String, Found<BackendFactory>> backends = new LinkedHashMap<>();
+        Map<String, Found<OperationFilter>> filters = new LinkedHashMap<>();
+        if (failures.isEmpty()) {
+            for (PluginWrapper plugin : manager.getStartedPlugins()) {
+                String id = plugin.getPluginId();
+                try {
+                    for (BackendFactory factory : manager.getExtensions(BackendFactory.class, id)) {
+                        register(backends, factory.type(), new Found<>(factory, id), "backend type", failures);
+                    }
+                    for (OperationFilter filter : manager.getExtensions(OperationFilter.class, id)) {
+                        register(filters, filter.name(), new Found<>(filter, id), "filter", failures);
+                    }
+                    checkEveryExtensionLoads(plugin, failures);
+                } catch (RuntimeException | LinkageError e) {
+                    failures.add("plugin " + id + " has an extension that cannot be created: " + e);
+                }
+            }
+        }
+        if (!failures.isEmpty()) {
+            manager.stopPlugins();
+            manager.unloadPlugins();
+            throw new StartupException(String.join("\n", failures));
+        }
+        return new PluginCatalog(manager, backends, filters);
+    }
+
+    // PF4J skips (and only logs) an indexed extension class it cannot load; a broken jar must not pass unnoticed.
+    private static void checkEveryExtensionLoads(PluginWrapper plugin, List<String> failures) {
+        for (String className : plugin.getPluginManager().getExtensionClassNames(plugin.getPluginId())) {
+            try {
+                Class.forName(className, false, plugin.getPluginClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                failures.add("plugin " + plugin.getPluginId() + " lists extension " + className
+                        + " that cannot be loaded: " + e);
+            }
+        }
+    }
+
+    private static <T> void register(Map<String, Found<T>> found, String name, Found<T> extension, String what,
+                                     List<String> failures) {
+        Found<T> earlier = found.putIfAbsent(name, extension);
+        if (earlier != null) {
+            failures.add(what + " '" + name + "' is offered by two plugins: " + earlier.pluginId() + " and "
+                    + extension.pluginId());
+        }
+    }
+
+    /** Backend factories by type. */
+    public Map<String, Found<BackendFactory>> backends() {
+        return backends;
+    }
+
+    /** Operation filters by name. */
+    public Map<String, Found<OperationFilter>> filters() {
+        return filters;
+    }
+
+    @Override
+    public void close() {
+        manager.stopPlugins();
+        manager.unloadPlugins();
+    }
+}

@@ -1,0 +1,192 @@
+package kvgate.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import kvgate.config.Configuration;
+import kvgate.config.ConfigurationException;
+import kvgate.config.GatewaySettings;
+import kvgate.dispatch.Dispatcher;
+import kvgate.memcached.BinaryTranslator;
+import kvgate.memcached.MemcachedStats;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.plugins.PluginCatalog;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.BackendFactory;
+import kvgate.spi.Namespace;
+import kvgate.spi.OperationFilter;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running gateway. Start-up goes in the order of dependence and stops at the first problem with a message that
+ * names it: gateway settings, plugins, every configuration key (now that plugins have declared theirs), the
+ * backend, the listeners. Shutdown goes the other way and makes acknowledged writes durable before returning.
+ */
+public final class Gateway implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+
+    private final PluginCatalog plugins;
+    private final Backend backend;
+    private final NetworkThreads threads;
+    private final ChannelGroup listeners;
+    private final GatewayMetrics metrics;
+    private final Channel memcached;
+
+    private Gateway(PluginCatalog plugins, Backend backend, NetworkThreads threads, ChannelGroup listeners,
+                    GatewayMetrics metrics, Channel memcached) {
+        this.plugins = plugins;
+        this.backend = backend;
+        this.threads = threads;
+        this.listeners = listeners;
+        this.metrics = metrics;
+        this.memcached = memcached;
+    }
+
+    /**
+     * Starts a gateway.
+     *
+     * @param home the installation directory; relative plugin directories are resolved against it
+     */
+    public static Gateway start(Configuration configuration, Path home)
+            throws ConfigurationException, StartupException {
+        Settings gateway = configuration.resolve(GatewaySettings.ALL);
+        List<Path> pluginDirectories = new ArrayList<>();
+        for (String entry : gateway.text(GatewaySettings.PLUGINS_DIR).split(",")) {
+            if (!entry.isBlank()) {
+                pluginDirectories.add(home.resolve(entry.strip()));
+            }
+        }
+        PluginCatalog plugins = PluginCatalog.load(pluginDirectories);
+        Backend backend = null;
+        NetworkThreads threads = null;
+        try {
+            String type = gateway.text(GatewaySettings.BACKEND);
+            PluginCatalog.Found<BackendFactory> factory = plugins.backends().get(type);
+            Settings all = resolveAll(configuration, plugins);
+            if (factory == null) {
+                throw new StartupException("no backend plugin of type '" + type + "' in " + pluginDirectories
+                        + "; types found: " + plugins.backends().keySet());
+            }
+            List<OperationFilter> filters = filters(gateway.text(GatewaySettings.FILTERS), plugins);
+            int maxItemSize = Math.toIntExact(gateway.size(GatewaySettings.MAX_ITEM_SIZE));
+            Clock clock = Clock.systemUTC();
+            try {
+                backend = factory.extension().open(new BackendContext(type, all.under(type + "."), clock,
+                        maxItemSize));
+            } catch (Exception | LinkageError e) {
+                throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
+                        + ") failed to open: " + e.getMessage(), e);
+            }
+            if (backend == null) {
+                throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
+                        + ") opened no backend");
+            }
+            threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
+            GatewayMetrics metrics = new GatewayMetrics();
+            Dispatcher dispatcher = new Dispatcher(backend, filters, metrics, threads.workers());
+            ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
+            AtomicInteger openConnections = new AtomicInteger();
+            int maxConnections = gateway.intValue(GatewaySettings.MAX_CONNECTIONS);
+            Channel memcached = null;
+            if (gateway.bool(GatewaySettings.MEMCACHED_ENABLE)) {
+                MemcachedStats stats = new MemcachedStats(metrics, backend, type, all, threads.threads());
+                memcached = MemcachedListener.bind(threads, gateway.text(GatewaySettings.MEMCACHED_BIND),
+                        gateway.intValue(GatewaySettings.MEMCACHED_PORT),
+                        new ConnectionGuard(MemcachedListener.PROTOCOL, maxConnections, openConnections, metrics),
+                        new MemcachedListener.Limits(maxItemSize, gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME),
+                                gateway.intValue(GatewaySettings.MAX_INFLIGHT),
+                                gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S)),
+                        () -> new BinaryTranslator(Namespace.DEFAULT, clock, stats), dispatcher);
+                listeners.add(memcached);
+            }
+            LOG.info("kvgate {} started: backend {} ({}, capabilities {}), {} network threads ({}){}",
+                    GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
+                    threads.transport(), memcached == null ? "" : ", memcached binary on " + memcached.localAddress());
+            return new Gateway(plugins, backend, threads, listeners, metrics, memcached);
+        } catch (ConfigurationException | StartupException | RuntimeException e) {
+            if (threads != null) {
+                threads.close();
+            }
+            closeQuietly(backend);
+            plugins.close();
+            throw e;
+        }
+    }
+
+    /** Every configuration key, checked: the gateway's own and each loaded backend type's, as {@code <type>.<key>}. */
+    private static Settings resolveAll(Configuration configuration, PluginCatalog plugins)
+            throws ConfigurationException {
+        List<Setting> declared = new ArrayList<>(GatewaySettings.ALL);
+        for (var entry : plugins.backends().entrySet()) {
+            for (Setting setting : entry.getValue().extension().settings()) {
+                declared.add(setting.withKey(entry.getKey() + "." + setting.key()));
+            }
+        }
+        Set<String> known = new HashSet<>();
+        declared.forEach(setting -> known.add(setting.key()));
+        configuration.rejectUnknown(known);
+        return configuration.resolve(declared);
+    }
+
+    private static List<OperationFilter> filters(String names, PluginCatalog plugins) throws StartupException {
+        List<OperationFilter> filters = new ArrayList<>();
+        for (String name : names.split(",")) {
+            if (name.isBlank()) {
+                continue;
+            }
+            PluginCatalog.Found<OperationFilter> filter = plugins.filters().get(name.strip());
+            if (filter == null) {
+                throw new StartupException("no filter plugin named '" + name.strip() + "'; filters found: "
+                        + plugins.filters().keySet());
+            }
+            filters.add(filter.extension());
+        }
+        return filters;
+    }
+
+    /** The port the memcached listener is bound to (useful with {@code memcached.port = 0}). */
+    public int memcachedPort() {
+        if (memcached == null) {
+            throw new IllegalStateException("the memcached listener is disabled");
+        }
+        return ((InetSocketAddress) memcached.localAddress()).getPort();
+    }
+
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /** Stops listening, closes client connections, then closes the backend (committing what it acknowledged). */
+    @Override
+    public void close() {
+        listeners.close().awaitUninterruptibly();
+        threads.close();
+        closeQuietly(backend);
+        plugins.close();
+        LOG.info("kvgate stopped");
+    }
+
+    private static void closeQuietly(Backend backend) {
+        if (backend == null) {
+            return;
+        }
+        try {
+            backend.close();
+        } catch (Exception e) {
+            LOG.error("backend did not close cleanly", e);
+        }
+    }
+}

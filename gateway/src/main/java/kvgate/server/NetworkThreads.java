@@ -1,0 +1,58 @@
+package kvgate.server;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/** The gateway's network threads: native epoll where the platform has it, Java NIO elsewhere. */
+public final class NetworkThreads implements AutoCloseable {
+    private final EventLoopGroup acceptors;
+    private final EventLoopGroup workers;
+    private final boolean epoll;
+    private final int threads;
+
+    /** @param threads worker threads, 0 for two per core */
+    public NetworkThreads(int threads) {
+        this.epoll = Epoll.isAvailable();
+        this.threads = threads == 0 ? 2 * Runtime.getRuntime().availableProcessors() : threads;
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.acceptors = new MultiThreadIoEventLoopGroup(1, factory);
+        this.workers = new MultiThreadIoEventLoopGroup(this.threads, factory);
+    }
+
+    public EventLoopGroup acceptors() {
+        return acceptors;
+    }
+
+    public EventLoopGroup workers() {
+        return workers;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    public Class<? extends ServerChannel> serverChannel() {
+        return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    public String transport() {
+        return epoll ? "epoll" : "nio";
+    }
+
+    @Override
+    public void close() {
+        Future<?> a = acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        a.awaitUninterruptibly();
+        w.awaitUninterruptibly();
+    }
+}

@@ -1,0 +1,136 @@
+package kvgate.server;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayDeque;
+
+/**
+ * The replies of one connection, written in request order whatever order the backend completes them in.
+ *
+ * <p>Each request reserves a slot as it is read; a slot is filled when its reply is known (or known to be silent),
+ * and filled slots at the head are written. Writes made while a read burst is being processed are flushed once at
+ * its end; later completions flush as they drain. Reading pauses while {@code maxInFlight} requests await replies
+ * or the socket's outbound buffer is full, so a client that sends without reading cannot make the gateway buffer
+ * without bound.
+ *
+ * <p>Every method must be called on the connection's event loop.
+ *
+ * @param <R> the protocol's reply message, written to the pipeline as is
+ */
+public final class ReplyQueue<R> {
+
+    /** A reply position in the order of requests. */
+    public static final class Slot<R> {
+        private R reply;
+        private boolean ready;
+        private boolean closeAfter;
+    }
+
+    private final ChannelHandlerContext ctx;
+    private final int maxInFlight;
+    private final ArrayDeque<Slot<R>> slots = new ArrayDeque<>();
+    private boolean reading;
+    private boolean unflushed;
+    private boolean closing;
+
+    public ReplyQueue(ChannelHandlerContext ctx, int maxInFlight) {
+        this.ctx = ctx;
+        this.maxInFlight = maxInFlight;
+    }
+
+    /** Whether the connection is closing (after a quit or a fatal error): further requests are to be ignored. */
+    public boolean closing() {
+        return closing;
+    }
+
+    /** Reserves the next reply position. */
+    public Slot<R> reserve() {
+        Slot<R> slot = new Slot<>();
+        slots.add(slot);
+        updateReading();
+        return slot;
+    }
+
+    /** Fills a slot; {@code reply} null means the request is answered by silence (a quiet success). */
+    public void complete(Slot<R> slot, R reply) {
+        fill(slot, reply, false);
+    }
+
+    /** Fills a slot and closes the connection once that reply (and all before it) is written. */
+    public void completeAndClose(Slot<R> slot, R reply) {
+        closing = true;
+        fill(slot, reply, true);
+    }
+
+    /** A read burst starts: hold flushes until {@link #readComplete()}. */
+    public void readStarted() {
+        reading = true;
+    }
+
+    /** The read burst is over: flush what it produced. */
+    public void readComplete() {
+        reading = false;
+        flushIfNeeded();
+    }
+
+    /** The socket's outbound buffer crossed a watermark. */
+    public void writabilityChanged() {
+        updateReading();
+    }
+
+    /** The connection is gone: drop every pending reply. */
+    public void closed() {
+        closing = true;
+        slots.clear();
+    }
+
+    private void fill(Slot<R> slot, R reply, boolean closeAfter) {
+        slot.reply = reply;
+        slot.ready = true;
+        slot.closeAfter = closeAfter;
+        drain();
+    }
+
+    private void drain() {
+        while (!slots.isEmpty() && slots.peek().ready) {
+            Slot<R> slot = slots.poll();
+            if (slot.reply != null) {
+                ctx.write(slot.reply, ctx.voidPromise());
+                unflushed = true;
+            }
+            if (slot.closeAfter) {
+                slots.clear();
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                unflushed = false;
+                return;
+            }
+        }
+        if (!reading) {
+            flushIfNeeded();
+        }
+        updateReading();
+    }
+
+    private void flushIfNeeded() {
+        if (unflushed) {
+            unflushed = false;
+            ctx.flush();
+        }
+    }
+
+    private void updateReading() {
+        var config = ctx.channel().config();
+        boolean room = slots.size() < maxInFlight && ctx.channel().isWritable();
+        if (closing) {
+            room = false;
+        }
+        if (config.isAutoRead() != room) {
+            // Resume only with room for a good share of a burst, so reading does not toggle per reply.
+            if (room && slots.size() > maxInFlight / 2) {
+                return;
+            }
+            config.setAutoRead(room);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package kvgate.spi;
+
+import java.time.Clock;
+
+/**
+ * What the gateway gives a backend it opens.
+ *
+ * @param name the instance name, for logs and thread names ({@code local} for the single configured backend)
+ * @param settings the values of the settings the factory declared, validated, defaults filled in
+ * @param clock the time source for expiry; tests pass a controllable one
+ * @param maxItemSize the largest value, in bytes, a store may produce (appends included)
+ */
+public record BackendContext(String name, Settings settings, Clock clock, int maxItemSize) {
+}

@@ -1,0 +1,16 @@
+package kvgate.spi;
+
+/**
+ * What a backend offers beyond the basic operations of {@link Operation}, which every backend must implement.
+ * The gateway reports capabilities at start-up and in its stats, and later fills absent ones generically on top of
+ * the basic operations (so every protocol works on every backend); a backend that declares one does it natively.
+ */
+public enum Capability {
+    /** Acknowledged items survive a restart of the gateway and of the backend's store. */
+    DURABLE,
+    /**
+     * The backend's items, and the atomicity of its CAS checks and arithmetic, are shared by every gateway process
+     * pointed at it (a remote store). Without it, each gateway process has a store of its own.
+     */
+    SHARED
+}

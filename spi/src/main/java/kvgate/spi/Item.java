@@ -1,0 +1,28 @@
+package kvgate.spi;
+
+/**
+ * One stored item as the operation stream sees it.
+ *
+ * <p>The value array belongs to whoever holds the item and must never be changed after construction: backends
+ * may hand out the array they store, and the gateway never writes into it.
+ *
+ * @param value the value bytes, never null (may be empty)
+ * @param flags 32 opaque client bits (memcached flags), stored and returned unchanged
+ * @param cas the item's compare-and-swap value: unique per mutation within one backend, never 0 for a stored item
+ * @param expiresAt when the item expires, in milliseconds since the Unix epoch; {@link #NEVER} for never
+ */
+public record Item(byte[] value, int flags, long cas, long expiresAt) {
+    /** {@link #expiresAt()} of an item that never expires. */
+    public static final long NEVER = 0;
+
+    public Item {
+        if (value == null) {
+            throw new IllegalArgumentException("value must not be null");
+        }
+    }
+
+    /** Whether the item is expired at {@code nowMillis}; an expired item must behave exactly like a missing one. */
+    public boolean isExpiredAt(long nowMillis) {
+        return expiresAt != NEVER && expiresAt <= nowMillis;
+    }
+}

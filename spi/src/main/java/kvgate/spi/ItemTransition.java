@@ -1,0 +1,210 @@
+package kvgate.spi;
+
+import java.nio.charset.StandardCharsets;
+import java.util.function.LongSupplier;
+
+/**
+ * What one {@link Operation.KeyOperation} does to the item under its key, as a pure function: given the item there
+ * now (or none), the transition says what to write and what to answer. A backend whose store offers an atomic
+ * read-modify-write of one key (a lock stripe, a compare-and-set loop, a transaction) gets memcached's full
+ * semantics — CAS checks, add/replace rules, append, unsigned arithmetic, expiry — by applying it inside that
+ * atomic section, and needs no protocol knowledge of its own. The local store is built exactly this way.
+ *
+ * @param effect what to do to the stored item
+ * @param next the item to store when {@code effect} is {@link Effect#PUT}, otherwise null
+ * @param result what the operation completes with
+ */
+public record ItemTransition(Effect effect, Item next, Result result) {
+
+    /** What a transition does to the stored item. */
+    public enum Effect {
+        /** Leave the store as it is. */
+        NONE,
+        /** Store {@link #next()} under the key. */
+        PUT,
+        /** Remove the key. */
+        REMOVE
+    }
+
+    /** The longest decimal text of an unsigned 64-bit number. */
+    private static final int MAX_DIGITS = 20;
+
+    /**
+     * Decides what {@code op} does to {@code current}.
+     *
+     * @param op the operation
+     * @param current the stored item, or null when there is none; an expired item is treated as missing
+     * @param nowMillis the current time, for expiry
+     * @param newCas called once, only when the transition writes, for the CAS of the new item
+     * @param maxItemSize the largest value a store may produce, in bytes
+     */
+    public static ItemTransition apply(Operation.KeyOperation op, Item current, long nowMillis, LongSupplier newCas,
+                                       int maxItemSize) {
+        Item live = current == null || current.isExpiredAt(nowMillis) ? null : current;
+        return op.accept(new Operation.Visitor<>() {
+            @Override
+            public ItemTransition get(Operation.Get get) {
+                return live == null ? fail(Status.NOT_FOUND) : answer(new Result.Value(live));
+            }
+
+            @Override
+            public ItemTransition store(Operation.Store store) {
+                return applyStore(store, live, nowMillis, newCas, maxItemSize);
+            }
+
+            @Override
+            public ItemTransition delete(Operation.Delete delete) {
+                if (live == null) {
+                    return fail(Status.NOT_FOUND);
+                }
+                if (delete.cas() != 0 && delete.cas() != live.cas()) {
+                    return fail(Status.EXISTS);
+                }
+                return new ItemTransition(Effect.REMOVE, null, new Result.Removed(live));
+            }
+
+            @Override
+            public ItemTransition arithmetic(Operation.Arithmetic arithmetic) {
+                return applyArithmetic(arithmetic, live, nowMillis, newCas);
+            }
+
+            @Override
+            public ItemTransition touch(Operation.Touch touch) {
+                if (live == null) {
+                    return fail(Status.NOT_FOUND);
+                }
+                Item touched = new Item(live.value(), live.flags(), live.cas(), touch.expiresAt());
+                if (touched.isExpiredAt(nowMillis)) {
+                    return new ItemTransition(Effect.REMOVE, null, new Result.Value(touched));
+                }
+                return new ItemTransition(Effect.PUT, touched, new Result.Value(touched));
+            }
+
+            @Override
+            public ItemTransition flush(Operation.Flush flush) {
+                throw new AssertionError("flush is not a key operation");
+            }
+        });
+    }
+
+    private static ItemTransition applyStore(Operation.Store store, Item live, long nowMillis, LongSupplier newCas,
+                                             int maxItemSize) {
+        StoreMode mode = store.mode();
+        if (live == null) {
+            if (mode == StoreMode.APPEND || mode == StoreMode.PREPEND) {
+                return fail(Status.NOT_STORED);
+            }
+            if (mode == StoreMode.REPLACE || store.cas() != 0) {
+                return fail(Status.NOT_FOUND);
+            }
+        } else {
+            if (mode == StoreMode.ADD) {
+                return fail(Status.EXISTS);
+            }
+            if (store.cas() != 0 && store.cas() != live.cas()) {
+                return fail(Status.EXISTS);
+            }
+        }
+        byte[] value;
+        int flags;
+        long expiresAt;
+        if (mode == StoreMode.APPEND || mode == StoreMode.PREPEND) {
+            long length = (long) live.value().length + store.value().length;
+            if (length > maxItemSize) {
+                return fail(Status.TOO_LARGE);
+            }
+            value = mode == StoreMode.APPEND ? concat(live.value(), store.value()) : concat(store.value(), live.value());
+            flags = live.flags();
+            expiresAt = live.expiresAt();
+        } else {
+            if (store.value().length > maxItemSize) {
+                return fail(Status.TOO_LARGE);
+            }
+            value = store.value();
+            flags = store.flags();
+            expiresAt = store.expiresAt();
+        }
+        long cas = newCas.getAsLong();
+        Item next = new Item(value, flags, cas, expiresAt);
+        // A store that is expired on arrival (memcached's negative expiry) succeeds and replaces the old item,
+        // which is then simply gone.
+        if (next.isExpiredAt(nowMillis)) {
+            return new ItemTransition(Effect.REMOVE, null, new Result.Stored(cas));
+        }
+        return new ItemTransition(Effect.PUT, next, new Result.Stored(cas));
+    }
+
+    private static ItemTransition applyArithmetic(Operation.Arithmetic op, Item live, long nowMillis,
+                                                  LongSupplier newCas) {
+        if (live == null) {
+            if (!op.createIfMissing() || op.cas() != 0) {
+                return fail(Status.NOT_FOUND);
+            }
+            long cas = newCas.getAsLong();
+            Item created = new Item(decimal(op.initial()), 0, cas, op.expiresAt());
+            Result result = new Result.Number(op.initial(), cas);
+            return created.isExpiredAt(nowMillis)
+                    ? new ItemTransition(Effect.REMOVE, null, result)
+                    : new ItemTransition(Effect.PUT, created, result);
+        }
+        if (op.cas() != 0 && op.cas() != live.cas()) {
+            return fail(Status.EXISTS);
+        }
+        long number;
+        try {
+            number = parseUnsigned(live.value());
+        } catch (NumberFormatException e) {
+            return fail(Status.NON_NUMERIC);
+        }
+        long updated;
+        if (op.increment()) {
+            updated = number + op.delta(); // wraps at 2^64, as memcached does
+        } else {
+            updated = Long.compareUnsigned(number, op.delta()) < 0 ? 0 : number - op.delta();
+        }
+        long cas = newCas.getAsLong();
+        Item next = new Item(decimal(updated), live.flags(), cas, live.expiresAt());
+        return new ItemTransition(Effect.PUT, next, new Result.Number(updated, cas));
+    }
+
+    /**
+     * Reads a value as an unsigned 64-bit decimal number: 1 to 20 ASCII digits, optionally followed by spaces
+     * (old memcached servers padded decremented values with spaces).
+     *
+     * @throws NumberFormatException when the value is not such a number or exceeds 2^64-1
+     */
+    public static long parseUnsigned(byte[] value) {
+        int end = value.length;
+        while (end > 0 && (value[end - 1] == ' ' || value[end - 1] == '\r' || value[end - 1] == '\n')) {
+            end--;
+        }
+        if (end == 0 || end > MAX_DIGITS) {
+            throw new NumberFormatException("not an unsigned 64-bit decimal number");
+        }
+        for (int i = 0; i < end; i++) {
+            if (value[i] < '0' || value[i] > '9') {
+                throw new NumberFormatException("not an unsigned 64-bit decimal number");
+            }
+        }
+        return Long.parseUnsignedLong(new String(value, 0, end, StandardCharsets.US_ASCII));
+    }
+
+    private static byte[] decimal(long unsigned) {
+        return Long.toUnsignedString(unsigned).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = new byte[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static ItemTransition fail(Status status) {
+        return new ItemTransition(Effect.NONE, null, Result.failure(status));
+    }
+
+    private static ItemTransition answer(Result result) {
+        return new ItemTransition(Effect.NONE, null, result);
+    }
+}

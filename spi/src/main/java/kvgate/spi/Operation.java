@@ -1,0 +1,124 @@
+package kvgate.spi;
+
+/**
+ * One request of the common operation stream. Every protocol request becomes one or more operations; a backend
+ * executes them and completes each with a {@link Result}.
+ *
+ * <p>The set of operations is closed: code that must handle every kind implements {@link Visitor}, so adding an
+ * operation shows every place that must learn about it at compile time.
+ *
+ * <p>Byte arrays in operations (keys, values) belong to the operation and must not be modified by anyone.
+ * Expiry times are absolute, in milliseconds since the Unix epoch, {@link Item#NEVER} for none; the translators
+ * turn each protocol's relative or absolute form into this one, so backends never see protocol conventions.
+ */
+public sealed interface Operation {
+
+    /** Where the operation's keys live. */
+    Namespace namespace();
+
+    /** Calls the visitor method for this kind of operation. */
+    <R> R accept(Visitor<R> visitor);
+
+    /** An operation on one key. {@link ItemTransition} defines what each does to the item under that key. */
+    sealed interface KeyOperation extends Operation {
+        /** The key, 1 to 250 bytes in the common case; backends must accept any non-empty byte sequence. */
+        byte[] key();
+    }
+
+    /** Reads one item. Completes with {@link Result.Value}, or {@link Status#NOT_FOUND}. */
+    record Get(Namespace namespace, byte[] key) implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.get(this);
+        }
+    }
+
+    /**
+     * Stores an item. Completes with {@link Result.Stored} carrying the new CAS.
+     *
+     * @param mode what the item already there must be
+     * @param value the bytes to store (or to append / prepend)
+     * @param flags client flags for a new item; ignored by append and prepend, which keep the old ones
+     * @param expiresAt absolute expiry; ignored by append and prepend, which keep the old one
+     * @param cas 0, or the CAS the existing item must have: a mismatch is {@link Status#EXISTS}, a missing item
+     *     {@link Status#NOT_FOUND}
+     */
+    record Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt, long cas)
+            implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.store(this);
+        }
+    }
+
+    /**
+     * Removes an item. Completes with {@link Result.Removed} carrying the removed item, or {@link Status#NOT_FOUND}.
+     *
+     * @param cas 0, or the CAS the existing item must have ({@link Status#EXISTS} otherwise)
+     */
+    record Delete(Namespace namespace, byte[] key, long cas) implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.delete(this);
+        }
+    }
+
+    /**
+     * Adds to or subtracts from an item whose value is an unsigned 64-bit decimal number. Increment wraps at
+     * 2^64; decrement stops at 0. A value that is not such a number is {@link Status#NON_NUMERIC}. Completes with
+     * {@link Result.Number} carrying the new value (unsigned) and CAS.
+     *
+     * @param increment true to add, false to subtract
+     * @param delta the unsigned amount
+     * @param initial the unsigned value stored, as is, when the key is missing and {@code createIfMissing}
+     * @param createIfMissing whether a missing key is created with {@code initial}; otherwise it is
+     *     {@link Status#NOT_FOUND}
+     * @param expiresAt the expiry of an item created here; an existing item keeps its own
+     * @param cas 0, or the CAS the existing item must have
+     */
+    record Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,
+                      boolean createIfMissing, long expiresAt, long cas) implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.arithmetic(this);
+        }
+    }
+
+    /**
+     * Sets a new expiry on an existing item without changing its value, flags or CAS. Completes with
+     * {@link Result.Value} carrying the touched item (so get-and-touch needs no second read), or
+     * {@link Status#NOT_FOUND}.
+     */
+    record Touch(Namespace namespace, byte[] key, long expiresAt) implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.touch(this);
+        }
+    }
+
+    /**
+     * Removes every item of the namespace. A delay is handled by the gateway (it sends the flush when the delay is
+     * over), so a backend only ever sees {@code delayMillis == 0}. Completes with {@link Result.Done}.
+     */
+    record Flush(Namespace namespace, long delayMillis) implements Operation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.flush(this);
+        }
+    }
+
+    /** One method per kind of operation; see {@link Operation#accept(Visitor)}. */
+    interface Visitor<R> {
+        R get(Get get);
+
+        R store(Store store);
+
+        R delete(Delete delete);
+
+        R arithmetic(Arithmetic arithmetic);
+
+        R touch(Touch touch);
+
+        R flush(Flush flush);
+    }
+}

@@ -1,0 +1,83 @@
+package kvgate.spi;
+
+/**
+ * How an {@link Operation} ended. Success comes in one shape per kind of operation; every failure is a
+ * {@link Failure} with a {@link Status} from the common vocabulary, which each protocol maps to its own reply.
+ */
+public sealed interface Result {
+
+    /** {@link Status#OK} for every success shape; the failure's status for {@link Failure}. */
+    Status status();
+
+    /** Whether the operation succeeded. */
+    default boolean ok() {
+        return status() == Status.OK;
+    }
+
+    /** The item read (get) or touched (touch). */
+    record Value(Item item) implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /** The item was stored and now has this CAS. */
+    record Stored(long cas) implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /** The item was removed; this is what it held. */
+    record Removed(Item previous) implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /** The arithmetic result: the new unsigned value and the item's new CAS. */
+    record Number(long value, long cas) implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /** The operation succeeded and has nothing to report (flush). */
+    record Done() implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /**
+     * The operation failed.
+     *
+     * @param status never {@link Status#OK}
+     * @param message for operators' logs and protocols that carry text; may be empty, never null
+     */
+    record Failure(Status status, String message) implements Result {
+        public Failure {
+            if (status == null || status == Status.OK) {
+                throw new IllegalArgumentException("a failure needs a failing status, not " + status);
+            }
+            if (message == null) {
+                message = "";
+            }
+        }
+    }
+
+    Done DONE = new Done();
+
+    static Failure failure(Status status) {
+        return new Failure(status, "");
+    }
+
+    static Failure failure(Status status, String message) {
+        return new Failure(status, message);
+    }
+}
