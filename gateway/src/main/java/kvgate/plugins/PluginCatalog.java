@@ -85,8 +85,7 @@ public final class PluginCatalog implements AutoCloseable {
             }
         }
         if (!failures.isEmpty()) {
-            manager.stopPlugins();
-            manager.unloadPlugins();
+            unloadAll(manager);
             throw new StartupException(String.join("\n", failures));
         }
         return new PluginCatalog(manager, backends, filters);
@@ -125,7 +124,21 @@ public final class PluginCatalog implements AutoCloseable {
 
     @Override
     public void close() {
-        manager.stopPlugins();
-        manager.unloadPlugins();
+        unloadAll(manager);
+    }
+
+    // One by one over a copy: PF4J 3.15's stopPlugins() modifies the list it iterates and fails.
+    private static void unloadAll(DefaultPluginManager manager) {
+        for (PluginWrapper plugin : new ArrayList<>(manager.getPlugins())) {
+            try {
+                if (plugin.getPluginState() == PluginState.STARTED) {
+                    manager.stopPlugin(plugin.getPluginId());
+                }
+                manager.unloadPlugin(plugin.getPluginId());
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(PluginCatalog.class)
+                        .warn("plugin {} did not unload cleanly", plugin.getPluginId(), e);
+            }
+        }
     }
 }

@@ -1,0 +1,33 @@
+package kvgate.memcached;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Test;
+
+/**
+ * libmemcached's conformance checker for memcached servers, run against the gateway: every binary test must pass.
+ * bin/test installs it (Debian package libmemcached-tools).
+ */
+class MemccapableTest {
+
+    @Test
+    void everyBinaryProtocolTestPasses() throws Exception {
+        try (TestGateway gateway = TestGateway.start()) {
+            Process process = new ProcessBuilder("memccapable", "-b", "-h", "127.0.0.1", "-p",
+                    Integer.toString(gateway.port()))
+                    .redirectErrorStream(true)
+                    .start();
+            assertTrue(process.waitFor(120, TimeUnit.SECONDS), "memccapable did not finish");
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, process.exitValue(), output);
+            assertTrue(output.contains("All tests passed"), output);
+            assertFalse(output.contains("[fail]"), output);
+            assertTrue(output.contains("binary getkq") && output.contains("binary stat"), output);
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package kvgate.testing;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A memcached binary protocol client over a plain socket that shows every byte of the replies, for tests that must
+ * check the wire format exactly (real client libraries hide it).
+ */
+public final class BinaryClient implements AutoCloseable {
+    public static final int GET = 0x00, SET = 0x01, ADD = 0x02, REPLACE = 0x03, DELETE = 0x04, INCREMENT = 0x05,
+            DECREMENT = 0x06, QUIT = 0x07, FLUSH = 0x08, GETQ = 0x09, NOOP = 0x0a, VERSION = 0x0b, GETK = 0x0c,
+            GETKQ = 0x0d, APPEND = 0x0e, PREPEND = 0x0f, STAT = 0x10, SETQ = 0x11, ADDQ = 0x12, REPLACEQ = 0x13,
+            DELETEQ = 0x14, INCREMENTQ = 0x15, DECREMENTQ = 0x16, QUITQ = 0x17, FLUSHQ = 0x18, APPENDQ = 0x19,
+            PREPENDQ = 0x1a, VERBOSITY = 0x1b, TOUCH = 0x1c, GAT = 0x1d, GATQ = 0x1e, HELLO = 0x1f;
+    public static final byte[] NONE = new byte[0];
+
+    /** One response frame, fields as on the wire. */
+    public record Response(int magic, int opcode, int dataType, int status, int opaque, long cas, byte[] extras,
+                           byte[] key, byte[] value) {
+        public String valueText() {
+            return new String(value, StandardCharsets.UTF_8);
+        }
+
+        public String keyText() {
+            return new String(key, StandardCharsets.UTF_8);
+        }
+
+        public int flags() {
+            return ByteBuffer.wrap(extras).getInt();
+        }
+
+        public long number() {
+            return ByteBuffer.wrap(value).getLong();
+        }
+    }
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private int nextOpaque = 1;
+
+    public BinaryClient(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(5000);
+        socket.setTcpNoDelay(true);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+    }
+
+    /** A request frame with magic 0x80 and the given parts. */
+    public static byte[] frame(int opcode, byte[] extras, byte[] key, byte[] value, long cas, int opaque) {
+        ByteBuffer buffer = ByteBuffer.allocate(24 + extras.length + key.length + value.length);
+        buffer.put((byte) 0x80).put((byte) opcode).putShort((short) key.length).put((byte) extras.length)
+                .put((byte) 0).putShort((short) 0).putInt(extras.length + key.length + value.length).putInt(opaque)
+                .putLong(cas).put(extras).put(key).put(value);
+        return buffer.array();
+    }
+
+    public static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Extras of set/add/replace: flags, expiry. */
+    public static byte[] storeExtras(int flags, int expiry) {
+        return ByteBuffer.allocate(8).putInt(flags).putInt(expiry).array();
+    }
+
+    /** Extras of incr/decr: delta, initial, expiry. */
+    public static byte[] arithmeticExtras(long delta, long initial, int expiry) {
+        return ByteBuffer.allocate(20).putLong(delta).putLong(initial).putInt(expiry).array();
+    }
+
+    public static byte[] u32(int value) {
+        return ByteBuffer.allocate(4).putInt(value).array();
+    }
+
+    public void send(byte[]... frames) throws IOException {
+        for (byte[] frame : frames) {
+            out.write(frame);
+        }
+        out.flush();
+    }
+
+    /** Sends one request and reads one response. */
+    public Response call(int opcode, byte[] extras, byte[] key, byte[] value, long cas) throws IOException {
+        send(frame(opcode, extras, key, value, cas, nextOpaque++));
+        return read();
+    }
+
+    public Response set(String key, String value, int flags, int expiry) throws IOException {
+        return call(SET, storeExtras(flags, expiry), bytes(key), bytes(value), 0);
+    }
+
+    public Response get(String key) throws IOException {
+        return call(GET, NONE, bytes(key), NONE, 0);
+    }
+
+    public Response read() throws IOException {
+        byte[] header = new byte[24];
+        in.readFully(header);
+        ByteBuffer h = ByteBuffer.wrap(header);
+        int magic = h.get() & 0xff;
+        int opcode = h.get() & 0xff;
+        int keyLength = h.getShort() & 0xffff;
+        int extrasLength = h.get() & 0xff;
+        int dataType = h.get() & 0xff;
+        int status = h.getShort() & 0xffff;
+        int bodyLength = h.getInt();
+        int opaque = h.getInt();
+        long cas = h.getLong();
+        byte[] extras = new byte[extrasLength];
+        byte[] key = new byte[keyLength];
+        byte[] value = new byte[bodyLength - extrasLength - keyLength];
+        in.readFully(extras);
+        in.readFully(key);
+        in.readFully(value);
+        return new Response(magic, opcode, dataType, status, opaque, cas, extras, key, value);
+    }
+
+    /** Whether the server closes the connection (end of stream) within the socket timeout, without sending more. */
+    public boolean closedByServer() throws IOException {
+        try {
+            return in.read() == -1;
+        } catch (EOFException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // reset by the server
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

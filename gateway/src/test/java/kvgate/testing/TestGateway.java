@@ -1,0 +1,63 @@
+package kvgate.testing;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import kvgate.config.Configuration;
+import kvgate.server.Gateway;
+
+/**
+ * A real gateway in the test's JVM, loading the local store plugin zip from the build's plugin directory exactly as
+ * a deployment does, listening on a free loopback port.
+ */
+public final class TestGateway implements AutoCloseable {
+    private final Gateway gateway;
+
+    private TestGateway(Gateway gateway) {
+        this.gateway = gateway;
+    }
+
+    /** The plugin directory the build fills with the local store plugin zip. */
+    public static Path pluginsDirectory() {
+        String directory = System.getProperty("kvgate.test.plugins");
+        if (directory == null) {
+            throw new IllegalStateException("system property kvgate.test.plugins is not set (run the tests with Maven)");
+        }
+        return Path.of(directory);
+    }
+
+    /** The settings every test gateway starts from: in-memory store, free port on loopback, two threads. */
+    public static Map<String, String> defaults() {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("plugins.dir", pluginsDirectory().toAbsolutePath().toString());
+        settings.put("memcached.bind", "127.0.0.1");
+        settings.put("memcached.port", "0");
+        settings.put("local.path", ":memory:");
+        settings.put("io_threads", "2");
+        return settings;
+    }
+
+    public static TestGateway start() throws Exception {
+        return start(Map.of());
+    }
+
+    /** Starts with {@link #defaults()} overridden by {@code overrides}. */
+    public static TestGateway start(Map<String, String> overrides) throws Exception {
+        Map<String, String> settings = defaults();
+        settings.putAll(overrides);
+        return new TestGateway(Gateway.start(Configuration.of(settings), pluginsDirectory().getParent()));
+    }
+
+    public int port() {
+        return gateway.memcachedPort();
+    }
+
+    public Gateway gateway() {
+        return gateway;
+    }
+
+    @Override
+    public void close() {
+        gateway.close();
+    }
+}
