@@ -59,6 +59,7 @@ public final class PluginCatalog implements AutoCloseable {
         } catch (RuntimeException e) {
             failures.add("plugins cannot be loaded: " + e.getMessage());
         }
+        checkEveryCandidateLoaded(directories, manager, failures);
         for (PluginWrapper plugin : manager.getPlugins()) {
             if (plugin.getPluginState() != PluginState.STARTED) {
                 Throwable cause = plugin.getFailedException();
@@ -89,6 +90,43 @@ public final class PluginCatalog implements AutoCloseable {
             throw new StartupException(String.join("\n", failures));
         }
         return new PluginCatalog(manager, backends, filters);
+    }
+
+    /**
+     * PF4J skips, and only logs, a zip it cannot expand or a folder without a descriptor. Every zip, jar and folder
+     * in a plugin directory must have become a plugin (a zip is loaded from the folder it expands into).
+     */
+    private static void checkEveryCandidateLoaded(List<Path> directories, DefaultPluginManager manager,
+                                                  List<String> failures) {
+        java.util.Set<Path> loaded = new java.util.HashSet<>();
+        for (PluginWrapper plugin : manager.getPlugins()) {
+            loaded.add(plugin.getPluginPath().toAbsolutePath().normalize());
+        }
+        for (Path directory : directories) {
+            try (var entries = Files.list(directory)) {
+                for (Path entry : entries.toList()) {
+                    String name = entry.getFileName().toString();
+                    Path expected;
+                    if (name.startsWith(".")) {
+                        continue;
+                    } else if (name.endsWith(".zip")) {
+                        expected = entry.resolveSibling(name.substring(0, name.length() - ".zip".length()));
+                    } else if (name.endsWith(".jar")
+                            || (Files.isDirectory(entry) && !Files.exists(entry.resolveSibling(name + ".zip")))) {
+                        expected = entry;
+                    } else {
+                        continue;
+                    }
+                    if (!loaded.contains(expected.toAbsolutePath().normalize())) {
+                        failures.add("plugin " + name + " in " + directory.toAbsolutePath()
+                                + " was not loaded: it is not a valid PF4J plugin (a zip or folder with "
+                                + "plugin.properties and lib/, or a jar with plugin attributes in its manifest)");
+                    }
+                }
+            } catch (java.io.IOException e) {
+                failures.add("cannot list plugin directory " + directory.toAbsolutePath() + ": " + e.getMessage());
+            }
+        }
     }
 
     // PF4J skips (and only logs) an indexed extension class it cannot load; a broken jar must not pass unnoticed.

@@ -1,0 +1,565 @@
+package kvgate.backend.local;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.Capability;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalStoreTest {
+
+    private static final Namespace NS = Namespace.DEFAULT;
+    private static final Namespace OTHER = new Namespace("bucket.collection");
+    private static final int MAX_ITEM_SIZE = 1 << 20;
+    /** A fixed start time: with a frozen clock the CAS floor never rises, so only the stored high-water mark can. */
+    private static final long START = 1_700_000_000_000L;
+
+    /** A clock the test moves by hand, so expiry needs no sleeping and the CAS floor stays put. */
+    static final class MutableClock extends Clock {
+        private final AtomicLong millis;
+
+        MutableClock(long start) {
+            this.millis = new AtomicLong(start);
+        }
+
+        void advance(long delta) {
+            millis.addAndGet(delta);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis.get());
+        }
+
+        @Override
+        public long millis() {
+            return millis.get();
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    private final MutableClock clock = new MutableClock(START);
+    private final List<Backend> open = new ArrayList<>();
+
+    @AfterEach
+    void closeOpenBackends() throws Exception {
+        for (Backend backend : open) {
+            backend.close();
+        }
+    }
+
+    // --- helpers ---
+
+    private Backend open(Map<String, String> overrides) throws Exception {
+        LocalBackendFactory factory = new LocalBackendFactory();
+        Map<String, String> values = new HashMap<>();
+        Map<String, Setting> declared = new HashMap<>();
+        for (Setting setting : factory.settings()) {
+            values.put(setting.key(), setting.defaultValue());
+            declared.put(setting.key(), setting);
+        }
+        overrides.forEach((key, value) -> {
+            Setting setting = declared.get(key);
+            assertNotNull(setting, "test uses an undeclared setting: " + key);
+            assertEquals(Optional.empty(), setting.problem(value), "test uses an invalid value for " + key);
+            values.put(key, value);
+        });
+        Backend backend = factory.open(new BackendContext("local", new Settings(values), clock, MAX_ITEM_SIZE));
+        open.add(backend);
+        return backend;
+    }
+
+    private Backend openFile(String commitIntervalMs) throws Exception {
+        return open(Map.of("path", dir.toString(), "commit_interval_ms", commitIntervalMs));
+    }
+
+    private Backend openMemory() throws Exception {
+        return open(Map.of("path", LocalBackendFactory.IN_MEMORY));
+    }
+
+    private void close(Backend backend) throws Exception {
+        open.remove(backend);
+        backend.close();
+    }
+
+    private static Result run(Backend backend, Operation op) throws Exception {
+        return backend.execute(op).toCompletableFuture().get(5, SECONDS);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static String text(byte[] value) {
+        return new String(value, StandardCharsets.ISO_8859_1);
+    }
+
+    private static long set(Backend backend, Namespace ns, String key, String value, int flags, long expiresAt)
+            throws Exception {
+        Result result = run(backend, new Operation.Store(ns, bytes(key), StoreMode.SET, bytes(value), flags,
+                expiresAt, 0));
+        return assertInstanceOf(Result.Stored.class, result).cas();
+    }
+
+    private static long set(Backend backend, String key, String value) throws Exception {
+        return set(backend, NS, key, value, 0, Item.NEVER);
+    }
+
+    private static Result get(Backend backend, Namespace ns, String key) throws Exception {
+        return run(backend, new Operation.Get(ns, bytes(key)));
+    }
+
+    private static Item item(Backend backend, Namespace ns, String key) throws Exception {
+        return assertInstanceOf(Result.Value.class, get(backend, ns, key)).item();
+    }
+
+    private static String value(Backend backend, Namespace ns, String key) throws Exception {
+        return text(item(backend, ns, key).value());
+    }
+
+    private static Operation.Arithmetic increment(String key, long delta) {
+        return new Operation.Arithmetic(NS, bytes(key), true, delta, 0, true, Item.NEVER, 0);
+    }
+
+    private static long currItems(Backend backend) {
+        return Long.parseLong(backend.stats().get("curr_items"));
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 5 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static <T> List<T> runConcurrently(int threads, Callable<T> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return task.call();
+                }));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get(30, SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // --- basic behaviour ---
+
+    @Test
+    void setThenGetReturnsValueFlagsExpiryAndCas() throws Exception {
+        Backend backend = openFile("0");
+        long expiresAt = START + 60_000;
+        long cas = set(backend, NS, "greeting", "hello", 0xCAFEBABE, expiresAt);
+
+        Item item = item(backend, NS, "greeting");
+        assertEquals("hello", text(item.value()));
+        assertEquals(0xCAFEBABE, item.flags());
+        assertEquals(expiresAt, item.expiresAt());
+        assertEquals(cas, item.cas());
+        assertTrue(cas != 0);
+    }
+
+    @Test
+    void missingKeyIsNotFound() throws Exception {
+        Backend backend = openMemory();
+        assertEquals(Status.NOT_FOUND, get(backend, NS, "absent").status());
+    }
+
+    @Test
+    void binaryKeysAreDistinctAndRoundTrip() throws Exception {
+        Backend backend = openFile("0");
+        byte[] high = {(byte) 0xff, 0x00, (byte) 0x80};
+        byte[] low = {0x7f, 0x00, (byte) 0x80};
+        run(backend, new Operation.Store(NS, high, StoreMode.SET, bytes("high"), 0, Item.NEVER, 0));
+        run(backend, new Operation.Store(NS, low, StoreMode.SET, bytes("low"), 0, Item.NEVER, 0));
+        close(backend);
+
+        Backend reopened = openFile("0");
+        assertEquals("high", text(assertInstanceOf(Result.Value.class,
+                run(reopened, new Operation.Get(NS, high))).item().value()));
+        assertEquals("low", text(assertInstanceOf(Result.Value.class,
+                run(reopened, new Operation.Get(NS, low))).item().value()));
+    }
+
+    @Test
+    void valueOverMaxItemSizeIsTooLarge() throws Exception {
+        Backend backend = openMemory();
+        Result result = run(backend, new Operation.Store(NS, bytes("big"), StoreMode.SET, new byte[MAX_ITEM_SIZE + 1],
+                0, Item.NEVER, 0));
+        assertEquals(Status.TOO_LARGE, result.status());
+        assertEquals(Status.NOT_FOUND, get(backend, NS, "big").status());
+    }
+
+    @Test
+    void pipelinedSetThenGetReadsWhatWasSet() throws Exception {
+        Backend backend = openFile("0");
+        List<Operation> burst = List.of(
+                new Operation.Store(NS, bytes("p"), StoreMode.SET, bytes("1"), 0, Item.NEVER, 0),
+                new Operation.Get(NS, bytes("p")),
+                new Operation.Store(NS, bytes("p"), StoreMode.APPEND, bytes("2"), 0, Item.NEVER, 0),
+                new Operation.Get(NS, bytes("p")));
+        var stages = backend.executeAll(burst);
+        assertEquals("1", text(assertInstanceOf(Result.Value.class,
+                stages.get(1).toCompletableFuture().get(5, SECONDS)).item().value()));
+        assertEquals("12", text(assertInstanceOf(Result.Value.class,
+                stages.get(3).toCompletableFuture().get(5, SECONDS)).item().value()));
+    }
+
+    @Test
+    void expiredItemIsNotReturnedEvenBeforePurge() throws Exception {
+        Backend backend = openMemory();
+        set(backend, NS, "short", "v", 0, START + 1_000);
+        clock.advance(1_000);
+        assertEquals(Status.NOT_FOUND, get(backend, NS, "short").status());
+    }
+
+    // --- CAS ---
+
+    @Test
+    void casValuesAreUniqueAndIncreasingAcrossManyMutations() throws Exception {
+        Backend backend = openFile("0");
+        long previous = 0;
+        Set<Long> seen = new HashSet<>();
+        for (int i = 0; i < 1_000; i++) {
+            String key = "k" + (i % 7);
+            long cas = switch (i < 7 ? 0 : i % 3) {
+                case 0 -> set(backend, key, Integer.toString(i));
+                case 1 -> assertInstanceOf(Result.Number.class, run(backend, increment(key, 1))).cas();
+                default -> assertInstanceOf(Result.Stored.class, run(backend, new Operation.Store(NS, bytes(key),
+                        StoreMode.PREPEND, bytes("1"), 0, Item.NEVER, 0))).cas();
+            };
+            assertTrue(cas > previous, "CAS " + cas + " not above " + previous + " at mutation " + i);
+            assertTrue(seen.add(cas));
+            previous = cas;
+            if (i % 100 == 0) {
+                // A wall clock going backwards must not make CAS values repeat.
+                clock.advance(i % 200 == 0 ? 5 : -5);
+            }
+        }
+    }
+
+    @Test
+    void casCheckedStoreSucceedsOnlyWithTheCurrentCas() throws Exception {
+        Backend backend = openMemory();
+        long cas = set(backend, "c", "1");
+        long newer = set(backend, "c", "2");
+        Result stale = run(backend, new Operation.Store(NS, bytes("c"), StoreMode.SET, bytes("3"), 0, Item.NEVER, cas));
+        assertEquals(Status.EXISTS, stale.status());
+        Result fresh = run(backend, new Operation.Store(NS, bytes("c"), StoreMode.SET, bytes("3"), 0, Item.NEVER,
+                newer));
+        assertTrue(fresh.ok());
+        assertEquals("3", value(backend, NS, "c"));
+    }
+
+    // --- concurrency ---
+
+    private void assertConcurrentIncrementsAreAtomic(Backend backend) throws Exception {
+        int threads = 8;
+        int perThread = 2_000;
+        set(backend, "counter", "0");
+        List<List<Result.Number>> perThreadResults = runConcurrently(threads, () -> {
+            List<Result.Number> results = new ArrayList<>(perThread);
+            for (int i = 0; i < perThread; i++) {
+                results.add(assertInstanceOf(Result.Number.class, run(backend, increment("counter", 1))));
+            }
+            return results;
+        });
+
+        assertEquals(Integer.toString(threads * perThread), value(backend, NS, "counter"));
+        // Each increment must have seen a distinct predecessor: together they returned exactly 1..16000.
+        Set<Long> values = new HashSet<>();
+        Set<Long> casValues = new HashSet<>();
+        for (List<Result.Number> results : perThreadResults) {
+            for (Result.Number number : results) {
+                values.add(number.value());
+                casValues.add(number.cas());
+            }
+        }
+        assertEquals(threads * perThread, values.size());
+        assertEquals(1L, values.stream().mapToLong(Long::longValue).min().orElseThrow());
+        assertEquals(threads * perThread, values.stream().mapToLong(Long::longValue).max().orElseThrow());
+        assertEquals(threads * perThread, casValues.size(), "CAS values repeated under concurrency");
+    }
+
+    @Test
+    void concurrentIncrementsOfOneKeyLoseNoUpdate() throws Exception {
+        assertConcurrentIncrementsAreAtomic(openMemory());
+    }
+
+    @Test
+    void concurrentIncrementsOfOneKeyLoseNoUpdateWithGroupCommit() throws Exception {
+        assertConcurrentIncrementsAreAtomic(openFile("0"));
+    }
+
+    @Test
+    void concurrentAddOfTheSameKeyHasExactlyOneWinner() throws Exception {
+        Backend backend = openFile("0");
+        int threads = 16;
+        for (int round = 0; round < 20; round++) {
+            String key = "add-" + round;
+            AtomicLong ids = new AtomicLong();
+            List<String> outcomes = runConcurrently(threads, () -> {
+                String mine = "thread-" + ids.incrementAndGet();
+                Result result = run(backend, new Operation.Store(NS, bytes(key), StoreMode.ADD, bytes(mine), 0,
+                        Item.NEVER, 0));
+                return result.ok() ? mine : result.status().name();
+            });
+            List<String> winners = outcomes.stream().filter(o -> o.startsWith("thread-")).toList();
+            assertEquals(1, winners.size(), "winners of " + key + ": " + winners);
+            assertEquals(threads - 1, outcomes.stream().filter(Status.EXISTS.name()::equals).count());
+            assertEquals(winners.get(0), value(backend, NS, key));
+        }
+    }
+
+    // --- durability ---
+
+    private void assertItemsSurviveReopen(String commitIntervalMs) throws Exception {
+        Backend backend = openFile(commitIntervalMs);
+        Map<String, Item> written = new HashMap<>();
+        long maxCas = 0;
+        for (int i = 0; i < 500; i++) {
+            String key = "item-" + i;
+            String value = "v".repeat(i % 50) + i;
+            int flags = i * 7919 - 1_000_000;
+            long expiresAt = i % 2 == 0 ? Item.NEVER : START + 3_600_000 + i;
+            long cas = set(backend, NS, key, value, flags, expiresAt);
+            written.put(key, new Item(bytes(value), flags, cas, expiresAt));
+            maxCas = Math.max(maxCas, cas);
+        }
+        close(backend);
+
+        Backend reopened = openFile(commitIntervalMs);
+        for (Map.Entry<String, Item> entry : written.entrySet()) {
+            Item expected = entry.getValue();
+            Item actual = item(reopened, NS, entry.getKey());
+            assertArrayEquals(expected.value(), actual.value(), entry.getKey());
+            assertEquals(expected.flags(), actual.flags(), entry.getKey());
+            assertEquals(expected.cas(), actual.cas(), entry.getKey());
+            assertEquals(expected.expiresAt(), actual.expiresAt(), entry.getKey());
+        }
+        assertEquals(500, currItems(reopened));
+
+        // The clock has not moved, so only a persisted high-water mark keeps new CAS values above the old ones.
+        long after = set(reopened, "after-reopen", "x");
+        assertTrue(after > maxCas, "CAS after reopen " + after + " not above " + maxCas);
+        long incremented = assertInstanceOf(Result.Number.class,
+                run(reopened, increment("after-reopen-counter", 1))).cas();
+        assertTrue(incremented > after);
+    }
+
+    @Test
+    void acknowledgedItemsSurviveCloseAndReopenWithGroupCommit() throws Exception {
+        assertItemsSurviveReopen("0");
+    }
+
+    @Test
+    void acknowledgedItemsSurviveCleanCloseWithCommitInterval() throws Exception {
+        assertItemsSurviveReopen("50");
+    }
+
+    @Test
+    void acknowledgedWritesAreInTheStoreFileBeforeClose() throws Exception {
+        Backend backend = openFile("0");
+        for (int i = 0; i < 50; i++) {
+            set(backend, "crash-" + i, Integer.toString(i));
+        }
+        // Copying the file of a running store is what a crash right after the acknowledgement leaves behind.
+        Path crashed = dir.resolve("crashed");
+        Files.createDirectories(crashed);
+        try (var files = Files.list(dir)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(file, crashed.resolve(file.getFileName()));
+            }
+        }
+
+        Backend recovered = open(Map.of("path", crashed.toString(), "commit_interval_ms", "0"));
+        for (int i = 0; i < 50; i++) {
+            assertEquals(Integer.toString(i), value(recovered, NS, "crash-" + i));
+        }
+    }
+
+    @Test
+    void deletesTouchesAndFlushesSurviveReopen() throws Exception {
+        Backend backend = openFile("0");
+        set(backend, NS, "deleted", "x", 0, Item.NEVER);
+        set(backend, NS, "touched", "x", 0, Item.NEVER);
+        set(backend, OTHER, "flushed", "x", 0, Item.NEVER);
+        assertTrue(run(backend, new Operation.Delete(NS, bytes("deleted"), 0)).ok());
+        assertTrue(run(backend, new Operation.Touch(NS, bytes("touched"), START + 99_000)).ok());
+        assertTrue(run(backend, new Operation.Flush(OTHER, 0)).ok());
+        close(backend);
+
+        Backend reopened = openFile("0");
+        assertEquals(Status.NOT_FOUND, get(reopened, NS, "deleted").status());
+        assertEquals(START + 99_000, item(reopened, NS, "touched").expiresAt());
+        assertEquals(Status.NOT_FOUND, get(reopened, OTHER, "flushed").status());
+        assertEquals(1, currItems(reopened));
+    }
+
+    // --- modes ---
+
+    @Test
+    void inMemoryStoreWorksAndIsNotDurable() throws Exception {
+        Backend backend = openMemory();
+        assertEquals(EnumSet.noneOf(Capability.class), backend.capabilities());
+        set(backend, "m", "memory");
+        assertEquals("memory", value(backend, NS, "m"));
+        assertEquals(1, currItems(backend));
+        assertFalse(Files.exists(Path.of(LocalBackendFactory.IN_MEMORY)), "in-memory mode created a directory");
+    }
+
+    @Test
+    void fileStoreIsDurable() throws Exception {
+        Backend backend = openFile("0");
+        assertEquals(EnumSet.of(Capability.DURABLE), backend.capabilities());
+        assertTrue(Files.exists(dir.resolve("kvgate.mv.db")));
+    }
+
+    // --- namespaces ---
+
+    @Test
+    void sameKeyInTwoNamespacesHoldsTwoValues() throws Exception {
+        Backend backend = openFile("0");
+        set(backend, NS, "shared", "in-default", 1, Item.NEVER);
+        set(backend, OTHER, "shared", "in-other", 2, Item.NEVER);
+        assertEquals("in-default", value(backend, NS, "shared"));
+        assertEquals("in-other", value(backend, OTHER, "shared"));
+        assertTrue(run(backend, new Operation.Delete(OTHER, bytes("shared"), 0)).ok());
+        assertEquals("in-default", value(backend, NS, "shared"));
+    }
+
+    @Test
+    void flushClearsOneNamespaceButNotAnother() throws Exception {
+        Backend backend = openFile("0");
+        for (int i = 0; i < 10; i++) {
+            set(backend, NS, "k" + i, "d", 0, Item.NEVER);
+            set(backend, OTHER, "k" + i, "o", 0, Item.NEVER);
+        }
+        assertEquals(Result.DONE, run(backend, new Operation.Flush(NS, 0)));
+        for (int i = 0; i < 10; i++) {
+            assertEquals(Status.NOT_FOUND, get(backend, NS, "k" + i).status());
+            assertEquals("o", value(backend, OTHER, "k" + i));
+        }
+        assertEquals(10, currItems(backend));
+    }
+
+    // --- expiry purge and stats ---
+
+    @Test
+    void expiredItemsArePurgedInTheBackground() throws Exception {
+        Backend backend = open(Map.of("path", dir.toString(), "purge_interval_ms", "100"));
+        for (int i = 0; i < 20; i++) {
+            set(backend, NS, "short-" + i, "x", 0, START + 1_000);
+            set(backend, OTHER, "short-" + i, "x", 0, START + 1_000);
+        }
+        set(backend, NS, "forever", "x", 0, Item.NEVER);
+        set(backend, OTHER, "later", "x", 0, START + 10_000);
+        // Not yet expired: several purge rounds must leave them alone.
+        Thread.sleep(300);
+        assertEquals(42, currItems(backend));
+
+        clock.advance(1_000);
+        await("expired items purged", () -> currItems(backend) == 2);
+        assertEquals("x", value(backend, NS, "forever"));
+        assertEquals("x", value(backend, OTHER, "later"));
+    }
+
+    @Test
+    void purgeReachesNamespacesUntouchedSinceReopen() throws Exception {
+        Backend backend = openFile("0");
+        for (int i = 0; i < 10; i++) {
+            set(backend, OTHER, "short-" + i, "x", 0, START + 1_000);
+        }
+        set(backend, NS, "forever", "x", 0, Item.NEVER);
+        close(backend);
+
+        clock.advance(5_000);
+        Backend reopened = open(Map.of("path", dir.toString(), "purge_interval_ms", "100"));
+        await("expired items of an untouched namespace purged", () -> currItems(reopened) == 1);
+    }
+
+    @Test
+    void currItemsCountsEveryNamespaceIncludingAfterReopen() throws Exception {
+        Backend backend = openFile("0");
+        Namespace third = new Namespace("third");
+        for (int i = 0; i < 5; i++) {
+            set(backend, NS, "a" + i, "x", 0, Item.NEVER);
+        }
+        for (int i = 0; i < 3; i++) {
+            set(backend, OTHER, "b" + i, "x", 0, Item.NEVER);
+        }
+        set(backend, third, "c", "x", 0, Item.NEVER);
+        assertEquals(9, currItems(backend));
+        close(backend);
+
+        Backend reopened = openFile("0");
+        assertEquals(9, currItems(reopened), "namespaces not yet touched since reopen must be counted");
+        assertTrue(run(reopened, new Operation.Delete(third, bytes("c"), 0)).ok());
+        assertEquals(8, currItems(reopened));
+    }
+}

@@ -1,0 +1,76 @@
+package kvgate.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import kvgate.spi.Settings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigurationTest {
+
+    @Test
+    void commandLineOverridesTheFileAndDefaultsFillTheRest(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("gateway.conf"),
+                "# comment\n\nmemcached.port = 1234\nmax_item_size = 2m\n  io_threads=3  \n");
+        Configuration configuration = Configuration.load(file, List.of("--memcached.port=21211"));
+        Settings settings = configuration.resolve(GatewaySettings.ALL);
+        assertEquals(21211, settings.intValue("memcached.port"));
+        assertEquals(2L << 20, settings.size("max_item_size"));
+        assertEquals(3, settings.intValue("io_threads"));
+        assertEquals("local", settings.text("backend"), "default");
+    }
+
+    @Test
+    void theShippedConfigurationIsValidAndStatesTheDefaults() throws Exception {
+        Path shipped = Path.of(System.getProperty("kvgate.test.conf"));
+        Configuration configuration = Configuration.load(shipped, List.of());
+        Settings settings = configuration.resolve(GatewaySettings.ALL);
+        for (var setting : GatewaySettings.ALL) {
+            assertEquals(setting.defaultValue(), settings.text(setting.key()),
+                    "conf/gateway.conf should show the default of " + setting.key());
+        }
+    }
+
+    @Test
+    void aBadValueNamesTheKeyTheValueItsSourceAndWhatIsAllowed(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("gateway.conf"), "memcached.port = 70000\n");
+        Configuration configuration = Configuration.load(file, List.of("--max_item_size=lots"));
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> configuration.resolve(GatewaySettings.ALL));
+        String message = e.getMessage();
+        assertTrue(message.contains("memcached.port") && message.contains("70000")
+                && message.contains("line 1") && message.contains("from 0 to 65535"), message);
+        assertTrue(message.contains("max_item_size") && message.contains("lots")
+                && message.contains("command line") && message.contains("suffix"), message);
+    }
+
+    @Test
+    void unknownKeysAreRefusedByName(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("gateway.conf"), "memcached.prot = 1\n");
+        Configuration configuration = Configuration.load(file, List.of("--bogus=1"));
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> configuration.rejectUnknown(Set.of("memcached.port")));
+        assertTrue(e.getMessage().contains("'memcached.prot'") && e.getMessage().contains("line 1"), e.getMessage());
+        assertTrue(e.getMessage().contains("'bogus'"), e.getMessage());
+    }
+
+    @Test
+    void malformedLinesAndArgumentsAreRefused(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("gateway.conf"), "just words\n");
+        ConfigurationException line = assertThrows(ConfigurationException.class,
+                () -> Configuration.load(file, List.of()));
+        assertTrue(line.getMessage().contains("line 1"), line.getMessage());
+        ConfigurationException argument = assertThrows(ConfigurationException.class,
+                () -> Configuration.load(null, List.of("memcached.port=1")));
+        assertTrue(argument.getMessage().contains("--key=value"), argument.getMessage());
+        ConfigurationException missing = assertThrows(ConfigurationException.class,
+                () -> Configuration.load(null, List.of("--config=" + dir.resolve("absent.conf"))));
+        assertTrue(missing.getMessage().contains("absent.conf"), missing.getMessage());
+    }
+}
