@@ -1,11 +1,13 @@
 package kvgate.backend.local;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -86,6 +88,55 @@ class LocalStoreTest {
         }
     }
 
+    /**
+     * A clock that holds the first background caller (the purge) until it is interrupted, so a test can make
+     * close() arrive while a purge round is under way instead of hoping for that timing.
+     */
+    static final class PurgeHoldingClock extends Clock {
+        private final long millis;
+        private final Thread owner = Thread.currentThread();
+        final CountDownLatch purgeHeld = new CountDownLatch(1);
+        private volatile boolean armed;
+
+        PurgeHoldingClock(long millis) {
+            this.millis = millis;
+        }
+
+        void arm() {
+            armed = true;
+        }
+
+        @Override
+        public long millis() {
+            if (armed && Thread.currentThread() != owner) {
+                armed = false;
+                purgeHeld.countDown();
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    // Hand the interrupt on, exactly as if it had arrived anywhere else in the round.
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return millis;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+    }
+
     @TempDir
     Path dir;
 
@@ -102,6 +153,10 @@ class LocalStoreTest {
     // --- helpers ---
 
     private Backend open(Map<String, String> overrides) throws Exception {
+        return open(overrides, clock);
+    }
+
+    private Backend open(Map<String, String> overrides, Clock clock) throws Exception {
         LocalBackendFactory factory = new LocalBackendFactory();
         Map<String, String> values = new HashMap<>();
         Map<String, Setting> declared = new HashMap<>();
@@ -561,5 +616,38 @@ class LocalStoreTest {
         assertEquals(9, currItems(reopened), "namespaces not yet touched since reopen must be counted");
         assertTrue(run(reopened, new Operation.Delete(third, bytes("c"), 0)).ok());
         assertEquals(8, currItems(reopened));
+    }
+
+    @Test
+    void closeDuringAPurgeRoundStillCommitsAcknowledgedWrites() throws Exception {
+        Backend backend = openFile("0");
+        for (int i = 0; i < 2_000; i++) {
+            set(backend, OTHER, "cold-" + i, "x".repeat(40), 0, Item.NEVER);
+        }
+        close(backend);
+
+        // After reopening, the purge has to read pages from the file, which is where an interrupt bites.
+        PurgeHoldingClock holding = new PurgeHoldingClock(START);
+        Backend reopened = open(Map.of("path", dir.toString(), "commit_interval_ms", "60000",
+                "purge_interval_ms", "100"), holding);
+        set(reopened, "acknowledged", "before-close");
+        holding.arm();
+        assertTrue(holding.purgeHeld.await(5, SECONDS), "purge round never started");
+
+        open.remove(reopened);
+        Exception closeFailure = null;
+        try {
+            reopened.close();
+        } catch (Exception e) {
+            closeFailure = e;
+        }
+
+        Backend afterRestart = openFile("0");
+        Result acknowledged = get(afterRestart, NS, "acknowledged");
+        Exception failure = closeFailure;
+        assertAll(
+                () -> assertNull(failure, () -> "close() failed when it arrived during a purge round: " + failure),
+                () -> assertEquals(Status.OK, acknowledged.status(), "an acknowledged write was lost by close()"));
+        assertEquals(2_001, currItems(afterRestart));
     }
 }

@@ -1,0 +1,160 @@
+package kvgate.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.metrics.Verb;
+import kvgate.spi.Backend;
+import kvgate.spi.Capability;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.OperationFilter;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The dispatcher alone, with a scripted backend: filter order, failure conversion, delayed flush, counting. */
+class DispatcherTest {
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final List<String> trace = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    /** Answers gets from a script and records what reached it. */
+    private final class ScriptedBackend implements Backend {
+        CompletionStage<Result> next = CompletableFuture.completedFuture(Result.DONE);
+        RuntimeException thrown;
+
+        @Override
+        public Set<Capability> capabilities() {
+            return EnumSet.noneOf(Capability.class);
+        }
+
+        @Override
+        public CompletionStage<Result> execute(Operation operation) {
+            trace.add("backend " + Verb.of(operation).tag());
+            if (thrown != null) {
+                throw thrown;
+            }
+            return next;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private OperationFilter filter(String name) {
+        return new OperationFilter() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public CompletionStage<Result> apply(Operation operation, Next next) {
+                trace.add("enter " + name);
+                return next.execute(operation).thenApply(result -> {
+                    trace.add("leave " + name);
+                    return result;
+                });
+            }
+        };
+    }
+
+    private static Operation get() {
+        return new Operation.Get(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Result result(CompletionStage<Result> stage) throws Exception {
+        return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void filtersRunInConfiguredOrderAroundTheBackend() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(filter("outer"), filter("inner")),
+                new GatewayMetrics(), scheduler);
+        result(dispatcher.dispatch(get()));
+        assertEquals(List.of("enter outer", "enter inner", "backend get", "leave inner", "leave outer"), trace);
+    }
+
+    @Test
+    void aFilterCanAnswerWithoutTheBackend() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        OperationFilter refuse = new OperationFilter() {
+            @Override
+            public String name() {
+                return "refuse";
+            }
+
+            @Override
+            public CompletionStage<Result> apply(Operation operation, Next next) {
+                return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "no"));
+            }
+        };
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(refuse), new GatewayMetrics(), scheduler);
+        assertEquals(Status.UNSUPPORTED, result(dispatcher.dispatch(get())).status());
+        assertTrue(trace.isEmpty());
+    }
+
+    @Test
+    void everyKindOfBackendFailureBecomesABackendErrorResult() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        GatewayMetrics metrics = new GatewayMetrics();
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        backend.thrown = new IllegalStateException("disk on fire");
+        Result thrown = result(dispatcher.dispatch(get()));
+        assertEquals(Status.BACKEND_ERROR, thrown.status());
+        assertTrue(((Result.Failure) thrown).message().contains("disk on fire"));
+        backend.thrown = null;
+        backend.next = CompletableFuture.failedFuture(new RuntimeException("late failure"));
+        assertEquals(Status.BACKEND_ERROR, result(dispatcher.dispatch(get())).status());
+        backend.next = null;
+        assertEquals(Status.BACKEND_ERROR, result(dispatcher.dispatch(get())).status());
+        backend.next = CompletableFuture.completedFuture(null);
+        assertEquals(Status.BACKEND_ERROR, result(dispatcher.dispatchAll(List.of(get(), get())).get(1)).status());
+        assertEquals(5, metrics.count(Verb.GET, Status.BACKEND_ERROR), "each failure is counted");
+    }
+
+    @Test
+    void outcomesAreCountedByVerbAndStatus() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        GatewayMetrics metrics = new GatewayMetrics();
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        backend.next = CompletableFuture.completedFuture(new Result.Value(new Item(new byte[0], 0, 1, 0)));
+        result(dispatcher.dispatch(get()));
+        backend.next = CompletableFuture.completedFuture(Result.failure(Status.NOT_FOUND));
+        result(dispatcher.dispatchAll(List.of(get(), get())).get(1));
+        assertEquals(1, metrics.count(Verb.GET, Status.OK));
+        assertEquals(2, metrics.count(Verb.GET, Status.NOT_FOUND));
+        assertEquals(3, metrics.count(Verb.GET));
+    }
+
+    @Test
+    void aDelayedFlushIsAnsweredAtOnceAndReachesTheBackendLater() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(), new GatewayMetrics(), scheduler);
+        Result answer = result(dispatcher.dispatch(new Operation.Flush(Namespace.DEFAULT, 300)));
+        assertEquals(Status.OK, answer.status());
+        assertTrue(trace.isEmpty(), "the backend sees nothing before the delay");
+        Thread.sleep(600);
+        assertEquals(List.of("backend flush"), trace);
+    }
+}
