@@ -1,6 +1,7 @@
 package kvgate.memcached;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
@@ -13,6 +14,25 @@ import kvgate.spi.Status;
  * and the backend's own figures, and {@code settings}, the configuration in force.
  */
 public final class MemcachedStats {
+    /** A memcached stat that counts one verb's operations ending in one status. */
+    private record Counted(String name, Verb verb, Status status) {
+    }
+
+    private static final List<Counted> COUNTED = List.of(
+            new Counted("get_hits", Verb.GET, Status.OK),
+            new Counted("get_misses", Verb.GET, Status.NOT_FOUND),
+            new Counted("delete_hits", Verb.DELETE, Status.OK),
+            new Counted("delete_misses", Verb.DELETE, Status.NOT_FOUND),
+            new Counted("incr_hits", Verb.INCR, Status.OK),
+            new Counted("incr_misses", Verb.INCR, Status.NOT_FOUND),
+            new Counted("decr_hits", Verb.DECR, Status.OK),
+            new Counted("decr_misses", Verb.DECR, Status.NOT_FOUND),
+            new Counted("cas_hits", Verb.CAS, Status.OK),
+            new Counted("cas_misses", Verb.CAS, Status.NOT_FOUND),
+            new Counted("cas_badval", Verb.CAS, Status.EXISTS),
+            new Counted("touch_hits", Verb.TOUCH, Status.OK),
+            new Counted("touch_misses", Verb.TOUCH, Status.NOT_FOUND));
+
     private final GatewayMetrics metrics;
     private final Backend backend;
     private final String backendType;
@@ -60,19 +80,9 @@ public final class MemcachedStats {
         stats.put("cmd_set", Long.toString(sets));
         stats.put("cmd_flush", Long.toString(metrics.count(Verb.FLUSH)));
         stats.put("cmd_touch", Long.toString(metrics.count(Verb.TOUCH)));
-        stats.put("get_hits", Long.toString(metrics.count(Verb.GET, Status.OK)));
-        stats.put("get_misses", Long.toString(metrics.count(Verb.GET, Status.NOT_FOUND)));
-        stats.put("delete_hits", Long.toString(metrics.count(Verb.DELETE, Status.OK)));
-        stats.put("delete_misses", Long.toString(metrics.count(Verb.DELETE, Status.NOT_FOUND)));
-        stats.put("incr_hits", Long.toString(metrics.count(Verb.INCR, Status.OK)));
-        stats.put("incr_misses", Long.toString(metrics.count(Verb.INCR, Status.NOT_FOUND)));
-        stats.put("decr_hits", Long.toString(metrics.count(Verb.DECR, Status.OK)));
-        stats.put("decr_misses", Long.toString(metrics.count(Verb.DECR, Status.NOT_FOUND)));
-        stats.put("cas_hits", Long.toString(metrics.count(Verb.CAS, Status.OK)));
-        stats.put("cas_misses", Long.toString(metrics.count(Verb.CAS, Status.NOT_FOUND)));
-        stats.put("cas_badval", Long.toString(metrics.count(Verb.CAS, Status.EXISTS)));
-        stats.put("touch_hits", Long.toString(metrics.count(Verb.TOUCH, Status.OK)));
-        stats.put("touch_misses", Long.toString(metrics.count(Verb.TOUCH, Status.NOT_FOUND)));
+        for (Counted counted : COUNTED) {
+            stats.put(counted.name(), Long.toString(metrics.count(counted.verb(), counted.status())));
+        }
         stats.put("total_items", Long.toString(stored));
         stats.put("backend", backendType);
         stats.put("backend_capabilities", backend.capabilities().toString());
