@@ -54,6 +54,8 @@ final class LocalStore implements Backend {
     private final CasClock casClock;
     private final GroupCommit groupCommit;
     private final ScheduledExecutorService housekeeping;
+    /** Set by close(): the purge stops at the next item instead of being interrupted (see close()). */
+    private volatile boolean closing;
 
     private LocalStore(MVStore store, boolean inMemory, BackendContext context, Settings settings) {
         this.store = store;
@@ -185,7 +187,7 @@ final class LocalStore implements Backend {
             long now = clock.millis();
             for (MVMap<String, Item> map : storedMaps()) {
                 Iterator<Map.Entry<String, Item>> entries = map.entrySet().iterator();
-                while (entries.hasNext()) {
+                while (entries.hasNext() && !closing) {
                     Map.Entry<String, Item> entry = entries.next();
                     if (entry.getValue().isExpiredAt(now)) {
                         String key = entry.getKey();
@@ -198,7 +200,7 @@ final class LocalStore implements Backend {
                     }
                 }
             }
-            if (!inMemory) {
+            if (!inMemory && !closing) {
                 meta.put(CAS_HIGH_WATER, casClock.highWater());
             }
         } catch (RuntimeException e) {
@@ -218,8 +220,13 @@ final class LocalStore implements Backend {
 
     @Override
     public void close() throws Exception {
-        housekeeping.shutdownNow();
-        housekeeping.awaitTermination(10, TimeUnit.SECONDS);
+        // Never interrupt a thread that may be reading the store: an interrupt closes MVStore's FileChannel for
+        // good, and the final commit would then fail. The purge sees the flag and stops at the next item.
+        closing = true;
+        housekeeping.shutdown();
+        if (!housekeeping.awaitTermination(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the purge did not stop within 60 s; the store was left open");
+        }
         if (groupCommit != null) {
             groupCommit.close();
         }

@@ -112,7 +112,8 @@ class LocalStoreTest {
                 armed = false;
                 purgeHeld.countDown();
                 try {
-                    new CountDownLatch(1).await();
+                    // Long enough for close() to arrive mid-round; a close that interrupts ends it early.
+                    Thread.sleep(500);
                 } catch (InterruptedException e) {
                     // Hand the interrupt on, exactly as if it had arrived anywhere else in the round.
                     Thread.currentThread().interrupt();
