@@ -96,6 +96,25 @@ public final class Configuration {
         }
     }
 
+    /**
+     * Renames keys given under another accepted spelling to their own name.
+     *
+     * @param aliases alias -> key
+     * @throws ConfigurationException when both spellings are given
+     */
+    public Configuration withAliases(Map<String, String> aliases) throws ConfigurationException {
+        Map<String, Value> renamed = new LinkedHashMap<>();
+        for (Map.Entry<String, Value> entry : values.entrySet()) {
+            String key = aliases.getOrDefault(entry.getKey(), entry.getKey());
+            Value earlier = renamed.put(key, entry.getValue());
+            if (earlier != null) {
+                throw new ConfigurationException(key + " is given twice, under two spellings (from "
+                        + earlier.source() + " and " + entry.getValue().source() + ")");
+            }
+        }
+        return new Configuration(renamed);
+    }
+
     /** The configured text of {@code key}, if any. */
     public Optional<String> get(String key) {
         return Optional.ofNullable(values.get(key)).map(Value::text);

@@ -17,6 +17,19 @@ public final class GatewaySettings {
     public static final String MEMCACHED_BIND = "memcached.bind";
     public static final String MEMCACHED_PORT = "memcached.port";
     public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
+    public static final String COUNTER_ENABLE = "counter.enable";
+    public static final String COUNTER_BIND = "counter.bind";
+    public static final String COUNTER_PORT = "counter.port";
+    public static final String COUNTER_MAX_CONNECTIONS = "counter.max_connections";
+    public static final String COUNTER_BUCKETS = "counter.buckets";
+    public static final String COUNTER_STATS_INTERVAL = "counter.stats_interval";
+
+    /**
+     * Other spellings accepted for a key: the reference counter server's own sample configuration says
+     * {@code counter.stat_interval} where its document says {@code counter.stats_interval}.
+     */
+    public static final java.util.Map<String, String> ALIASES = java.util.Map.of(
+            "counter.stat_interval", COUNTER_STATS_INTERVAL);
 
     /** Every gateway key, in the order the README lists them. */
     public static final List<Setting> ALL = List.of(
@@ -37,7 +50,17 @@ public final class GatewaySettings {
             Setting.integer(MEMCACHED_PORT, 11211, 0, 65535, "memcached binary protocol port (0: any free port)"),
             Setting.size(MEMCACHED_MAX_FRAME, "32m", 4096, 1L << 31,
                     "a request body longer than this closes the connection after a 'too large' reply; bodies "
-                            + "between max_item_size and this are skipped and answered 'too large'"));
+                            + "between max_item_size and this are skipped and answered 'too large'"),
+            Setting.bool(COUNTER_ENABLE, false, "serve the counter protocol (the yrmcds counter extension)"),
+            Setting.text(COUNTER_BIND, "0.0.0.0", "address the counter listener binds to"),
+            Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),
+            Setting.integer(COUNTER_MAX_CONNECTIONS, 0, 0, 1_000_000,
+                    "counter protocol connections held at once; more are closed at once (0: no limit)"),
+            Setting.integer(COUNTER_BUCKETS, 1_000_000, 1, Integer.MAX_VALUE,
+                    "expected number of counters (sizes the counter table)"),
+            Setting.integer(COUNTER_STATS_INTERVAL, 86_400, 10, 86_400 * 366,
+                    "seconds of the interval over which dump reports each counter's maximum consumption; "
+                            + "also accepted as counter.stat_interval"));
 
     private GatewaySettings() {
     }

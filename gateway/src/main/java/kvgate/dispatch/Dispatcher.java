@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
  * does wrong — throws, returns null, completes exceptionally — the caller gets a {@link Status#BACKEND_ERROR}
  * result, so a failure always reaches the client.
  *
+ * <p>Counter operations go to the counter store, everything else to the data backend; without a counter store,
+ * counter operations are {@link Status#UNSUPPORTED}.
+ *
  * <p>A flush with a delay is answered at once and sent to the backend when the delay is over, so backends only see
  * immediate flushes. Such a pending flush does not survive a restart of the gateway.
  */
@@ -27,13 +30,21 @@ public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
     private final Backend backend;
+    private final Backend counters;
     private final List<OperationFilter> filters;
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService scheduler;
 
     public Dispatcher(Backend backend, List<OperationFilter> filters, GatewayMetrics metrics,
                       ScheduledExecutorService scheduler) {
+        this(backend, null, filters, metrics, scheduler);
+    }
+
+    /** @param counters the counter store, or null when the gateway keeps no counters */
+    public Dispatcher(Backend backend, Backend counters, List<OperationFilter> filters, GatewayMetrics metrics,
+                      ScheduledExecutorService scheduler) {
         this.backend = backend;
+        this.counters = counters;
         this.filters = List.copyOf(filters);
         this.metrics = metrics;
         this.scheduler = scheduler;
@@ -53,7 +64,13 @@ public final class Dispatcher {
      * as one batch (one round trip for a remote backend). The stages never complete exceptionally.
      */
     public List<CompletionStage<Result>> dispatchAll(List<Operation> operations) {
-        if (!filters.isEmpty() || operations.stream().anyMatch(Dispatcher::isDelayedFlush)) {
+        if (operations.isEmpty()) {
+            return List.of();
+        }
+        Backend target = targetOf(operations.get(0));
+        boolean oneTarget = operations.stream().allMatch(operation -> targetOf(operation) == target);
+        if (target == null || !oneTarget || !filters.isEmpty()
+                || operations.stream().anyMatch(Dispatcher::isDelayedFlush)) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
             for (Operation operation : operations) {
                 results.add(dispatch(operation));
@@ -62,7 +79,7 @@ public final class Dispatcher {
         }
         List<CompletionStage<Result>> started;
         try {
-            started = backend.executeAll(operations);
+            started = target.executeAll(operations);
             if (started == null || started.size() != operations.size()) {
                 throw new IllegalStateException("executeAll returned " + (started == null ? "null" : started.size()
                         + " results") + " for " + operations.size() + " operations");
@@ -101,7 +118,15 @@ public final class Dispatcher {
                     flush.delayMillis(), TimeUnit.MILLISECONDS);
             return CompletableFuture.completedFuture(Result.DONE);
         }
-        return backend.execute(operation);
+        Backend target = targetOf(operation);
+        if (target == null) {
+            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "no counter store"));
+        }
+        return target.execute(operation);
+    }
+
+    private Backend targetOf(Operation operation) {
+        return Operation.isCounterOperation(operation) ? counters : backend;
     }
 
     private static boolean isDelayedFlush(Operation operation) {

@@ -46,7 +46,7 @@ public enum BinaryStatus {
             case INVALID -> INVALID_ARGUMENTS;
             case TOO_LARGE -> TOO_LARGE;
             case NON_NUMERIC -> NON_NUMERIC;
-            case TEMPORARY_FAILURE -> TEMPORARY_FAILURE;
+            case TEMPORARY_FAILURE, LIMIT_REACHED, NOT_HELD -> TEMPORARY_FAILURE;
             case UNSUPPORTED -> NOT_SUPPORTED;
             case BACKEND_ERROR -> INTERNAL_ERROR;
         };

@@ -6,7 +6,9 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import kvgate.server.FrameTranslator;
 import kvgate.server.GatewayVersion;
+import kvgate.server.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
@@ -18,7 +20,7 @@ import kvgate.spi.StoreMode;
  * Turns memcached binary requests into operations and operation results into replies, with memcached's rules:
  * which replies carry a CAS, flags or the key, which quiet commands stay silent, what each error says.
  */
-public final class BinaryTranslator {
+public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /**
      * The Version reply. It starts with a memcached release number because clients parse it to decide which
      * protocol features to use; the semantics served are memcached 1.6's.
@@ -38,7 +40,8 @@ public final class BinaryTranslator {
         this.stats = stats;
     }
 
-    Translation translate(BinaryFrame frame) {
+    @Override
+    public Translation<BinaryResponse> translate(Object frame) {
         if (frame instanceof MalformedFrame malformed) {
             return translateMalformed(malformed);
         }
@@ -81,15 +84,15 @@ public final class BinaryTranslator {
                     request.extras().length == 4 ? MemcachedExpiry.delayMillis(extras.getInt(0), now) : 0), request);
             case NOOP, VERBOSITY -> answer(BinaryResponse.success(request));
             case VERSION -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY, VERSION_BYTES));
-            case QUIT -> new Translation.Answer(BinaryResponse.success(request), true);
-            case QUITQ -> new Translation.Answer(null, true);
+            case QUIT -> Translation.answerAndClose(BinaryResponse.success(request));
+            case QUITQ -> Translation.answerAndClose(null);
             case STAT -> stat(request);
             case HELLO -> hello(request);
         };
     }
 
     /** The reply to a forwarded request, or null when the protocol wants silence. */
-    BinaryResponse reply(BinaryRequest request, Result result) {
+    private BinaryResponse reply(BinaryRequest request, Result result) {
         Opcode opcode = Opcode.of(request.opcode());
         if (!result.ok()) {
             return errorReply(request, opcode, result.status());
@@ -134,27 +137,28 @@ public final class BinaryTranslator {
                 key, withValue ? item.value() : BinaryResponse.EMPTY);
     }
 
-    private Translation store(BinaryRequest request, StoreMode mode, ByteBuffer extras, long now) {
+    private Translation<BinaryResponse> store(BinaryRequest request, StoreMode mode, ByteBuffer extras, long now) {
         int flags = extras.getInt(0);
         long expiresAt = MemcachedExpiry.toMillis(extras.getInt(4), now);
         return forward(new Operation.Store(namespace, request.key(), mode, request.value(), flags, expiresAt,
                 request.cas()), request);
     }
 
-    private Translation translateMalformed(MalformedFrame frame) {
-        Translation.Answer answer = new Translation.Answer(
-                BinaryResponse.error(frame.opcode(), frame.opaque(), frame.status()), frame.closeConnection());
+    private Translation<BinaryResponse> translateMalformed(MalformedFrame frame) {
+        BinaryResponse error = BinaryResponse.error(frame.opcode(), frame.opaque(), frame.status());
+        Translation.Answer<BinaryResponse> answer = frame.closeConnection()
+                ? Translation.answerAndClose(error) : Translation.answer(error);
         Opcode opcode = Opcode.of(frame.opcode());
         boolean set = opcode == Opcode.SET || opcode == Opcode.SETQ;
         if (frame.status() == BinaryStatus.TOO_LARGE && set && frame.key().length > 0
                 && frame.key().length <= Opcode.MAX_KEY_LENGTH) {
             // As memcached does: a set that failed for size must not leave the old value readable as if current.
-            return new Translation.ForwardThenAnswer(new Operation.Delete(namespace, frame.key(), 0), answer);
+            return new Translation.Forward<>(new Operation.Delete(namespace, frame.key(), 0), result -> answer);
         }
         return answer;
     }
 
-    private Translation stat(BinaryRequest request) {
+    private Translation<BinaryResponse> stat(BinaryRequest request) {
         Map<String, String> group = stats.group(new String(request.key(), StandardCharsets.US_ASCII));
         if (group == null) {
             return error(request, BinaryStatus.KEY_NOT_FOUND);
@@ -163,24 +167,24 @@ public final class BinaryTranslator {
         group.forEach((name, value) -> replies.add(BinaryResponse.value(request,
                 name.getBytes(StandardCharsets.US_ASCII), value.getBytes(StandardCharsets.US_ASCII))));
         replies.add(BinaryResponse.success(request)); // the empty terminator
-        return new Translation.Answers(replies);
+        return Translation.answers(replies);
     }
 
-    private Translation hello(BinaryRequest request) {
+    private Translation<BinaryResponse> hello(BinaryRequest request) {
         // No optional feature is granted yet; the reply lists the granted codes, so it is empty. Unknown codes are
         // dropped silently, as the protocol requires.
         return answer(BinaryResponse.value(request, BinaryResponse.EMPTY, BinaryResponse.EMPTY));
     }
 
-    private static Translation forward(Operation operation, BinaryRequest request) {
-        return new Translation.Forward(operation, request);
+    private Translation<BinaryResponse> forward(Operation operation, BinaryRequest request) {
+        return new Translation.Forward<>(operation, result -> Translation.answer(reply(request, result)));
     }
 
-    private static Translation answer(BinaryResponse reply) {
-        return new Translation.Answer(reply, false);
+    private static Translation<BinaryResponse> answer(BinaryResponse reply) {
+        return Translation.answer(reply);
     }
 
-    private static Translation error(BinaryRequest request, BinaryStatus status) {
+    private static Translation<BinaryResponse> error(BinaryRequest request, BinaryStatus status) {
         return answer(BinaryResponse.error(request.opcode(), request.opaque(), status));
     }
 }

@@ -19,7 +19,9 @@ import kvgate.spi.Status;
  *   <li>{@code kvgate.operations} (tags {@code verb}, {@code status}): operations completed</li>
  *   <li>{@code kvgate.connections.current} (tag {@code protocol}): open client connections</li>
  *   <li>{@code kvgate.connections.total} (tag {@code protocol}): client connections accepted since start</li>
- *   <li>{@code kvgate.connections.rejected} (tag {@code protocol}): connections closed for {@code max_connections}</li>
+ *   <li>{@code kvgate.connections.rejected} (tag {@code protocol}): connections closed for a connection limit</li>
+ *   <li>{@code kvgate.commands} (tags {@code protocol}, {@code command}): protocol commands that are not
+ *       operations</li>
  * </ul>
  */
 public final class GatewayMetrics {
@@ -86,6 +88,22 @@ public final class GatewayMetrics {
 
     public void connectionRejected(String protocol) {
         connections(protocol).rejected().increment();
+    }
+
+    /** A counter of protocol commands that are not operations (noop, stats), created on first use. */
+    public Counter command(String protocol, String command) {
+        return Counter.builder("kvgate.commands").tag("protocol", protocol).tag("command", command)
+                .register(registry);
+    }
+
+    /** Open connections of one protocol. */
+    public long currentConnections(String protocol) {
+        return connections(protocol).current().get();
+    }
+
+    /** Connections of one protocol accepted since start. */
+    public long totalConnections(String protocol) {
+        return (long) connections(protocol).total().count();
     }
 
     /** Open connections over all protocols. */

@@ -6,7 +6,9 @@ import kvgate.spi.StoreMode;
 
 /** The operation names meters are counted under: memcached's command names, which operators know. */
 public enum Verb {
-    GET, SET, ADD, REPLACE, APPEND, PREPEND, CAS, DELETE, INCR, DECR, TOUCH, FLUSH;
+    GET, SET, ADD, REPLACE, APPEND, PREPEND, CAS, DELETE, INCR, DECR, TOUCH, FLUSH,
+    /** Counter protocol verbs. */
+    ACQUIRE, RELEASE, RELEASE_ALL, COUNTER_GET, DUMP;
 
     private static final Operation.Visitor<Verb> OF = new Operation.Visitor<>() {
         @Override
@@ -47,6 +49,31 @@ public enum Verb {
         @Override
         public Verb flush(Operation.Flush flush) {
             return FLUSH;
+        }
+
+        @Override
+        public Verb acquire(Operation.Acquire acquire) {
+            return ACQUIRE;
+        }
+
+        @Override
+        public Verb release(Operation.Release release) {
+            return RELEASE;
+        }
+
+        @Override
+        public Verb releaseAll(Operation.ReleaseAll releaseAll) {
+            return RELEASE_ALL;
+        }
+
+        @Override
+        public Verb readCounter(Operation.ReadCounter read) {
+            return COUNTER_GET;
+        }
+
+        @Override
+        public Verb dumpCounters(Operation.DumpCounters dump) {
+            return DUMP;
         }
     };
 

@@ -16,6 +16,13 @@ import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.config.GatewaySettings;
 import kvgate.dispatch.Dispatcher;
+import kvgate.counter.CounterFrameDecoder;
+import kvgate.counter.CounterResponseEncoder;
+import kvgate.counter.CounterStats;
+import kvgate.counter.CounterTranslator;
+import kvgate.counter.MemoryCounterStore;
+import kvgate.memcached.BinaryFrameDecoder;
+import kvgate.memcached.BinaryResponseEncoder;
 import kvgate.memcached.BinaryTranslator;
 import kvgate.memcached.MemcachedStats;
 import kvgate.metrics.GatewayMetrics;
@@ -38,21 +45,27 @@ import org.slf4j.LoggerFactory;
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
+    static final String MEMCACHED = "memcached";
+
     private final PluginCatalog plugins;
     private final Backend backend;
+    private final Backend counters;
     private final NetworkThreads threads;
     private final ChannelGroup listeners;
     private final GatewayMetrics metrics;
     private final Channel memcached;
+    private final Channel counter;
 
-    private Gateway(PluginCatalog plugins, Backend backend, NetworkThreads threads, ChannelGroup listeners,
-                    GatewayMetrics metrics, Channel memcached) {
+    private Gateway(PluginCatalog plugins, Backend backend, Backend counters, NetworkThreads threads,
+                    ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter) {
         this.plugins = plugins;
         this.backend = backend;
+        this.counters = counters;
         this.threads = threads;
         this.listeners = listeners;
         this.metrics = metrics;
         this.memcached = memcached;
+        this.counter = counter;
     }
 
     /**
@@ -60,8 +73,9 @@ public final class Gateway implements AutoCloseable {
      *
      * @param home the installation directory; relative plugin directories are resolved against it
      */
-    public static Gateway start(Configuration configuration, Path home)
+    public static Gateway start(Configuration given, Path home)
             throws ConfigurationException, StartupException {
+        Configuration configuration = given.withAliases(GatewaySettings.ALIASES);
         Settings gateway = configuration.resolve(GatewaySettings.ALL);
         List<Path> pluginDirectories = new ArrayList<>();
         for (String entry : gateway.text(GatewaySettings.PLUGINS_DIR).split(",")) {
@@ -71,6 +85,7 @@ public final class Gateway implements AutoCloseable {
         }
         PluginCatalog plugins = PluginCatalog.load(pluginDirectories);
         Backend backend = null;
+        Backend counters = null;
         NetworkThreads threads = null;
         try {
             String type = gateway.text(GatewaySettings.BACKEND);
@@ -96,31 +111,62 @@ public final class Gateway implements AutoCloseable {
             }
             threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
             GatewayMetrics metrics = new GatewayMetrics();
-            Dispatcher dispatcher = new Dispatcher(backend, filters, metrics, threads.workers());
+            boolean counting = gateway.bool(GatewaySettings.COUNTER_ENABLE);
+            if (counting) {
+                counters = new MemoryCounterStore(clock, gateway.integer(GatewaySettings.COUNTER_STATS_INTERVAL),
+                        gateway.intValue(GatewaySettings.COUNTER_BUCKETS));
+            }
+            Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers());
             ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
             AtomicInteger openConnections = new AtomicInteger();
             int maxConnections = gateway.intValue(GatewaySettings.MAX_CONNECTIONS);
+            int maxInFlight = gateway.intValue(GatewaySettings.MAX_INFLIGHT);
+            int idleTimeout = gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S);
             Channel memcached = null;
             if (gateway.bool(GatewaySettings.MEMCACHED_ENABLE)) {
                 MemcachedStats stats = new MemcachedStats(metrics, backend, type, all, threads.threads());
-                memcached = MemcachedListener.bind(threads, gateway.text(GatewaySettings.MEMCACHED_BIND),
-                        gateway.intValue(GatewaySettings.MEMCACHED_PORT),
-                        new ConnectionGuard(MemcachedListener.PROTOCOL, maxConnections, openConnections, metrics),
-                        new MemcachedListener.Limits(maxItemSize, gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME),
-                                gateway.intValue(GatewaySettings.MAX_INFLIGHT),
-                                gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S)),
-                        () -> new BinaryTranslator(Namespace.DEFAULT, clock, stats), dispatcher);
+                BinaryResponseEncoder encoder = new BinaryResponseEncoder();
+                long maxFrame = gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME);
+                memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
+                        gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout,
+                        new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics),
+                        pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
+                                .addLast(encoder)
+                                .addLast(new ProtocolConnection<>(MEMCACHED,
+                                        new BinaryTranslator(Namespace.DEFAULT, clock, stats), dispatcher,
+                                        maxInFlight)));
                 listeners.add(memcached);
+            }
+            Channel counter = null;
+            if (counting) {
+                CounterStats stats = new CounterStats(metrics, counters);
+                CounterResponseEncoder encoder = new CounterResponseEncoder();
+                // Owners must be unique among every gateway sharing a counter store: a random instance id per
+                // process, then a sequence number per connection.
+                String instance = Long.toHexString(new java.security.SecureRandom().nextLong());
+                java.util.concurrent.atomic.AtomicLong connectionNumbers = new java.util.concurrent.atomic.AtomicLong();
+                counter = Listener.bind(threads, CounterStats.PROTOCOL, gateway.text(GatewaySettings.COUNTER_BIND),
+                        gateway.intValue(GatewaySettings.COUNTER_PORT), idleTimeout,
+                        new ConnectionGuard(CounterStats.PROTOCOL, maxConnections, openConnections,
+                                gateway.intValue(GatewaySettings.COUNTER_MAX_CONNECTIONS), metrics),
+                        pipeline -> pipeline.addLast(new CounterFrameDecoder())
+                                .addLast(encoder)
+                                .addLast(new ProtocolConnection<>(CounterStats.PROTOCOL,
+                                        new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(),
+                                                stats), dispatcher, maxInFlight)));
+                listeners.add(counter);
             }
             LOG.info("kvgate {} started: backend {} ({}, capabilities {}), {} network threads ({}){}",
                     GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
-                    threads.transport(), memcached == null ? "" : ", memcached binary on " + memcached.localAddress());
-            return new Gateway(plugins, backend, threads, listeners, metrics, memcached);
+                    threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
+                            + (counter == null ? "" : ", counter protocol on " + counter.localAddress()));
+            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (threads != null) {
                 threads.close();
             }
             closeQuietly(backend);
+            closeQuietly(counters);
             plugins.close();
             throw e;
         }
@@ -165,6 +211,14 @@ public final class Gateway implements AutoCloseable {
         return ((InetSocketAddress) memcached.localAddress()).getPort();
     }
 
+    /** The port the counter listener is bound to. */
+    public int counterPort() {
+        if (counter == null) {
+            throw new IllegalStateException("the counter listener is disabled (counter.enable = false)");
+        }
+        return ((InetSocketAddress) counter.localAddress()).getPort();
+    }
+
     public GatewayMetrics metrics() {
         return metrics;
     }
@@ -175,6 +229,7 @@ public final class Gateway implements AutoCloseable {
         listeners.close().awaitUninterruptibly();
         threads.close();
         closeQuietly(backend);
+        closeQuietly(counters);
         plugins.close();
         LOG.info("kvgate stopped");
     }

@@ -4,6 +4,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * The replies of one connection, written in request order whatever order the backend completes them in.
@@ -22,7 +23,7 @@ public final class ReplyQueue<R> {
 
     /** A reply position in the order of requests. */
     public static final class Slot<R> {
-        private R reply;
+        private List<R> replies;
         private boolean ready;
         private boolean closeAfter;
     }
@@ -52,15 +53,18 @@ public final class ReplyQueue<R> {
         return slot;
     }
 
-    /** Fills a slot; {@code reply} null means the request is answered by silence (a quiet success). */
-    public void complete(Slot<R> slot, R reply) {
-        fill(slot, reply, false);
-    }
-
-    /** Fills a slot and closes the connection once that reply (and all before it) is written. */
-    public void completeAndClose(Slot<R> slot, R reply) {
-        closing = true;
-        fill(slot, reply, true);
+    /**
+     * Fills a slot with its replies (none for a silent success); with {@code closeAfter}, the connection closes once
+     * they and all replies before them are written.
+     */
+    public void complete(Slot<R> slot, List<R> replies, boolean closeAfter) {
+        if (closeAfter) {
+            closing = true;
+        }
+        slot.replies = replies;
+        slot.ready = true;
+        slot.closeAfter = closeAfter;
+        drain();
     }
 
     /** A read burst starts: hold flushes until {@link #readComplete()}. */
@@ -85,18 +89,11 @@ public final class ReplyQueue<R> {
         slots.clear();
     }
 
-    private void fill(Slot<R> slot, R reply, boolean closeAfter) {
-        slot.reply = reply;
-        slot.ready = true;
-        slot.closeAfter = closeAfter;
-        drain();
-    }
-
     private void drain() {
         while (!slots.isEmpty() && slots.peek().ready) {
             Slot<R> slot = slots.poll();
-            if (slot.reply != null) {
-                ctx.write(slot.reply, ctx.voidPromise());
+            for (R reply : slot.replies) {
+                ctx.write(reply, ctx.voidPromise());
                 unflushed = true;
             }
             if (slot.closeAfter) {

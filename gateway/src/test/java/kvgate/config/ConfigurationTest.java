@@ -32,6 +32,11 @@ class ConfigurationTest {
         Configuration configuration = Configuration.load(shipped, List.of());
         Settings settings = configuration.resolve(GatewaySettings.ALL);
         for (var setting : GatewaySettings.ALL) {
+            if (setting.key().equals(GatewaySettings.COUNTER_ENABLE)) {
+                // Off by default as in the counter extension's document; the shipped configuration turns it on.
+                assertEquals("true", settings.text(setting.key()));
+                continue;
+            }
             assertEquals(setting.defaultValue(), settings.text(setting.key()),
                     "conf/gateway.conf should show the default of " + setting.key());
         }
@@ -58,6 +63,18 @@ class ConfigurationTest {
                 () -> configuration.rejectUnknown(Set.of("memcached.port")));
         assertTrue(e.getMessage().contains("'memcached.prot'") && e.getMessage().contains("line 1"), e.getMessage());
         assertTrue(e.getMessage().contains("'bogus'"), e.getMessage());
+    }
+
+    @Test
+    void theReferenceSpellingOfTheCounterIntervalIsAccepted(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("gateway.conf"), "counter.stat_interval = 3600\n");
+        Settings settings = Configuration.load(file, List.of()).withAliases(GatewaySettings.ALIASES)
+                .resolve(GatewaySettings.ALL);
+        assertEquals(3600, settings.integer(GatewaySettings.COUNTER_STATS_INTERVAL));
+        Configuration both = Configuration.load(file, List.of("--counter.stats_interval=60"));
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> both.withAliases(GatewaySettings.ALIASES));
+        assertTrue(e.getMessage().contains("twice"), e.getMessage());
     }
 
     @Test

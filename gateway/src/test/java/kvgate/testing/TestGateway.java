@@ -34,6 +34,9 @@ public final class TestGateway implements AutoCloseable {
         settings.put("memcached.port", "0");
         settings.put("local.path", ":memory:");
         settings.put("io_threads", "2");
+        settings.put("counter.enable", "true");
+        settings.put("counter.bind", "127.0.0.1");
+        settings.put("counter.port", "0");
         return settings;
     }
 
@@ -50,6 +53,10 @@ public final class TestGateway implements AutoCloseable {
 
     public int port() {
         return gateway.memcachedPort();
+    }
+
+    public int counterPort() {
+        return gateway.counterPort();
     }
 
     public Gateway gateway() {

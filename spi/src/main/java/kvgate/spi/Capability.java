@@ -12,5 +12,11 @@ public enum Capability {
      * The backend's items, and the atomicity of its CAS checks and arithmetic, are shared by every gateway process
      * pointed at it (a remote store). Without it, each gateway process has a store of its own.
      */
-    SHARED
+    SHARED,
+    /**
+     * The backend keeps the counter protocol's resource counters: it executes {@link Operation.Acquire},
+     * {@link Operation.Release}, {@link Operation.ReleaseAll}, {@link Operation.ReadCounter} and
+     * {@link Operation.DumpCounters}, keeping the ledger of what each owner holds.
+     */
+    COUNTERS
 }

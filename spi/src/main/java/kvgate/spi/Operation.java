@@ -107,7 +107,79 @@ public sealed interface Operation {
         }
     }
 
-    /** One method per kind of operation; see {@link Operation#accept(Visitor)}. */
+    /**
+     * An operation on the distributed resource counters of the counter protocol (the yrmcds extension). The gateway
+     * sends these only to the counter store, a backend declaring {@link Capability#COUNTERS}; a data backend never
+     * receives one. Counter names are 1 to 65535 bytes; amounts are unsigned 32-bit numbers held in a long, and
+     * sums are computed in 64 bits so they cannot wrap.
+     *
+     * <p>The store keeps the ledger of who holds what: an {@code owner} is one client connection, named uniquely
+     * among every gateway sharing the store. Keeping the ledger in the store, applied in operation order, is what
+     * makes a pipelined acquire-then-release of one connection judge the release correctly.
+     */
+    sealed interface CounterOperation extends Operation {
+        /** The client connection on whose behalf the operation runs. */
+        String owner();
+    }
+
+    /**
+     * Takes {@code resources} from a counter for {@code owner}: a missing counter is created with consumption
+     * {@code resources}; otherwise the consumption grows by {@code resources} when the sum stays within
+     * {@code maximum}, else {@link Status#LIMIT_REACHED}. Completes with {@link Result.Number} carrying the
+     * resources acquired.
+     *
+     * @param resources 1 to 2^32-1
+     * @param maximum the capacity, at least {@code resources}; each request states it anew
+     */
+    record Acquire(Namespace namespace, byte[] name, long resources, long maximum, String owner)
+            implements CounterOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.acquire(this);
+        }
+    }
+
+    /**
+     * Gives back {@code resources} that {@code owner} acquired, lowering the counter's consumption. A missing
+     * counter is {@link Status#NOT_FOUND}; releasing more than the owner holds of it, or anything of a counter the
+     * owner never acquired (even 0), is {@link Status#NOT_HELD}. Completes with {@link Result.Done}.
+     */
+    record Release(Namespace namespace, byte[] name, long resources, String owner) implements CounterOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.release(this);
+        }
+    }
+
+    /** Gives back everything {@code owner} holds: its connection closed. Completes with {@link Result.Done}. */
+    record ReleaseAll(Namespace namespace, String owner) implements CounterOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.releaseAll(this);
+        }
+    }
+
+    /** Reads a counter. Completes with {@link Result.Number} carrying the consumption, or {@link Status#NOT_FOUND}. */
+    record ReadCounter(Namespace namespace, byte[] name, String owner) implements CounterOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.readCounter(this);
+        }
+    }
+
+    /** Lists every counter of the namespace. Completes with {@link Result.Counters}. */
+    record DumpCounters(Namespace namespace, String owner) implements CounterOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.dumpCounters(this);
+        }
+    }
+
+    /**
+     * One method per kind of operation; see {@link Operation#accept(Visitor)}. The counter methods have defaults
+     * that refuse, because only a backend declaring {@link Capability#COUNTERS} ever receives counter operations;
+     * such a backend overrides them all.
+     */
     interface Visitor<R> {
         R get(Get get);
 
@@ -120,5 +192,30 @@ public sealed interface Operation {
         R touch(Touch touch);
 
         R flush(Flush flush);
+
+        default R acquire(Acquire acquire) {
+            throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");
+        }
+
+        default R release(Release release) {
+            throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");
+        }
+
+        default R releaseAll(ReleaseAll releaseAll) {
+            throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");
+        }
+
+        default R readCounter(ReadCounter read) {
+            throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");
+        }
+
+        default R dumpCounters(DumpCounters dump) {
+            throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");
+        }
+    }
+
+    /** Whether this operation belongs to the counter store rather than the data backend. */
+    static boolean isCounterOperation(Operation operation) {
+        return operation instanceof CounterOperation;
     }
 }

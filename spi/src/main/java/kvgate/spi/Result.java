@@ -46,7 +46,28 @@ public sealed interface Result {
         }
     }
 
-    /** The operation succeeded and has nothing to report (flush). */
+    /** Every counter of a namespace (dump). */
+    record Counters(java.util.List<CounterState> counters) implements Result {
+        public Counters {
+            counters = java.util.List.copyOf(counters);
+        }
+
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /**
+     * One counter as a dump shows it.
+     *
+     * @param consumption the resources held now
+     * @param maxInInterval the highest consumption in the current statistics interval
+     */
+    record CounterState(byte[] name, long consumption, long maxInInterval) {
+    }
+
+    /** The operation succeeded and has nothing to report (flush, release). */
     record Done() implements Result {
         @Override
         public Status status() {

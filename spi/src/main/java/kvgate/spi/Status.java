@@ -17,6 +17,10 @@ public enum Status {
     INVALID,
     /** The value, or the value an append would produce, exceeds the item size limit. */
     TOO_LARGE,
+    /** A counter acquisition would take the consumption above the maximum asked for. */
+    LIMIT_REACHED,
+    /** A counter release of more than the releasing connection holds. */
+    NOT_HELD,
     /** Arithmetic on a value that is not an unsigned decimal number. */
     NON_NUMERIC,
     /** The backend is busy or unreachable for now; the client may retry. */

@@ -1,0 +1,122 @@
+package kvgate.server;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import kvgate.dispatch.Dispatcher;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection of any protocol, last in its pipeline. Frames of one read burst are translated as they
+ * come; the operations among them go to the dispatcher together when the burst ends (so a pipelined multi-get
+ * reaches the backend as one batch), and replies leave in request order through the {@link ReplyQueue}.
+ *
+ * @param <R> the protocol's reply message, which the pipeline's encoder writes
+ */
+public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
+
+    private record Pending<R>(ReplyQueue.Slot<R> slot, Function<Result, Translation.Answer<R>> reply) {
+    }
+
+    private final String protocol;
+    private final FrameTranslator<R> translator;
+    private final Dispatcher dispatcher;
+    private final int maxInFlight;
+    private final List<Operation> batch = new ArrayList<>();
+    private final List<Pending<R>> batchReplies = new ArrayList<>();
+    private ReplyQueue<R> replies;
+
+    public ProtocolConnection(String protocol, FrameTranslator<R> translator, Dispatcher dispatcher,
+                              int maxInFlight) {
+        this.protocol = protocol;
+        this.translator = translator;
+        this.dispatcher = dispatcher;
+        this.maxInFlight = maxInFlight;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        replies = new ReplyQueue<>(ctx, maxInFlight);
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object frame) {
+        if (replies == null || replies.closing()) {
+            return; // after a quit or a fatal framing error nothing more is served
+        }
+        replies.readStarted();
+        Translation<R> translation = translator.translate(frame);
+        if (translation instanceof Translation.Answer<R> answer) {
+            answer(replies.reserve(), answer);
+        } else if (translation instanceof Translation.Forward<R> forward) {
+            batch.add(forward.operation());
+            batchReplies.add(new Pending<>(replies.reserve(), forward.reply()));
+        } else {
+            throw new IllegalStateException("unhandled translation " + translation);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (!batch.isEmpty()) {
+            List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
+            EventLoop loop = ctx.channel().eventLoop();
+            for (int i = 0; i < results.size(); i++) {
+                Pending<R> pending = batchReplies.get(i);
+                results.get(i).thenAccept(result -> {
+                    if (loop.inEventLoop()) {
+                        answer(pending.slot(), pending.reply().apply(result));
+                    } else {
+                        loop.execute(() -> answer(pending.slot(), pending.reply().apply(result)));
+                    }
+                });
+            }
+            batch.clear();
+            batchReplies.clear();
+        }
+        if (replies != null) {
+            replies.readComplete();
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    // Replies to requests read before a quit are still written; after the connection is gone they are dropped.
+    private void answer(ReplyQueue.Slot<R> slot, Translation.Answer<R> answer) {
+        replies.complete(slot, answer.replies(), answer.close());
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (replies != null) {
+            replies.writabilityChanged();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (replies != null) {
+            replies.closed();
+            List<Operation> release = translator.closed();
+            if (!release.isEmpty()) {
+                dispatcher.dispatchAll(release);
+            }
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("closing {} connection from {} after an error", protocol, ctx.channel().remoteAddress(), cause);
+        ctx.close();
+    }
+}

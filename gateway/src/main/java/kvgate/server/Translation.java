@@ -1,0 +1,46 @@
+package kvgate.server;
+
+import java.util.List;
+import java.util.function.Function;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+
+/**
+ * What a protocol's translator makes of one request frame: an answer of its own, or an operation for the
+ * dispatcher and how to turn its result into the answer.
+ *
+ * @param <R> the protocol's reply message
+ */
+public sealed interface Translation<R> {
+
+    /**
+     * The replies to one request, in order: usually one, none for a silent success, several for a statistics
+     * listing or a dump. {@code close} closes the connection once they are written.
+     */
+    record Answer<R>(List<R> replies, boolean close) implements Translation<R> {
+        public Answer {
+            replies = List.copyOf(replies);
+        }
+    }
+
+    /**
+     * Dispatch {@code operation}; {@code reply} turns its result into the answer. It runs on the connection's event
+     * loop, so it may touch per-connection state.
+     */
+    record Forward<R>(Operation operation, Function<Result, Answer<R>> reply) implements Translation<R> {
+    }
+
+    /** One reply, or silence when {@code reply} is null. */
+    static <R> Answer<R> answer(R reply) {
+        return new Answer<>(reply == null ? List.of() : List.of(reply), false);
+    }
+
+    static <R> Answer<R> answers(List<R> replies) {
+        return new Answer<>(replies, false);
+    }
+
+    /** The reply (or silence, when null), then the connection is closed. */
+    static <R> Answer<R> answerAndClose(R reply) {
+        return new Answer<>(reply == null ? List.of() : List.of(reply), true);
+    }
+}
