@@ -2,33 +2,23 @@ package kvgate.counter;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import kvgate.server.SkippingFrameDecoder;
 
 /**
  * Cuts the counter protocol's byte stream into {@link CounterFrame}s. The longest body any request reads is an
  * Acquire with a 65535-byte name; beyond that a body is skipped as it arrives, never buffered. A body declared
  * longer than the reference server's 30 MiB limit closes the connection without a reply, as that server does.
  */
-public final class CounterFrameDecoder extends ByteToMessageDecoder {
+public final class CounterFrameDecoder extends SkippingFrameDecoder {
     static final int HEADER_LENGTH = 12;
     static final int REQUEST_MAGIC = 0x90;
     /** Acquire: resources (4), maximum (4), name length (2), name (at most 65535). */
     static final int MAX_USEFUL_BODY = 10 + 65535;
     static final long MAX_BODY = 30L << 20;
 
-    private long discarding;
-
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (discarding > 0) {
-            int skip = (int) Math.min(discarding, in.readableBytes());
-            in.skipBytes(skip);
-            discarding -= skip;
-            if (discarding > 0) {
-                return;
-            }
-        }
+    protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (in.readableBytes() < HEADER_LENGTH) {
             return;
         }
@@ -43,7 +33,7 @@ public final class CounterFrameDecoder extends ByteToMessageDecoder {
         int opcode = in.getUnsignedByte(start + 1);
         int opaque = in.getInt(start + 8);
         if (magic != REQUEST_MAGIC) {
-            skipFrame(in, bodyLength);
+            skip(in, HEADER_LENGTH + bodyLength);
             out.add(new CounterFrame.BadMagic(opcode, opaque));
             return;
         }
@@ -54,14 +44,7 @@ public final class CounterFrameDecoder extends ByteToMessageDecoder {
         in.skipBytes(HEADER_LENGTH);
         byte[] body = new byte[kept];
         in.readBytes(body);
-        discarding = bodyLength - kept;
+        skip(in, bodyLength - kept);
         out.add(new CounterFrame.Request(opcode, opaque, body));
-    }
-
-    private void skipFrame(ByteBuf in, long bodyLength) {
-        long frameLength = HEADER_LENGTH + bodyLength;
-        int skip = (int) Math.min(frameLength, in.readableBytes());
-        in.skipBytes(skip);
-        discarding = frameLength - skip;
     }
 }

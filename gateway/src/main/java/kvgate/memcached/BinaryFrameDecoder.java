@@ -3,8 +3,8 @@ package kvgate.memcached;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import kvgate.server.SkippingFrameDecoder;
 
 /**
  * Cuts the byte stream into {@link BinaryFrame}s. Lengths are checked from the header before any body byte is
@@ -19,7 +19,7 @@ import java.util.List;
  *       length and the connection goes on.</li>
  * </ul>
  */
-public final class BinaryFrameDecoder extends ByteToMessageDecoder {
+public final class BinaryFrameDecoder extends SkippingFrameDecoder {
     static final int HEADER_LENGTH = 24;
     static final int REQUEST_MAGIC = 0x80;
     /** Couchbase's alternative request framing, allowed only after HELLO grants feature 0x10. */
@@ -27,8 +27,6 @@ public final class BinaryFrameDecoder extends ByteToMessageDecoder {
 
     private final int maxItemSize;
     private final long maxFrame;
-    /** Bytes of a rejected frame still to skip as they arrive. */
-    private long discarding;
     /** After an unrecoverable framing error nothing more is read from this connection. */
     private boolean failed;
 
@@ -38,18 +36,10 @@ public final class BinaryFrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {
             in.skipBytes(in.readableBytes());
             return;
-        }
-        if (discarding > 0) {
-            int skip = (int) Math.min(discarding, in.readableBytes());
-            in.skipBytes(skip);
-            discarding -= skip;
-            if (discarding > 0) {
-                return;
-            }
         }
         if (in.readableBytes() < HEADER_LENGTH) {
             return;
@@ -107,10 +97,7 @@ public final class BinaryFrameDecoder extends ByteToMessageDecoder {
     }
 
     private void reject(ByteBuf in, long bodyLength, MalformedFrame frame, List<Object> out) {
-        long frameLength = HEADER_LENGTH + bodyLength;
-        int skip = (int) Math.min(frameLength, in.readableBytes());
-        in.skipBytes(skip);
-        discarding = frameLength - skip;
+        skip(in, HEADER_LENGTH + bodyLength);
         out.add(frame);
     }
 

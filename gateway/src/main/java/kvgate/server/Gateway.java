@@ -6,12 +6,14 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.config.GatewaySettings;
@@ -143,8 +145,8 @@ public final class Gateway implements AutoCloseable {
                 CounterResponseEncoder encoder = new CounterResponseEncoder();
                 // Owners must be unique among every gateway sharing a counter store: a random instance id per
                 // process, then a sequence number per connection.
-                String instance = Long.toHexString(new java.security.SecureRandom().nextLong());
-                java.util.concurrent.atomic.AtomicLong connectionNumbers = new java.util.concurrent.atomic.AtomicLong();
+                String instance = Long.toHexString(new SecureRandom().nextLong());
+                AtomicLong connectionNumbers = new AtomicLong();
                 counter = Listener.bind(threads, CounterStats.PROTOCOL, gateway.text(GatewaySettings.COUNTER_BIND),
                         gateway.intValue(GatewaySettings.COUNTER_PORT), idleTimeout,
                         new ConnectionGuard(CounterStats.PROTOCOL, maxConnections, openConnections,
