@@ -23,6 +23,9 @@ public final class GatewaySettings {
     public static final String COUNTER_MAX_CONNECTIONS = "counter.max_connections";
     public static final String COUNTER_BUCKETS = "counter.buckets";
     public static final String COUNTER_STATS_INTERVAL = "counter.stats_interval";
+    public static final String COUNTER_STORE = "counter.store";
+    /** {@link #COUNTER_STORE} value for the built-in store: in this process's memory, not persisted. */
+    public static final String MEMORY_COUNTER_STORE = "memory";
 
     /**
      * Other spellings accepted for a key: the reference counter server's own sample configuration says
@@ -56,6 +59,9 @@ public final class GatewaySettings {
             Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),
             Setting.integer(COUNTER_MAX_CONNECTIONS, 0, 0, 1_000_000,
                     "counter protocol connections held at once; more are closed at once (0: no limit)"),
+            Setting.text(COUNTER_STORE, MEMORY_COUNTER_STORE,
+                    "where counters live: memory (this process, not persisted, as in the reference), or the type "
+                            + "of a backend plugin that keeps counters (Capability.COUNTERS)"),
             Setting.integer(COUNTER_BUCKETS, 1_000_000, 1, Integer.MAX_VALUE,
                     "expected number of counters (sizes the counter table)"),
             Setting.integer(COUNTER_STATS_INTERVAL, 86_400, 10, 86_400 * 366,

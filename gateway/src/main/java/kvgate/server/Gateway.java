@@ -32,6 +32,7 @@ import kvgate.plugins.PluginCatalog;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
+import kvgate.spi.Capability;
 import kvgate.spi.Namespace;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.Setting;
@@ -115,8 +116,7 @@ public final class Gateway implements AutoCloseable {
             GatewayMetrics metrics = new GatewayMetrics();
             boolean counting = gateway.bool(GatewaySettings.COUNTER_ENABLE);
             if (counting) {
-                counters = new MemoryCounterStore(clock, gateway.integer(GatewaySettings.COUNTER_STATS_INTERVAL),
-                        gateway.intValue(GatewaySettings.COUNTER_BUCKETS));
+                counters = counterStore(gateway, all, plugins, type, backend, clock, maxItemSize);
             }
             Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers());
             ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
@@ -168,10 +168,50 @@ public final class Gateway implements AutoCloseable {
                 threads.close();
             }
             closeQuietly(backend);
-            closeQuietly(counters);
+            if (counters != backend) {
+                closeQuietly(counters);
+            }
             plugins.close();
             throw e;
         }
+    }
+
+    /**
+     * The counter store named by {@code counter.store}: the built-in memory store, the data backend itself when it
+     * keeps counters too, or another instance of a backend plugin that does.
+     */
+    private static Backend counterStore(Settings gateway, Settings all, PluginCatalog plugins, String dataType,
+                                        Backend data, Clock clock, int maxItemSize) throws StartupException {
+        String store = gateway.text(GatewaySettings.COUNTER_STORE);
+        if (store.equals(GatewaySettings.MEMORY_COUNTER_STORE)) {
+            return new MemoryCounterStore(clock, gateway.integer(GatewaySettings.COUNTER_STATS_INTERVAL),
+                    gateway.intValue(GatewaySettings.COUNTER_BUCKETS));
+        }
+        Backend counters;
+        if (store.equals(dataType)) {
+            counters = data;
+        } else {
+            PluginCatalog.Found<BackendFactory> factory = plugins.backends().get(store);
+            if (factory == null) {
+                throw new StartupException("counter.store = " + store + ": no such backend type; types found: "
+                        + plugins.backends().keySet() + ", or " + GatewaySettings.MEMORY_COUNTER_STORE);
+            }
+            try {
+                counters = factory.extension().open(new BackendContext(store, all.under(store + "."), clock,
+                        maxItemSize));
+            } catch (Exception | LinkageError e) {
+                throw new StartupException("counter store plugin " + factory.pluginId() + " (type " + store
+                        + ") failed to open: " + e.getMessage(), e);
+            }
+        }
+        if (!counters.capabilities().contains(Capability.COUNTERS)) {
+            if (counters != data) {
+                closeQuietly(counters);
+            }
+            throw new StartupException("counter.store = " + store + ": that backend keeps no counters (it does not "
+                    + "declare Capability.COUNTERS); use " + GatewaySettings.MEMORY_COUNTER_STORE);
+        }
+        return counters;
     }
 
     /** Every configuration key, checked: the gateway's own and each loaded backend type's, as {@code <type>.<key>}. */
@@ -231,7 +271,9 @@ public final class Gateway implements AutoCloseable {
         listeners.close().awaitUninterruptibly();
         threads.close();
         closeQuietly(backend);
-        closeQuietly(counters);
+        if (counters != backend) {
+            closeQuietly(counters);
+        }
         plugins.close();
         LOG.info("kvgate stopped");
     }

@@ -96,6 +96,17 @@ class PluginLoadingTest {
     }
 
     @Test
+    void theCounterStoreMustBeABackendThatKeepsCounters() {
+        StartupException local = assertThrows(StartupException.class,
+                () -> TestGateway.start(Map.of("counter.store", "local")));
+        assertTrue(local.getMessage().contains("keeps no counters"), local.getMessage());
+        StartupException unknown = assertThrows(StartupException.class,
+                () -> TestGateway.start(Map.of("counter.store", "etcd")));
+        assertTrue(unknown.getMessage().contains("etcd") && unknown.getMessage().contains("memory"),
+                unknown.getMessage());
+    }
+
+    @Test
     void anUnknownFilterIsNamed() {
         StartupException e = assertThrows(StartupException.class,
                 () -> TestGateway.start(Map.of("filters", "rewrite-keys")));
