@@ -1,6 +1,7 @@
 package kvgate.config;
 
 import java.util.List;
+import java.util.Map;
 import kvgate.spi.Setting;
 
 /** The gateway's own configuration keys. Backend plugins declare theirs, configured as {@code <type>.<key>}. */
@@ -31,7 +32,7 @@ public final class GatewaySettings {
      * Other spellings accepted for a key: the reference counter server's own sample configuration says
      * {@code counter.stat_interval} where its document says {@code counter.stats_interval}.
      */
-    public static final java.util.Map<String, String> ALIASES = java.util.Map.of(
+    public static final Map<String, String> ALIASES = Map.of(
             "counter.stat_interval", COUNTER_STATS_INTERVAL);
 
     /** Every gateway key, in the order the README lists them. */

@@ -50,10 +50,6 @@ public final class Dispatcher {
         this.scheduler = scheduler;
     }
 
-    public Backend backend() {
-        return backend;
-    }
-
     /** Starts one operation. The stage never completes exceptionally. */
     public CompletionStage<Result> dispatch(Operation operation) {
         return counted(operation, chain(0, operation));

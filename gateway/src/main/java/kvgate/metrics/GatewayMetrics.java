@@ -50,10 +50,6 @@ public final class GatewayMetrics {
         }
     }
 
-    public MeterRegistry registry() {
-        return registry;
-    }
-
     public long startedAtMillis() {
         return startedAtMillis;
     }

@@ -1,17 +1,21 @@
 package kvgate.plugins;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import kvgate.server.StartupException;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.OperationFilter;
 import org.pf4j.DefaultPluginManager;
 import org.pf4j.PluginState;
 import org.pf4j.PluginWrapper;
+import org.slf4j.LoggerFactory;
 
 /**
  * The plugins found in the plugin directories, loaded and started, and the extensions they offer, by name.
@@ -98,7 +102,7 @@ public final class PluginCatalog implements AutoCloseable {
      */
     private static void checkEveryCandidateLoaded(List<Path> directories, DefaultPluginManager manager,
                                                   List<String> failures) {
-        java.util.Set<Path> loaded = new java.util.HashSet<>();
+        Set<Path> loaded = new HashSet<>();
         for (PluginWrapper plugin : manager.getPlugins()) {
             loaded.add(plugin.getPluginPath().toAbsolutePath().normalize());
         }
@@ -123,7 +127,7 @@ public final class PluginCatalog implements AutoCloseable {
                                 + "plugin.properties and lib/, or a jar with plugin attributes in its manifest)");
                     }
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 failures.add("cannot list plugin directory " + directory.toAbsolutePath() + ": " + e.getMessage());
             }
         }
@@ -174,8 +178,7 @@ public final class PluginCatalog implements AutoCloseable {
                 }
                 manager.unloadPlugin(plugin.getPluginId());
             } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(PluginCatalog.class)
-                        .warn("plugin {} did not unload cleanly", plugin.getPluginId(), e);
+                LoggerFactory.getLogger(PluginCatalog.class).warn("plugin {} did not unload cleanly", plugin.getPluginId(), e);
             }
         }
     }

@@ -1,5 +1,7 @@
 package kvgate.spi;
 
+import java.util.List;
+
 /**
  * How an {@link Operation} ended. Success comes in one shape per kind of operation; every failure is a
  * {@link Failure} with a {@link Status} from the common vocabulary, which each protocol maps to its own reply.
@@ -47,9 +49,9 @@ public sealed interface Result {
     }
 
     /** Every counter of a namespace (dump). */
-    record Counters(java.util.List<CounterState> counters) implements Result {
+    record Counters(List<CounterState> counters) implements Result {
         public Counters {
-            counters = java.util.List.copyOf(counters);
+            counters = List.copyOf(counters);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package kvgate.spi;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,7 +17,7 @@ public final class Settings {
 
     /** All values, sorted by key. */
     public Map<String, String> asMap() {
-        return java.util.Collections.unmodifiableMap(values);
+        return Collections.unmodifiableMap(values);
     }
 
     public String text(String key) {

@@ -1,11 +1,14 @@
 package kvgate.backend.local;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -90,7 +93,7 @@ final class LocalStore implements Backend {
             Path directory = Path.of(path);
             try {
                 Files.createDirectories(directory);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalStateException("cannot create the store directory " + directory.toAbsolutePath()
                         + ": " + e.getMessage(), e);
             }
@@ -242,8 +245,8 @@ final class LocalStore implements Backend {
     }
 
     /** Every namespace map in the store, including those no request has touched since start-up. */
-    private java.util.List<MVMap<String, Item>> storedMaps() {
-        java.util.List<MVMap<String, Item>> all = new java.util.ArrayList<>();
+    private List<MVMap<String, Item>> storedMaps() {
+        List<MVMap<String, Item>> all = new ArrayList<>();
         for (String name : store.getMapNames()) {
             if (name.startsWith(NAMESPACE_PREFIX)) {
                 all.add(map(new Namespace(name.substring(NAMESPACE_PREFIX.length()))));
