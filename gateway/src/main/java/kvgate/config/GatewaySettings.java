@@ -1,8 +1,12 @@
 package kvgate.config;
 
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 import kvgate.spi.Setting;
+import kvgate.spi.Settings;
 
 /** The gateway's own configuration keys. Backend plugins declare theirs, configured as {@code <type>.<key>}. */
 public final class GatewaySettings {
@@ -18,6 +22,10 @@ public final class GatewaySettings {
     public static final String MEMCACHED_BIND = "memcached.bind";
     public static final String MEMCACHED_PORT = "memcached.port";
     public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
+    public static final String BUCKETS = "buckets";
+    public static final String COLLECTIONS_MAX_SCOPES = "collections.max_scopes";
+    public static final String COLLECTIONS_MAX_COLLECTIONS = "collections.max_collections";
+    public static final String COLLECTIONS_REFRESH_MS = "collections.refresh_ms";
     public static final String COUNTER_ENABLE = "counter.enable";
     public static final String COUNTER_BIND = "counter.bind";
     public static final String COUNTER_PORT = "counter.port";
@@ -55,6 +63,15 @@ public final class GatewaySettings {
             Setting.size(MEMCACHED_MAX_FRAME, "32m", 4096, 1L << 31,
                     "a request body longer than this closes the connection after a 'too large' reply; bodies "
                             + "between max_item_size and this are skipped and answered 'too large'"),
+            Setting.text(BUCKETS, "default",
+                    "comma-separated bucket names for SelectBucket, each with its own collections manifest; "
+                            + "connections use 'default' before selecting one when it is listed"),
+            Setting.integer(COLLECTIONS_MAX_SCOPES, 1000, 1, 1_000_000, "most scopes a bucket's manifest may define"),
+            Setting.integer(COLLECTIONS_MAX_COLLECTIONS, 1000, 1, 1_000_000,
+                    "most collections, over all scopes, a bucket's manifest may define"),
+            Setting.integer(COLLECTIONS_REFRESH_MS, 1000, 10, 3_600_000,
+                    "a manifest set through another gateway on the same backend is in force here within this "
+                            + "many milliseconds"),
             Setting.bool(COUNTER_ENABLE, false, "serve the counter protocol (the yrmcds counter extension)"),
             Setting.text(COUNTER_BIND, "0.0.0.0", "address the counter listener binds to"),
             Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),
@@ -69,6 +86,25 @@ public final class GatewaySettings {
                     "seconds of the interval over which dump reports each counter's maximum consumption; "
                             + "also accepted as counter.stat_interval"));
 
+    private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
+
     private GatewaySettings() {
+    }
+
+    /** The configured bucket names: 1 to 100 characters of {@code A-Z a-z 0-9 _ . % -} each, as Couchbase allows. */
+    public static Set<String> buckets(Settings settings) throws ConfigurationException {
+        Set<String> buckets = new LinkedHashSet<>();
+        for (String entry : settings.text(BUCKETS).split(",")) {
+            String name = entry.strip();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!BUCKET_NAME.matcher(name).matches()) {
+                throw new ConfigurationException(BUCKETS + " = " + settings.text(BUCKETS) + ": bucket name '" + name
+                        + "' is invalid; expected 1 to 100 characters of A-Z a-z 0-9 _ . % -");
+            }
+            buckets.add(name);
+        }
+        return buckets;
     }
 }

@@ -12,12 +12,17 @@ public enum BinaryStatus {
     INVALID_ARGUMENTS(0x0004, "Invalid arguments"),
     NOT_STORED(0x0005, "Not stored."),
     NON_NUMERIC(0x0006, "Non-numeric server-side value for incr or decr"),
+    NO_BUCKET(0x0008, "No bucket"),
+    OUT_OF_RANGE(0x0022, "Out of range"),
     UNKNOWN_COMMAND(0x0081, "Unknown command"),
     OUT_OF_MEMORY(0x0082, "Out of memory"),
     NOT_SUPPORTED(0x0083, "Not supported"),
     INTERNAL_ERROR(0x0084, "Internal error"),
     BUSY(0x0085, "Busy"),
-    TEMPORARY_FAILURE(0x0086, "Temporary failure");
+    TEMPORARY_FAILURE(0x0086, "Temporary failure"),
+    UNKNOWN_COLLECTION(0x0088, "Unknown collection"),
+    CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest"),
+    UNKNOWN_SCOPE(0x008c, "Unknown scope");
 
     private final int code;
     private final byte[] message;

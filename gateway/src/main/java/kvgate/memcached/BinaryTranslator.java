@@ -1,11 +1,21 @@
 package kvgate.memcached;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import kvgate.collections.BucketManifests;
+import kvgate.collections.CollectionName;
+import kvgate.collections.CollectionsManifest;
+import kvgate.collections.Leb128;
+import kvgate.collections.ManifestRejected;
 import kvgate.server.FrameTranslator;
 import kvgate.server.GatewayVersion;
 import kvgate.server.Translation;
@@ -18,7 +28,12 @@ import kvgate.spi.StoreMode;
 
 /**
  * Turns memcached binary requests into operations and operation results into replies, with memcached's rules:
- * which replies carry a CAS, flags or the key, which quiet commands stay silent, what each error says.
+ * which replies carry a CAS, flags or the key, which quiet commands stay silent, what each error says; and
+ * Couchbase's: HELLO features, the selected bucket, collection ids in document keys, the collections commands.
+ *
+ * <p>Every document lives in a collection of a bucket, and each collection is a namespace of the operation stream.
+ * Without collections negotiated, keys address the default collection of the selected bucket (the {@code default}
+ * bucket until a SelectBucket, when one is configured).
  */
 public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /**
@@ -30,14 +45,43 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /** Incr/decr expiry meaning "do not create a missing counter". */
     private static final int NO_CREATE = 0xffffffff;
 
-    private final Namespace namespace;
+    /** The HELLO features granted when asked: XError, SelectBucket, Json, Collections. Others are dropped. */
+    static final Set<Integer> GRANTABLE = Set.of(0x07, 0x08, 0x0b, 0x12);
+    private static final int FEATURE_JSON = 0x0b;
+    private static final int FEATURE_COLLECTIONS = 0x12;
+    private static final int DATATYPE_JSON = 0x01;
+    /** The longest logical key in a collection other than the default one: 251 bytes less a 5-byte id. */
+    private static final int MAX_COLLECTION_KEY = Opcode.MAX_COLLECTION_KEY_LENGTH - Leb128.MAX_LENGTH;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Where a document request goes, or why it goes nowhere. */
+    private sealed interface Target permits Document, Refused {
+    }
+
+    /** A document's collection and its key without the collection id. */
+    private record Document(CollectionsManifest.Collection collection, byte[] key) implements Target {
+        Namespace namespace() {
+            return collection.namespace();
+        }
+    }
+
+    /** The error reply to a document request that cannot be served. */
+    private record Refused(BinaryResponse reply) implements Target {
+    }
+
+    private final BucketManifests manifests;
     private final Clock clock;
     private final MemcachedStats stats;
+    private boolean collections;
+    private boolean json;
+    /** The selected bucket; null when none is selected and there is no default bucket. */
+    private String bucket;
 
-    public BinaryTranslator(Namespace namespace, Clock clock, MemcachedStats stats) {
-        this.namespace = namespace;
+    public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats) {
+        this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
+        this.bucket = manifests.hasBucket(BucketManifests.DEFAULT_BUCKET) ? BucketManifests.DEFAULT_BUCKET : null;
     }
 
     @Override
@@ -50,20 +94,52 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (opcode == null) {
             return error(request, BinaryStatus.UNKNOWN_COMMAND);
         }
-        if (request.dataType() != 0 || opcode.shapeProblem(request) != null) {
+        boolean dataTypeFine = request.dataType() == 0
+                || json && request.dataType() == DATATYPE_JSON && opcode.namesDocument();
+        if (!dataTypeFine || opcode.shapeProblem(request, collections) != null) {
             return error(request, BinaryStatus.INVALID_ARGUMENTS);
         }
+        if (opcode.namesDocument()) {
+            Target target = target(request.opcode(), request.opaque(), request.key());
+            return target instanceof Refused refused ? answer(refused.reply())
+                    : translateDocument(request, opcode, (Document) target);
+        }
+        return switch (opcode) {
+            case FLUSH, FLUSHQ -> {
+                Target target = target(request.opcode(), request.opaque(), null);
+                yield target instanceof Refused refused ? answer(refused.reply()) : forward(new Operation.Flush(
+                        ((Document) target).namespace(),
+                        request.extras().length == 4
+                                ? MemcachedExpiry.delayMillis(ByteBuffer.wrap(request.extras()).getInt(0),
+                                clock.millis()) : 0), request);
+            }
+            case NOOP, VERBOSITY -> answer(BinaryResponse.success(request));
+            case VERSION -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY, VERSION_BYTES));
+            case QUIT -> Translation.answerAndClose(BinaryResponse.success(request));
+            case QUITQ -> Translation.answerAndClose(null);
+            case STAT -> stat(request);
+            case HELLO -> hello(request);
+            case SELECT_BUCKET -> selectBucket(request);
+            case SET_COLLECTIONS_MANIFEST -> setManifest(request);
+            case GET_COLLECTIONS_MANIFEST -> getManifest(request);
+            case GET_COLLECTION_ID, GET_SCOPE_ID -> lookUp(request, opcode == Opcode.GET_COLLECTION_ID);
+            default -> throw new IllegalStateException(opcode + " names a document");
+        };
+    }
+
+    private Translation<BinaryResponse> translateDocument(BinaryRequest request, Opcode opcode, Document document) {
         long now = clock.millis();
         ByteBuffer extras = ByteBuffer.wrap(request.extras());
-        byte[] key = request.key();
+        Namespace namespace = document.namespace();
+        byte[] key = document.key();
         return switch (opcode) {
             case GET, GETQ, GETK, GETKQ -> forward(new Operation.Get(namespace, key), request);
-            case SET, SETQ -> store(request, StoreMode.SET, extras, now);
+            case SET, SETQ -> store(request, document, StoreMode.SET, extras, now);
             case ADD, ADDQ -> request.cas() != 0
                     // An add compares with nothing, so a CAS makes no sense (Couchbase refuses it too).
                     ? error(request, BinaryStatus.INVALID_ARGUMENTS)
-                    : store(request, StoreMode.ADD, extras, now);
-            case REPLACE, REPLACEQ -> store(request, StoreMode.REPLACE, extras, now);
+                    : store(request, document, StoreMode.ADD, extras, now);
+            case REPLACE, REPLACEQ -> store(request, document, StoreMode.REPLACE, extras, now);
             case APPEND, APPENDQ -> forward(new Operation.Store(namespace, key, StoreMode.APPEND, request.value(), 0,
                     Item.NEVER, request.cas()), request);
             case PREPEND, PREPENDQ -> forward(new Operation.Store(namespace, key, StoreMode.PREPEND, request.value(),
@@ -75,20 +151,55 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                 int expiry = extras.getInt(16);
                 boolean increment = opcode == Opcode.INCREMENT || opcode == Opcode.INCREMENTQ;
                 yield forward(new Operation.Arithmetic(namespace, key, increment, delta, initial,
-                        expiry != NO_CREATE, expiry == NO_CREATE ? Item.NEVER : MemcachedExpiry.toMillis(expiry, now),
-                        request.cas()), request);
+                        expiry != NO_CREATE, expiry == NO_CREATE ? Item.NEVER
+                        : capped(MemcachedExpiry.toMillis(expiry, now), document, now), request.cas()), request);
             }
             case TOUCH, GAT, GATQ -> forward(new Operation.Touch(namespace, key,
-                    MemcachedExpiry.toMillis(extras.getInt(0), now)), request);
-            case FLUSH, FLUSHQ -> forward(new Operation.Flush(namespace,
-                    request.extras().length == 4 ? MemcachedExpiry.delayMillis(extras.getInt(0), now) : 0), request);
-            case NOOP, VERBOSITY -> answer(BinaryResponse.success(request));
-            case VERSION -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY, VERSION_BYTES));
-            case QUIT -> Translation.answerAndClose(BinaryResponse.success(request));
-            case QUITQ -> Translation.answerAndClose(null);
-            case STAT -> stat(request);
-            case HELLO -> hello(request);
+                    capped(MemcachedExpiry.toMillis(extras.getInt(0), now), document, now)), request);
+            default -> throw new IllegalStateException(opcode + " names no document");
         };
+    }
+
+    /**
+     * The collection and logical key of a document request, or its refusal: no bucket, no manifest known yet, a
+     * malformed collection id, a key too long for its collection, or a collection the manifest does not have. A null
+     * {@code key} asks for the default collection.
+     */
+    private Target target(int opcode, int opaque, byte[] key) {
+        if (bucket == null) {
+            return new Refused(BinaryResponse.error(opcode, opaque, BinaryStatus.NO_BUCKET));
+        }
+        CollectionsManifest manifest = manifests.current(bucket);
+        if (manifest == null) {
+            return new Refused(BinaryResponse.error(opcode, opaque, BinaryStatus.TEMPORARY_FAILURE));
+        }
+        long collectionId = 0;
+        byte[] logicalKey = key;
+        if (collections && key != null) {
+            long decoded = Leb128.decode(key);
+            int logicalLength = key.length - Leb128.length(decoded);
+            if (decoded == Leb128.INVALID || logicalLength == 0
+                    || Leb128.id(decoded) != 0 && logicalLength > MAX_COLLECTION_KEY) {
+                return new Refused(BinaryResponse.error(opcode, opaque, BinaryStatus.INVALID_ARGUMENTS));
+            }
+            collectionId = Leb128.id(decoded);
+            logicalKey = Arrays.copyOfRange(key, Leb128.length(decoded), key.length);
+        }
+        CollectionsManifest.Collection collection = manifest.collection(collectionId);
+        if (collection == null) {
+            return new Refused(unknown(opcode, opaque, BinaryStatus.UNKNOWN_COLLECTION, manifest));
+        }
+        return new Document(collection, logicalKey);
+    }
+
+    /** A collection's maxTTL bounds the expiry of new items: no expiry becomes maxTTL, a longer one is cut to it. */
+    private static long capped(long expiresAt, Document document, long now) {
+        long maxTtl = document.collection().maxTtlSeconds();
+        if (maxTtl == 0) {
+            return expiresAt;
+        }
+        long limit = now + maxTtl * 1000;
+        return expiresAt == Item.NEVER || expiresAt > limit ? limit : expiresAt;
     }
 
     /** The reply to a forwarded request, or null when the protocol wants silence. */
@@ -109,7 +220,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             }
             case DELETE, FLUSH -> BinaryResponse.success(request);
             case SETQ, ADDQ, REPLACEQ, APPENDQ, PREPENDQ, DELETEQ, INCREMENTQ, DECREMENTQ, FLUSHQ -> null;
-            case QUIT, QUITQ, NOOP, VERSION, STAT, VERBOSITY, HELLO ->
+            case QUIT, QUITQ, NOOP, VERSION, STAT, VERBOSITY, HELLO, SELECT_BUCKET, SET_COLLECTIONS_MANIFEST,
+                    GET_COLLECTIONS_MANIFEST, GET_COLLECTION_ID, GET_SCOPE_ID ->
                     throw new IllegalStateException(opcode + " is answered without the backend");
         };
     }
@@ -137,11 +249,12 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                 key, withValue ? item.value() : BinaryResponse.EMPTY);
     }
 
-    private Translation<BinaryResponse> store(BinaryRequest request, StoreMode mode, ByteBuffer extras, long now) {
+    private Translation<BinaryResponse> store(BinaryRequest request, Document document, StoreMode mode,
+                                              ByteBuffer extras, long now) {
         int flags = extras.getInt(0);
-        long expiresAt = MemcachedExpiry.toMillis(extras.getInt(4), now);
-        return forward(new Operation.Store(namespace, request.key(), mode, request.value(), flags, expiresAt,
-                request.cas()), request);
+        long expiresAt = capped(MemcachedExpiry.toMillis(extras.getInt(4), now), document, now);
+        return forward(new Operation.Store(document.namespace(), document.key(), mode, request.value(), flags,
+                expiresAt, request.cas()), request);
     }
 
     private Translation<BinaryResponse> translateMalformed(MalformedFrame frame) {
@@ -150,10 +263,17 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                 ? Translation.answerAndClose(error) : Translation.answer(error);
         Opcode opcode = Opcode.of(frame.opcode());
         boolean set = opcode == Opcode.SET || opcode == Opcode.SETQ;
+        int maxKeyLength = collections ? Opcode.MAX_COLLECTION_KEY_LENGTH : Opcode.MAX_KEY_LENGTH;
         if (frame.status() == BinaryStatus.TOO_LARGE && set && frame.key().length > 0
-                && frame.key().length <= Opcode.MAX_KEY_LENGTH) {
+                && frame.key().length <= maxKeyLength) {
+            Target target = target(frame.opcode(), frame.opaque(), frame.key());
+            if (target instanceof Refused refused) {
+                return answer(refused.reply());
+            }
+            Document document = (Document) target;
             // As memcached does: a set that failed for size must not leave the old value readable as if current.
-            return new Translation.Forward<>(new Operation.Delete(namespace, frame.key(), 0), result -> answer);
+            return new Translation.Forward<>(new Operation.Delete(document.namespace(), document.key(), 0),
+                    result -> answer);
         }
         return answer;
     }
@@ -170,10 +290,137 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         return Translation.answers(replies);
     }
 
+    /**
+     * Grants the features of {@link #GRANTABLE} that the client asks for and lists them in the reply, in the
+     * client's order; a new HELLO replaces the earlier negotiation.
+     */
     private Translation<BinaryResponse> hello(BinaryRequest request) {
-        // No optional feature is granted yet; the reply lists the granted codes, so it is empty. Unknown codes are
-        // dropped silently, as the protocol requires.
-        return answer(BinaryResponse.value(request, BinaryResponse.EMPTY, BinaryResponse.EMPTY));
+        ByteBuffer asked = ByteBuffer.wrap(request.value());
+        Set<Integer> granted = new LinkedHashSet<>();
+        while (asked.remaining() >= 2) {
+            int feature = asked.getShort() & 0xffff;
+            if (GRANTABLE.contains(feature)) {
+                granted.add(feature);
+            }
+        }
+        collections = granted.contains(FEATURE_COLLECTIONS);
+        json = granted.contains(FEATURE_JSON);
+        ByteBuffer reply = ByteBuffer.allocate(granted.size() * 2);
+        granted.forEach(feature -> reply.putShort((short) (int) feature));
+        return answer(BinaryResponse.value(request, BinaryResponse.EMPTY, reply.array()));
+    }
+
+    private Translation<BinaryResponse> selectBucket(BinaryRequest request) {
+        String name = new String(request.key(), StandardCharsets.ISO_8859_1);
+        if (!manifests.hasBucket(name)) {
+            return error(request, BinaryStatus.NO_BUCKET);
+        }
+        bucket = name;
+        return answer(BinaryResponse.success(request));
+    }
+
+    private Translation<BinaryResponse> setManifest(BinaryRequest request) {
+        if (bucket == null) {
+            return error(request, BinaryStatus.NO_BUCKET);
+        }
+        String target = bucket;
+        byte[] manifest = request.value();
+        return new Translation.Await<>(() -> manifests.set(target, manifest).handle((applied, failure) -> {
+            if (failure == null) {
+                return Translation.answer(BinaryResponse.success(request));
+            }
+            ManifestRejected rejected = BucketManifests.rejection(failure);
+            if (rejected == null) {
+                return Translation.answer(BinaryResponse.error(request.opcode(), request.opaque(),
+                        BinaryStatus.INTERNAL_ERROR));
+            }
+            BinaryStatus status = switch (rejected.reason()) {
+                case INVALID -> BinaryStatus.INVALID_ARGUMENTS;
+                case UID_BEHIND -> BinaryStatus.OUT_OF_RANGE;
+                case CANNOT_APPLY -> BinaryStatus.CANNOT_APPLY_MANIFEST;
+                case CONCURRENT_UPDATE, STORE_FAILED -> BinaryStatus.TEMPORARY_FAILURE;
+            };
+            ObjectNode body = JSON.createObjectNode();
+            body.putObject("error").put("context", rejected.getMessage());
+            return Translation.answer(jsonError(request.opcode(), request.opaque(), status, body));
+        }));
+    }
+
+    private Translation<BinaryResponse> getManifest(BinaryRequest request) {
+        if (bucket == null) {
+            return error(request, BinaryStatus.NO_BUCKET);
+        }
+        CollectionsManifest manifest = manifests.current(bucket);
+        if (manifest == null) {
+            return error(request, BinaryStatus.TEMPORARY_FAILURE);
+        }
+        return answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
+                manifest.json().getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * Get Collection ID and Get Scope ID. The path comes in the key or the value; an empty scope or collection name
+     * means {@code _default}; a scope path may carry a {@code .collection} part, which is ignored.
+     */
+    private Translation<BinaryResponse> lookUp(BinaryRequest request, boolean collection) {
+        if (request.key().length > 0 && request.value().length > 0) {
+            return error(request, BinaryStatus.INVALID_ARGUMENTS);
+        }
+        if (bucket == null) {
+            return error(request, BinaryStatus.NO_BUCKET);
+        }
+        CollectionsManifest manifest = manifests.current(bucket);
+        if (manifest == null) {
+            return error(request, BinaryStatus.TEMPORARY_FAILURE);
+        }
+        String path = new String(request.key().length > 0 ? request.key() : request.value(),
+                StandardCharsets.ISO_8859_1);
+        int dot = path.indexOf('.');
+        boolean oneDot = dot >= 0 && path.indexOf('.', dot + 1) < 0;
+        if (collection ? !oneDot : dot >= 0 && !oneDot) {
+            return error(request, BinaryStatus.INVALID_ARGUMENTS);
+        }
+        String scopeName = orDefault(dot >= 0 ? path.substring(0, dot) : path);
+        String collectionName = orDefault(dot >= 0 ? path.substring(dot + 1) : "");
+        if (CollectionName.problem(scopeName) != null
+                || collection && CollectionName.problem(collectionName) != null) {
+            return error(request, BinaryStatus.INVALID_ARGUMENTS);
+        }
+        CollectionsManifest.Scope scope = manifest.scope(scopeName);
+        if (scope == null) {
+            return answer(unknown(request.opcode(), request.opaque(), BinaryStatus.UNKNOWN_SCOPE, manifest));
+        }
+        long id = scope.id();
+        if (collection) {
+            CollectionsManifest.Collection found = scope.collection(collectionName);
+            if (found == null) {
+                return answer(unknown(request.opcode(), request.opaque(), BinaryStatus.UNKNOWN_COLLECTION, manifest));
+            }
+            id = found.id();
+        }
+        byte[] extras = ByteBuffer.allocate(12).putLong(manifest.uid()).putInt((int) id).array();
+        return answer(new BinaryResponse(request.opcode(), 0, request.opaque(), 0, extras, BinaryResponse.EMPTY,
+                BinaryResponse.EMPTY));
+    }
+
+    private static String orDefault(String name) {
+        return name.isEmpty() ? CollectionName.DEFAULT : name;
+    }
+
+    /**
+     * An unknown collection or scope, with the uid of the manifest that decided it in the form of both generations:
+     * {@code manifest_uid} (newer) and {@code error.context} (older).
+     */
+    private static BinaryResponse unknown(int opcode, int opaque, BinaryStatus status, CollectionsManifest manifest) {
+        ObjectNode body = JSON.createObjectNode();
+        body.putObject("error").put("context", manifest.uidHex());
+        body.put("manifest_uid", manifest.uidHex());
+        return jsonError(opcode, opaque, status, body);
+    }
+
+    private static BinaryResponse jsonError(int opcode, int opaque, BinaryStatus status, ObjectNode body) {
+        return new BinaryResponse(opcode, status.code(), opaque, 0, BinaryResponse.EMPTY, BinaryResponse.EMPTY,
+                body.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private Translation<BinaryResponse> forward(Operation operation, BinaryRequest request) {

@@ -36,16 +36,25 @@ public enum Opcode {
     TOUCH(0x1c, 4, Key.REQUIRED, Value.NONE),
     GAT(0x1d, 4, Key.REQUIRED, Value.NONE),
     GATQ(0x1e, 4, Key.REQUIRED, Value.NONE),
-    HELLO(0x1f, 0, Key.OPTIONAL, Value.PAIRS);
+    HELLO(0x1f, 0, Key.OPTIONAL, Value.PAIRS),
+    SELECT_BUCKET(0x89, 0, Key.REQUIRED, Value.NONE),
+    SET_COLLECTIONS_MANIFEST(0xb9, 0, Key.NONE, Value.REQUIRED),
+    GET_COLLECTIONS_MANIFEST(0xba, 0, Key.NONE, Value.NONE),
+    /** The path comes in the key (older clients) or the value (newer ones), not both. */
+    GET_COLLECTION_ID(0xbb, 0, Key.OPTIONAL, Value.ANY),
+    GET_SCOPE_ID(0xbc, 0, Key.OPTIONAL, Value.ANY);
 
     /** The longest key memcached accepts. */
     public static final int MAX_KEY_LENGTH = 250;
+    /** The longest key on a collections connection, LEB128 collection-id prefix included. */
+    public static final int MAX_COLLECTION_KEY_LENGTH = 251;
 
     enum Key { REQUIRED, OPTIONAL, NONE }
 
     enum Value {
         NONE,
         ANY,
+        REQUIRED,
         /** A list of 16-bit codes: an even number of bytes. */
         PAIRS
     }
@@ -89,8 +98,33 @@ public enum Opcode {
         };
     }
 
-    /** What is wrong with the shape of a request for this opcode, or null when it is well formed. */
-    String shapeProblem(BinaryRequest request) {
+    /**
+     * Whether the key names a document, so that on a collections connection it starts with a LEB128 collection id.
+     */
+    public boolean namesDocument() {
+        return switch (this) {
+            case GET, GETQ, GETK, GETKQ, SET, SETQ, ADD, ADDQ, REPLACE, REPLACEQ, DELETE, DELETEQ, INCREMENT,
+                    INCREMENTQ, DECREMENT, DECREMENTQ, APPEND, APPENDQ, PREPEND, PREPENDQ, TOUCH, GAT, GATQ -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Whether the collections documents require CAS and vbucket 0 (as well as datatype and extras) for this opcode.
+     */
+    public boolean managesCollections() {
+        return switch (this) {
+            case SET_COLLECTIONS_MANIFEST, GET_COLLECTIONS_MANIFEST, GET_COLLECTION_ID, GET_SCOPE_ID -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * What is wrong with the shape of a request for this opcode, or null when it is well formed.
+     *
+     * @param collections whether the connection negotiated collections (document keys carry a collection id)
+     */
+    String shapeProblem(BinaryRequest request, boolean collections) {
         int extrasLength = request.extras().length;
         boolean extrasFine = extras >= 0 ? extrasLength == extras : extrasLength == 0 || extrasLength == 4;
         if (!extrasFine) {
@@ -103,12 +137,19 @@ public enum Opcode {
         if (key == Key.NONE && keyLength != 0) {
             return name() + " takes no key";
         }
-        if (keyLength > MAX_KEY_LENGTH) {
-            return "key of " + keyLength + " bytes is longer than " + MAX_KEY_LENGTH;
+        int maxKeyLength = collections && namesDocument() ? MAX_COLLECTION_KEY_LENGTH : MAX_KEY_LENGTH;
+        if (keyLength > maxKeyLength) {
+            return "key of " + keyLength + " bytes is longer than " + maxKeyLength;
+        }
+        if (managesCollections() && (request.cas() != 0 || request.vbucket() != 0)) {
+            return name() + " takes CAS 0 and vbucket 0";
         }
         int valueLength = request.value().length;
         if (value == Value.NONE && valueLength != 0) {
             return name() + " takes no value";
+        }
+        if (value == Value.REQUIRED && valueLength == 0) {
+            return name() + " needs a value";
         }
         if (value == Value.PAIRS && valueLength % 2 != 0) {
             return name() + " takes a value of 16-bit codes";

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
+import kvgate.collections.BucketManifests;
+import kvgate.collections.ManifestLimits;
 import kvgate.config.GatewaySettings;
 import kvgate.dispatch.Dispatcher;
 import kvgate.counter.CounterFrameDecoder;
@@ -33,7 +35,6 @@ import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.Capability;
-import kvgate.spi.Namespace;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -47,6 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+    /** How long start-up waits for the buckets' manifests before serving without them (answering 0086). */
+    private static final long MANIFEST_LOAD_WAIT_MILLIS = 10_000;
 
     static final String MEMCACHED = "memcached";
 
@@ -58,9 +61,11 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final Channel memcached;
     private final Channel counter;
+    private final BucketManifests manifests;
 
     private Gateway(PluginCatalog plugins, Backend backend, Backend counters, NetworkThreads threads,
-                    ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter) {
+                    ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter,
+                    BucketManifests manifests) {
         this.plugins = plugins;
         this.backend = backend;
         this.counters = counters;
@@ -69,6 +74,7 @@ public final class Gateway implements AutoCloseable {
         this.metrics = metrics;
         this.memcached = memcached;
         this.counter = counter;
+        this.manifests = manifests;
     }
 
     /**
@@ -90,6 +96,7 @@ public final class Gateway implements AutoCloseable {
         Backend backend = null;
         Backend counters = null;
         NetworkThreads threads = null;
+        BucketManifests manifests = null;
         try {
             String type = gateway.text(GatewaySettings.BACKEND);
             PluginCatalog.Found<BackendFactory> factory = plugins.backends().get(type);
@@ -119,6 +126,13 @@ public final class Gateway implements AutoCloseable {
                 counters = counterStore(gateway, all, plugins, type, backend, clock, maxItemSize);
             }
             Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers());
+            long refreshMillis = gateway.integer(GatewaySettings.COLLECTIONS_REFRESH_MS);
+            manifests = new BucketManifests(GatewaySettings.buckets(gateway), dispatcher,
+                    new ManifestLimits(gateway.intValue(GatewaySettings.COLLECTIONS_MAX_SCOPES),
+                            gateway.intValue(GatewaySettings.COLLECTIONS_MAX_COLLECTIONS)),
+                    refreshMillis, threads.workers());
+            manifests.start(MANIFEST_LOAD_WAIT_MILLIS);
+            BucketManifests bucketManifests = manifests;
             ChannelGroup listeners = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
             AtomicInteger openConnections = new AtomicInteger();
             int maxConnections = gateway.intValue(GatewaySettings.MAX_CONNECTIONS);
@@ -135,7 +149,7 @@ public final class Gateway implements AutoCloseable {
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                                 .addLast(encoder)
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
-                                        new BinaryTranslator(Namespace.DEFAULT, clock, stats), dispatcher,
+                                        new BinaryTranslator(bucketManifests, clock, stats), dispatcher,
                                         maxInFlight)));
                 listeners.add(memcached);
             }
@@ -162,8 +176,11 @@ public final class Gateway implements AutoCloseable {
                     GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress()));
-            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter);
+            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, manifests);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
+            if (manifests != null) {
+                manifests.close();
+            }
             if (threads != null) {
                 threads.close();
             }
@@ -269,6 +286,7 @@ public final class Gateway implements AutoCloseable {
     @Override
     public void close() {
         listeners.close().awaitUninterruptibly();
+        manifests.close();
         threads.close();
         closeQuietly(backend);
         if (counters != backend) {

@@ -3,9 +3,12 @@ package kvgate.server;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import kvgate.dispatch.Dispatcher;
 import kvgate.spi.Operation;
@@ -16,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection of any protocol, last in its pipeline. Frames of one read burst are translated as they
  * come; the operations among them go to the dispatcher together when the burst ends (so a pipelined multi-get
- * reaches the backend as one batch), and replies leave in request order through the {@link ReplyQueue}.
+ * reaches the backend as one batch), and replies leave in request order through the {@link ReplyQueue}. While an
+ * {@link Translation.Await} is under way, later frames are held (and reading paused) until it is done.
  *
  * @param <R> the protocol's reply message, which the pipeline's encoder writes
  */
@@ -32,6 +36,10 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final List<Operation> batch = new ArrayList<>();
     private final List<Pending<R>> batchReplies = new ArrayList<>();
+    /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
+    private final ArrayDeque<Object> held = new ArrayDeque<>();
+    private boolean awaiting;
+    private ChannelHandlerContext ctx;
     private ReplyQueue<R> replies;
 
     public ProtocolConnection(String protocol, FrameTranslator<R> translator, Dispatcher dispatcher,
@@ -44,6 +52,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
         replies = new ReplyQueue<>(ctx, maxInFlight);
         super.channelActive(ctx);
     }
@@ -51,42 +60,85 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object frame) {
         if (replies == null || replies.closing()) {
+            ReferenceCountUtil.release(frame);
             return; // after a quit or a fatal framing error nothing more is served
         }
         replies.readStarted();
+        if (awaiting) {
+            held.add(frame);
+            return;
+        }
+        serve(frame);
+    }
+
+    private void serve(Object frame) {
         Translation<R> translation = translator.translate(frame);
         if (translation instanceof Translation.Answer<R> answer) {
             answer(replies.reserve(), answer);
         } else if (translation instanceof Translation.Forward<R> forward) {
             batch.add(forward.operation());
             batchReplies.add(new Pending<>(replies.reserve(), forward.reply()));
+        } else if (translation instanceof Translation.Await<R> await) {
+            dispatchBatch();
+            ReplyQueue.Slot<R> slot = replies.reserve();
+            awaiting = true;
+            replies.pause(true);
+            onLoop(await.work().get(), answer -> {
+                answer(slot, answer);
+                awaiting = false;
+                replies.pause(false);
+                resumeHeld();
+            });
         } else {
             throw new IllegalStateException("unhandled translation " + translation);
         }
     }
 
+    /** Serves the frames held during an await, as a read burst of their own. */
+    private void resumeHeld() {
+        if (held.isEmpty() || replies.closing()) {
+            return;
+        }
+        replies.readStarted();
+        while (!awaiting && !held.isEmpty() && !replies.closing()) {
+            serve(held.poll());
+        }
+        dispatchBatch();
+        replies.readComplete();
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (!batch.isEmpty()) {
-            List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
-            EventLoop loop = ctx.channel().eventLoop();
-            for (int i = 0; i < results.size(); i++) {
-                Pending<R> pending = batchReplies.get(i);
-                results.get(i).thenAccept(result -> {
-                    if (loop.inEventLoop()) {
-                        answer(pending.slot(), pending.reply().apply(result));
-                    } else {
-                        loop.execute(() -> answer(pending.slot(), pending.reply().apply(result)));
-                    }
-                });
-            }
-            batch.clear();
-            batchReplies.clear();
-        }
+        dispatchBatch();
         if (replies != null) {
             replies.readComplete();
         }
         super.channelReadComplete(ctx);
+    }
+
+    private void dispatchBatch() {
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
+        for (int i = 0; i < results.size(); i++) {
+            Pending<R> pending = batchReplies.get(i);
+            onLoop(results.get(i), result -> answer(pending.slot(), pending.reply().apply(result)));
+        }
+        batch.clear();
+        batchReplies.clear();
+    }
+
+    /** Runs {@code then} on the connection's event loop when {@code stage} completes. */
+    private <T> void onLoop(CompletionStage<T> stage, Consumer<T> then) {
+        EventLoop loop = ctx.channel().eventLoop();
+        stage.thenAccept(value -> {
+            if (loop.inEventLoop()) {
+                then.accept(value);
+            } else {
+                loop.execute(() -> then.accept(value));
+            }
+        });
     }
 
     // Replies to requests read before a quit are still written; after the connection is gone they are dropped.
@@ -104,6 +156,8 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        held.forEach(ReferenceCountUtil::release);
+        held.clear();
         if (replies != null) {
             replies.closed();
             List<Operation> release = translator.closed();

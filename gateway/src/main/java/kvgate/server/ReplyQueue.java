@@ -34,6 +34,7 @@ public final class ReplyQueue<R> {
     private boolean reading;
     private boolean unflushed;
     private boolean closing;
+    private boolean paused;
 
     public ReplyQueue(ChannelHandlerContext ctx, int maxInFlight) {
         this.ctx = ctx;
@@ -78,6 +79,12 @@ public final class ReplyQueue<R> {
         flushIfNeeded();
     }
 
+    /** Stops (or resumes) reading whatever the number of replies pending, while the connection waits for work. */
+    public void pause(boolean pause) {
+        paused = pause;
+        updateReading();
+    }
+
     /** The socket's outbound buffer crossed a watermark. */
     public void writabilityChanged() {
         updateReading();
@@ -119,7 +126,7 @@ public final class ReplyQueue<R> {
     private void updateReading() {
         var config = ctx.channel().config();
         boolean room = slots.size() < maxInFlight && ctx.channel().isWritable();
-        if (closing) {
+        if (closing || paused) {
             room = false;
         }
         if (config.isAutoRead() != room) {

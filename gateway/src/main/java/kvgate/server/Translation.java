@@ -1,7 +1,9 @@
 package kvgate.server;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 
@@ -28,6 +30,15 @@ public sealed interface Translation<R> {
      * loop, so it may touch per-connection state.
      */
     record Forward<R>(Operation operation, Function<Result, Answer<R>> reply) implements Translation<R> {
+    }
+
+    /**
+     * The answer comes from work that is more than one operation (a manifest update: read, check, compare-and-swap).
+     * The connection starts {@code work} once the requests before it are dispatched, and translates the requests
+     * after it only when it is done, so they see its effect, as a server runs one connection's commands in order.
+     * The stage must not complete exceptionally; it may complete on any thread.
+     */
+    record Await<R>(Supplier<CompletionStage<Answer<R>>> work) implements Translation<R> {
     }
 
     /** One reply, or silence when {@code reply} is null. */

@@ -308,9 +308,11 @@ class MemcachedProtocolTest {
             assertTrue(version.valueText().matches("\\d+\\.\\d+\\.\\d+ kvgate/.+"), version.valueText());
             assertEquals(0, c.call(VERBOSITY, u32(1), NONE, NONE, 0).status());
             assertEquals(0, c.call(NOOP, NONE, NONE, NONE, 0).status());
-            Response hello = c.call(HELLO, NONE, bytes("test-agent"), new byte[] {0, 0x12, 0, 0x07}, 0);
+            Response hello = c.call(HELLO, NONE, bytes("test-agent"), new byte[] {0, 0x03, 0, 0x12, 0, 0x0a, 0, 0x07},
+                    0);
             assertEquals(0, hello.status());
-            assertEquals(0, hello.value().length, "no feature is granted yet");
+            assertArrayEquals(new byte[] {0, 0x12, 0, 0x07}, hello.value(),
+                    "Collections and XError granted in the order asked; TcpNoDelay and Snappy dropped");
         }
     }
 

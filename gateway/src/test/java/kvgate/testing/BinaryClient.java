@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import kvgate.collections.Leb128;
 
 /**
  * A memcached binary protocol client over a plain socket that shows every byte of the replies, for tests that must
@@ -18,7 +19,11 @@ public final class BinaryClient implements AutoCloseable {
             DECREMENT = 0x06, QUIT = 0x07, FLUSH = 0x08, GETQ = 0x09, NOOP = 0x0a, VERSION = 0x0b, GETK = 0x0c,
             GETKQ = 0x0d, APPEND = 0x0e, PREPEND = 0x0f, STAT = 0x10, SETQ = 0x11, ADDQ = 0x12, REPLACEQ = 0x13,
             DELETEQ = 0x14, INCREMENTQ = 0x15, DECREMENTQ = 0x16, QUITQ = 0x17, FLUSHQ = 0x18, APPENDQ = 0x19,
-            PREPENDQ = 0x1a, VERBOSITY = 0x1b, TOUCH = 0x1c, GAT = 0x1d, GATQ = 0x1e, HELLO = 0x1f;
+            PREPENDQ = 0x1a, VERBOSITY = 0x1b, TOUCH = 0x1c, GAT = 0x1d, GATQ = 0x1e, HELLO = 0x1f,
+            SELECT_BUCKET = 0x89, SET_COLLECTIONS_MANIFEST = 0xb9, GET_COLLECTIONS_MANIFEST = 0xba,
+            GET_COLLECTION_ID = 0xbb, GET_SCOPE_ID = 0xbc;
+    /** HELLO feature codes. */
+    public static final int XERROR = 0x07, SELECT_BUCKET_FEATURE = 0x08, JSON = 0x0b, COLLECTIONS = 0x12;
     public static final byte[] NONE = new byte[0];
 
     /** One response frame, fields as on the wire. */
@@ -56,11 +61,47 @@ public final class BinaryClient implements AutoCloseable {
 
     /** A request frame with magic 0x80 and the given parts. */
     public static byte[] frame(int opcode, byte[] extras, byte[] key, byte[] value, long cas, int opaque) {
+        return frame(opcode, 0, 0, extras, key, value, cas, opaque);
+    }
+
+    /** A request frame with every header field given. */
+    public static byte[] frame(int opcode, int dataType, int vbucket, byte[] extras, byte[] key, byte[] value,
+                               long cas, int opaque) {
         ByteBuffer buffer = ByteBuffer.allocate(24 + extras.length + key.length + value.length);
         buffer.put((byte) 0x80).put((byte) opcode).putShort((short) key.length).put((byte) extras.length)
-                .put((byte) 0).putShort((short) 0).putInt(extras.length + key.length + value.length).putInt(opaque)
-                .putLong(cas).put(extras).put(key).put(value);
+                .put((byte) dataType).putShort((short) vbucket).putInt(extras.length + key.length + value.length)
+                .putInt(opaque).putLong(cas).put(extras).put(key).put(value);
         return buffer.array();
+    }
+
+    /** A key on a collections connection: the collection id in canonical LEB128, then the key. */
+    public static byte[] collectionKey(long collectionId, String key) {
+        byte[] prefix = Leb128.encode(collectionId);
+        byte[] logical = bytes(key);
+        return ByteBuffer.allocate(prefix.length + logical.length).put(prefix).put(logical).array();
+    }
+
+    /** HELLO asking for {@code features}; answers the features granted. */
+    public int[] hello(int... features) throws IOException {
+        ByteBuffer asked = ByteBuffer.allocate(features.length * 2);
+        for (int feature : features) {
+            asked.putShort((short) feature);
+        }
+        Response response = call(HELLO, NONE, bytes("kvgate-test"), asked.array(), 0);
+        if (response.status() != 0) {
+            throw new IOException("HELLO failed with status " + response.status());
+        }
+        ByteBuffer granted = ByteBuffer.wrap(response.value());
+        int[] codes = new int[granted.remaining() / 2];
+        for (int i = 0; i < codes.length; i++) {
+            codes[i] = granted.getShort() & 0xffff;
+        }
+        return codes;
+    }
+
+    /** Sets the collections manifest of the selected bucket; answers the response. */
+    public Response setManifest(String json) throws IOException {
+        return call(SET_COLLECTIONS_MANIFEST, NONE, NONE, bytes(json), 0);
     }
 
     public static byte[] bytes(String text) {
