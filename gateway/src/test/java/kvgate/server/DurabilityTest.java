@@ -5,15 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
+import kvgate.testing.ChildGateway;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,31 +69,11 @@ class DurabilityTest {
 
     @Test
     void aKilledGatewayLosesNoAcknowledgedWrite(@TempDir Path data) throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
-                "kvgate.server.GatewayMain",
-                "--plugins.dir=" + TestGateway.pluginsDirectory().toAbsolutePath(),
-                "--local.path=" + data,
-                "--memcached.bind=127.0.0.1",
-                "--memcached.port=" + port,
-                "--io_threads=2"));
-        Process child = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(data.resolve("gateway.log").toFile())
-                .start();
-        try {
-            awaitPort(port, child);
-            try (BinaryClient c = new BinaryClient(port)) {
+        try (ChildGateway child = ChildGateway.start(data.resolve("gateway.log"), "local.path=" + data)) {
+            try (BinaryClient c = new BinaryClient(child.port())) {
                 writeAcknowledged(c, "killed-", 3000);
             }
-        } finally {
-            child.destroyForcibly(); // SIGKILL: no shutdown hook, no final commit
-            assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+            child.kill();
         }
         try (TestGateway gateway = TestGateway.start(Map.of("local.path", data.toString()));
              BinaryClient c = new BinaryClient(gateway.port())) {
@@ -135,18 +111,5 @@ class DurabilityTest {
                 items = r.valueText();
             }
         }
-    }
-
-    private static void awaitPort(int port, Process child) throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (System.currentTimeMillis() < deadline) {
-            assertTrue(child.isAlive(), "the gateway process exited during start-up");
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (java.io.IOException e) {
-                Thread.sleep(100);
-            }
-        }
-        throw new AssertionError("the gateway process did not listen within 60 s");
     }
 }

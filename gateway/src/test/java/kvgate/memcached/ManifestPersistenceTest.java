@@ -1,0 +1,48 @@
+package kvgate.memcached;
+
+import static kvgate.testing.BinaryClient.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Map;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.BinaryClient.Response;
+import kvgate.testing.ChildGateway;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A manifest lives in the backend: a gateway killed after setting it is followed by one that has it in force. */
+class ManifestPersistenceTest {
+    private static final String MANIFEST = "{\"uid\":\"7b\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
+            + "\"collections\":[{\"name\":\"_default\",\"uid\":\"0\"},{\"name\":\"orders\",\"uid\":\"8\"}]},"
+            + "{\"name\":\"shop\",\"uid\":\"9\",\"collections\":[{\"name\":\"carts\",\"uid\":\"a\"}]}]}";
+
+    @Test
+    void aManifestSetBeforeAKillIsInForceAfterTheRestart(@TempDir Path data) throws Exception {
+        try (ChildGateway child = ChildGateway.start(data.resolve("gateway.log"), "local.path=" + data)) {
+            try (BinaryClient c = new BinaryClient(child.port())) {
+                assertArrayEquals(new int[] {COLLECTIONS}, c.hello(COLLECTIONS));
+                assertEquals(0, c.setManifest(MANIFEST).status());
+                assertEquals(0, c.call(SET, storeExtras(3, 0), collectionKey(0xa, "cart-1"), bytes("apples"), 0)
+                        .status());
+            }
+            child.kill();
+        }
+        try (TestGateway gateway = TestGateway.start(Map.of("local.path", data.toString()));
+             BinaryClient c = new BinaryClient(gateway.port())) {
+            assertArrayEquals(new int[] {COLLECTIONS}, c.hello(COLLECTIONS));
+            Response manifest = c.call(GET_COLLECTIONS_MANIFEST, NONE, NONE, NONE, 0);
+            assertEquals(MANIFEST, manifest.valueText());
+            Response id = c.call(GET_COLLECTION_ID, NONE, NONE, bytes("shop.carts"), 0);
+            assertEquals(0, id.status());
+            assertEquals(0x7b, ByteBuffer.wrap(id.extras()).getLong());
+            Response cart = c.call(GET, NONE, collectionKey(0xa, "cart-1"), NONE, 0);
+            assertEquals("apples", cart.valueText());
+            assertEquals(3, cart.flags());
+            assertEquals(0x0022, c.setManifest(MANIFEST.replace("7b", "7a")).status(), "the uid is remembered");
+        }
+    }
+}
