@@ -16,8 +16,11 @@ import kvgate.spi.Result;
  * connection acquired is released when it closes.
  */
 public final class CounterTranslator implements FrameTranslator<CounterResponse> {
-    /** Counters live apart from every key-value namespace. */
-    public static final Namespace NAMESPACE = new Namespace("counters");
+    /**
+     * Counters live apart from every key-value namespace: the colon keeps the name out of reach of bucket names,
+     * so a bucket called "counters" is no clash in a backend that keeps both.
+     */
+    public static final Namespace NAMESPACE = new Namespace("kvgate:counters");
 
     static final int NOOP = 0x00, GET = 0x01, ACQUIRE = 0x02, RELEASE = 0x03, STATS = 0x10, DUMP = 0x11;
 
