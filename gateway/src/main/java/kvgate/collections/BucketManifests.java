@@ -152,7 +152,10 @@ public final class BucketManifests implements AutoCloseable {
                 return CompletableFuture.failedFuture(rejected);
             }
             if (next.uid() == previous.uid()) {
-                return CompletableFuture.completedFuture(previous); // the same manifest again: nothing changes
+                // The same manifest again: nothing to store, but it is in force here from now on even if this
+                // gateway had not refreshed since another set it.
+                cache.put(bucket, CompletableFuture.completedFuture(previous));
+                return CompletableFuture.completedFuture(previous);
             }
             return write(next, stored.cas()).thenApply(ignored -> {
                 cache.put(bucket, CompletableFuture.completedFuture(next));
@@ -254,7 +257,9 @@ public final class BucketManifests implements AutoCloseable {
                                 : CollectionsManifest.namespaceOf(bucket, id, uid);
                     });
         } catch (IOException | ManifestRejected | RuntimeException e) {
-            throw new IllegalStateException("the stored manifest of bucket " + bucket + " is unreadable: " + e, e);
+            // A store failure, not the client's: the rejection carries no cause, so nothing inside reads as INVALID.
+            throw new IllegalStateException(new ManifestRejected(ManifestRejected.Reason.STORE_FAILED,
+                    "the stored manifest of bucket " + bucket + " is unreadable: " + e.getMessage()));
         }
     }
 
