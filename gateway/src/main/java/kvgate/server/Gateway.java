@@ -1,6 +1,7 @@
 package kvgate.server;
 
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -108,9 +109,10 @@ public final class Gateway implements AutoCloseable {
             List<OperationFilter> filters = filters(gateway.text(GatewaySettings.FILTERS), plugins);
             int maxItemSize = Math.toIntExact(gateway.size(GatewaySettings.MAX_ITEM_SIZE));
             Clock clock = Clock.systemUTC();
+            threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
             try {
                 backend = factory.extension().open(new BackendContext(type, all.under(type + "."), clock,
-                        maxItemSize));
+                        maxItemSize, threads.workers()));
             } catch (Exception | LinkageError e) {
                 throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
                         + ") failed to open: " + e.getMessage(), e);
@@ -119,11 +121,10 @@ public final class Gateway implements AutoCloseable {
                 throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
                         + ") opened no backend");
             }
-            threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
             GatewayMetrics metrics = new GatewayMetrics();
             boolean counting = gateway.bool(GatewaySettings.COUNTER_ENABLE);
             if (counting) {
-                counters = counterStore(gateway, all, plugins, type, backend, clock, maxItemSize);
+                counters = counterStore(gateway, all, plugins, type, backend, clock, maxItemSize, threads.workers());
             }
             Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers());
             long refreshMillis = gateway.integer(GatewaySettings.COLLECTIONS_REFRESH_MS);
@@ -198,7 +199,8 @@ public final class Gateway implements AutoCloseable {
      * keeps counters too, or another instance of a backend plugin that does.
      */
     private static Backend counterStore(Settings gateway, Settings all, PluginCatalog plugins, String dataType,
-                                        Backend data, Clock clock, int maxItemSize) throws StartupException {
+                                        Backend data, Clock clock, int maxItemSize, EventLoopGroup eventLoops)
+            throws StartupException {
         String store = gateway.text(GatewaySettings.COUNTER_STORE);
         if (store.equals(GatewaySettings.MEMORY_COUNTER_STORE)) {
             return new MemoryCounterStore(clock, gateway.integer(GatewaySettings.COUNTER_STATS_INTERVAL),
@@ -215,7 +217,7 @@ public final class Gateway implements AutoCloseable {
             }
             try {
                 counters = factory.extension().open(new BackendContext(store, all.under(store + "."), clock,
-                        maxItemSize));
+                        maxItemSize, eventLoops));
             } catch (Exception | LinkageError e) {
                 throw new StartupException("counter store plugin " + factory.pluginId() + " (type " + store
                         + ") failed to open: " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package kvgate.spi;
 
+import io.netty.channel.EventLoopGroup;
 import java.time.Clock;
 
 /**
@@ -9,6 +10,9 @@ import java.time.Clock;
  * @param settings the values of the settings the factory declared, validated, defaults filled in
  * @param clock the time source for expiry; tests pass a controllable one
  * @param maxItemSize the largest value, in bytes, a store may produce (appends included)
+ * @param eventLoops the gateway's network threads: a backend that talks to servers over the network runs its
+ *     connections on them (no thread of its own per request or connection); never block on them
  */
-public record BackendContext(String name, Settings settings, Clock clock, int maxItemSize) {
+public record BackendContext(String name, Settings settings, Clock clock, int maxItemSize,
+                             EventLoopGroup eventLoops) {
 }

@@ -171,7 +171,7 @@ class LocalStoreTest {
             assertEquals(Optional.empty(), setting.problem(value), "test uses an invalid value for " + key);
             values.put(key, value);
         });
-        Backend backend = factory.open(new BackendContext("local", new Settings(values), clock, MAX_ITEM_SIZE));
+        Backend backend = factory.open(new BackendContext("local", new Settings(values), clock, MAX_ITEM_SIZE, null));
         open.add(backend);
         return backend;
     }

@@ -1,0 +1,237 @@
+package kvgate.backend.memcached;
+
+import io.netty.channel.EventLoopGroup;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import kvgate.spi.Backend;
+import kvgate.spi.Capability;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+
+/**
+ * A pool of memcached servers as a backend. Each key goes to one server by {@link Ketama}; each server has one
+ * pipelined {@link ServerConnection}. The operations memcached has natively map to its binary opcodes; a batch of
+ * gets for one server goes out as quiet gets closed by a noop.
+ *
+ * <p>A server that is down, ejected or too slow makes its operations {@link Status#TEMPORARY_FAILURE} quickly;
+ * keys are not moved to other servers (a miss there would look like a real miss and hide the outage).
+ */
+final class MemcachedBackend implements Backend {
+    /** Expiry meaning "do not create" in incr/decr requests. */
+    private static final int NO_CREATE = 0xffffffff;
+    /** memcached reads expiries up to 30 days as relative seconds, larger ones as Unix times. */
+    private static final long RELATIVE_LIMIT_SECONDS = 60L * 60 * 24 * 30;
+    /** An absolute time long past (just over the relative limit): memcached treats the item as expired. */
+    private static final int EXPIRED = (int) RELATIVE_LIMIT_SECONDS + 1;
+
+    private final List<ServerConnection> servers;
+    private final Ketama ketama;
+    private final Clock clock;
+
+    MemcachedBackend(List<ServerAddress> addresses, EventLoopGroup eventLoops, Clock clock, long timeoutMillis,
+                     int failureLimit, long retryMillis, int maxItemSize) {
+        this.clock = clock;
+        this.ketama = new Ketama(addresses);
+        List<ServerConnection> connections = new ArrayList<>(addresses.size());
+        for (ServerAddress address : addresses) {
+            connections.add(new ServerConnection(address, eventLoops.next(), timeoutMillis, failureLimit,
+                    retryMillis, maxItemSize + 64 * 1024));
+        }
+        this.servers = List.copyOf(connections);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.SHARED);
+    }
+
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        return executeAll(List.of(operation)).get(0);
+    }
+
+    /** Groups the batch by server and sends each group at once: one write and one flush per server. */
+    @Override
+    public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+        Map<ServerConnection, List<ServerRequest>> batches = new LinkedHashMap<>();
+        List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
+        for (Operation operation : operations) {
+            results.add(operation.accept(new Translator(batches, operations.size() > 1)));
+        }
+        for (var batch : batches.entrySet()) {
+            List<ServerRequest> requests = batch.getValue();
+            if (requests.get(requests.size() - 1).quiet()) {
+                requests.add(ServerRequest.noop()); // closes the quiet gets: their misses are known by its reply
+            }
+            batch.getKey().send(requests);
+        }
+        return results;
+    }
+
+    /** Turns one operation into requests added to the batch, and their replies into its result. */
+    private final class Translator implements Operation.Visitor<CompletionStage<Result>> {
+        private final Map<ServerConnection, List<ServerRequest>> batches;
+        private final boolean quietGets;
+
+        Translator(Map<ServerConnection, List<ServerRequest>> batches, boolean quietGets) {
+            this.batches = batches;
+            this.quietGets = quietGets;
+        }
+
+        private ServerRequest add(Namespace namespace, byte[] key, int opcode, byte[] extras, byte[] value,
+                                  long cas) {
+            byte[] serverKey = ServerKeys.of(namespace, key);
+            ServerRequest request = new ServerRequest(opcode, extras, serverKey, value, cas);
+            batches.computeIfAbsent(servers.get(ketama.serverFor(serverKey)), server -> new ArrayList<>())
+                    .add(request);
+            return request;
+        }
+
+        @Override
+        public CompletionStage<Result> get(Operation.Get get) {
+            ServerRequest request = add(get.namespace(), get.key(), quietGets ? ServerRequest.GETQ
+                    : ServerRequest.GET, null, null, 0);
+            return outcome(request, reply -> reply == null ? Result.failure(Status.NOT_FOUND)
+                    : new Result.Value(item(reply, Item.NEVER)));
+        }
+
+        @Override
+        public CompletionStage<Result> store(Operation.Store store) {
+            int opcode = switch (store.mode()) {
+                case SET -> ServerRequest.SET;
+                case ADD -> ServerRequest.ADD;
+                case REPLACE -> ServerRequest.REPLACE;
+                case APPEND -> ServerRequest.APPEND;
+                case PREPEND -> ServerRequest.PREPEND;
+            };
+            boolean concatenation = opcode == ServerRequest.APPEND || opcode == ServerRequest.PREPEND;
+            byte[] extras = concatenation ? null : ByteBuffer.allocate(8).putInt(store.flags())
+                    .putInt(expiry(store.expiresAt())).array();
+            ServerRequest request = add(store.namespace(), store.key(), opcode, extras, store.value(), store.cas());
+            return outcome(request, reply -> new Result.Stored(reply.cas()));
+        }
+
+        @Override
+        public CompletionStage<Result> delete(Operation.Delete delete) {
+            ServerRequest request = add(delete.namespace(), delete.key(), ServerRequest.DELETE, null, null,
+                    delete.cas());
+            // memcached does not return what it removed; callers that need it read first (with CAS).
+            return outcome(request, reply -> new Result.Removed(null));
+        }
+
+        @Override
+        public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
+            byte[] extras = ByteBuffer.allocate(20).putLong(arithmetic.delta()).putLong(arithmetic.initial())
+                    .putInt(arithmetic.createIfMissing() ? expiry(arithmetic.expiresAt()) : NO_CREATE).array();
+            ServerRequest request = add(arithmetic.namespace(), arithmetic.key(), arithmetic.increment()
+                    ? ServerRequest.INCREMENT : ServerRequest.DECREMENT, extras, null, arithmetic.cas());
+            return outcome(request, reply -> new Result.Number(ByteBuffer.wrap(reply.value()).getLong(),
+                    reply.cas()));
+        }
+
+        @Override
+        public CompletionStage<Result> touch(Operation.Touch touch) {
+            byte[] extras = ByteBuffer.allocate(4).putInt(expiry(touch.expiresAt())).array();
+            ServerRequest request = add(touch.namespace(), touch.key(), ServerRequest.GAT, extras, null, 0);
+            return outcome(request, reply -> new Result.Value(item(reply, touch.expiresAt())));
+        }
+
+        @Override
+        public CompletionStage<Result> flush(Operation.Flush flush) {
+            if (!flush.namespace().equals(Namespace.DEFAULT)) {
+                return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED,
+                        "memcached cannot flush one namespace (" + flush.namespace() + ") without the others"));
+            }
+            List<CompletableFuture<Result>> flushed = new ArrayList<>();
+            for (ServerConnection server : servers) {
+                ServerRequest request = new ServerRequest(ServerRequest.FLUSH, null, null, null, 0);
+                batches.computeIfAbsent(server, s -> new ArrayList<>()).add(request);
+                flushed.add(outcome(request, reply -> Result.DONE).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(flushed.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+                for (CompletableFuture<Result> one : flushed) {
+                    if (!one.join().ok()) {
+                        return one.join();
+                    }
+                }
+                return Result.DONE;
+            });
+        }
+    }
+
+    private interface Success {
+        Result of(ServerReply reply);
+    }
+
+    /** The result of a request: {@code success} for a success (or a quiet pass), else the status mapped. */
+    private static CompletionStage<Result> outcome(ServerRequest request, Success success) {
+        return request.reply.handle((reply, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                return Result.failure(Status.TEMPORARY_FAILURE, cause.getMessage());
+            }
+            if (reply == null || reply.status() == ServerReply.SUCCESS) {
+                return success.of(reply);
+            }
+            return Result.failure(status(reply.status()), new String(reply.value(), StandardCharsets.US_ASCII));
+        });
+    }
+
+    private static Status status(int code) {
+        return switch (code) {
+            case ServerReply.KEY_NOT_FOUND -> Status.NOT_FOUND;
+            case ServerReply.KEY_EXISTS -> Status.EXISTS;
+            case ServerReply.TOO_LARGE -> Status.TOO_LARGE;
+            case ServerReply.INVALID_ARGUMENTS -> Status.INVALID;
+            case ServerReply.NOT_STORED -> Status.NOT_STORED;
+            case ServerReply.NON_NUMERIC -> Status.NON_NUMERIC;
+            case 0x82, 0x85, 0x86 -> Status.TEMPORARY_FAILURE; // out of memory, busy, temporary failure
+            default -> Status.BACKEND_ERROR;
+        };
+    }
+
+    private static Item item(ServerReply reply, long expiresAt) {
+        int flags = reply.extras().length >= 4 ? ByteBuffer.wrap(reply.extras()).getInt() : 0;
+        return new Item(reply.value(), flags, reply.cas(), expiresAt);
+    }
+
+    /** An absolute expiry in milliseconds as memcached's expiry field. */
+    private int expiry(long expiresAt) {
+        if (expiresAt == Item.NEVER) {
+            return 0;
+        }
+        long seconds = Math.floorDiv(expiresAt - clock.millis() + 999, 1000);
+        if (seconds <= 0) {
+            return EXPIRED;
+        }
+        if (seconds <= RELATIVE_LIMIT_SECONDS) {
+            return (int) seconds;
+        }
+        return (int) Math.min(0xffff_ffffL, Math.floorDiv(expiresAt + 999, 1000));
+    }
+
+    @Override
+    public Map<String, String> stats() {
+        long ejected = servers.stream().filter(ServerConnection::ejected).count();
+        return Map.of("servers", Integer.toString(servers.size()), "servers_ejected", Long.toString(ejected));
+    }
+
+    @Override
+    public void close() {
+        servers.forEach(ServerConnection::close);
+    }
+}

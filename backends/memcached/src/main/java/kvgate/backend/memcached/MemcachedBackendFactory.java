@@ -1,0 +1,51 @@
+package kvgate.backend.memcached;
+
+import java.util.List;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.BackendFactory;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import org.pf4j.Extension;
+
+/** Opens a pool of memcached servers: {@code backend = memcached}, settings {@code memcached.*}. */
+@Extension
+public final class MemcachedBackendFactory implements BackendFactory {
+
+    @Override
+    public String type() {
+        return "memcached";
+    }
+
+    @Override
+    public List<Setting> settings() {
+        return List.of(
+                Setting.text("servers", "127.0.0.1:11211",
+                        "comma-separated host:port[:weight] of the memcached servers; keys are placed by ketama "
+                                + "consistent hashing as libmemcached and twemproxy (md5) place them"),
+                Setting.integer("timeout_ms", 1000, 1, 600_000,
+                        "a request without a reply within this many milliseconds fails with a temporary failure "
+                                + "and its connection is re-established"),
+                Setting.integer("failure_limit", 3, 1, 1_000_000,
+                        "failures in a row (timeouts, refused or lost connections) that eject a server"),
+                Setting.integer("retry_ms", 1000, 10, 3_600_000,
+                        "an ejected server's requests fail at once; it is probed again after this many "
+                                + "milliseconds"));
+    }
+
+    @Override
+    public Backend open(BackendContext context) {
+        Settings settings = context.settings();
+        List<ServerAddress> servers;
+        try {
+            servers = ServerAddress.parseList(settings.text("servers"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("memcached.servers: " + e.getMessage(), e);
+        }
+        if (context.eventLoops() == null) {
+            throw new IllegalArgumentException("the memcached backend needs the gateway's event loops");
+        }
+        return new MemcachedBackend(servers, context.eventLoops(), context.clock(), settings.integer("timeout_ms"),
+                settings.intValue("failure_limit"), settings.integer("retry_ms"), context.maxItemSize());
+    }
+}

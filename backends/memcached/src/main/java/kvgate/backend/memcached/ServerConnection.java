@@ -1,0 +1,297 @@
+package kvgate.backend.memcached;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one pipelined connection to one memcached server, and that server's health. Every field is confined to one
+ * event loop of the gateway; callers hand requests over with {@link #send}.
+ *
+ * <p>Requests are written back to back; replies come in request order, matched by opaque, so quiet gets that got
+ * no reply are known to have missed when a later reply arrives. A request without a reply within the timeout
+ * closes the connection (the stream can no longer be trusted) and fails everything pending on it.
+ *
+ * <p>Failures in a row (timeouts, refused or broken connections) beyond the limit eject the server: its requests
+ * fail at once, and a probe reconnects every retry interval until the server answers a noop again.
+ */
+final class ServerConnection {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
+    private static final int HEADER_LENGTH = 24;
+
+    private final ServerAddress address;
+    private final EventLoop loop;
+    private final long timeoutMillis;
+    private final int failureLimit;
+    private final long retryMillis;
+    private final Bootstrap bootstrap;
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    /** Requests waiting for the connection to be established. */
+    private final List<ServerRequest> waiting = new ArrayList<>();
+    private Channel channel;
+    private boolean connecting;
+    private boolean closed;
+    private int nextOpaque;
+    private int failuresInARow;
+    private long ejectedUntil;
+
+    private record Pending(ServerRequest request, ScheduledFuture<?> timeout) {
+    }
+
+    ServerConnection(ServerAddress address, EventLoop loop, long timeoutMillis, int failureLimit, long retryMillis,
+                     int maxReply) {
+        this.address = address;
+        this.loop = loop;
+        this.timeoutMillis = timeoutMillis;
+        this.failureLimit = failureLimit;
+        this.retryMillis = retryMillis;
+        // The gateway's event loops use epoll exactly when it is available; the socket type must match them.
+        Class<? extends SocketChannel> type = Epoll.isAvailable() ? EpollSocketChannel.class
+                : NioSocketChannel.class;
+        this.bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(type)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline()
+                                .addLast(new LengthFieldBasedFrameDecoder(maxReply, 8, 4, 12, 0))
+                                .addLast(new ReplyHandler());
+                    }
+                });
+    }
+
+    ServerAddress address() {
+        return address;
+    }
+
+    /** Sends requests in order; a quiet get among them must be followed by a non-quiet request (a noop). */
+    void send(List<ServerRequest> requests) {
+        if (loop.inEventLoop()) {
+            sendOnLoop(requests);
+        } else {
+            loop.execute(() -> sendOnLoop(requests));
+        }
+    }
+
+    /** Whether the server is ejected now (read from any thread: a hint for stats only). */
+    boolean ejected() {
+        return ejectedUntil > System.currentTimeMillis();
+    }
+
+    private void sendOnLoop(List<ServerRequest> requests) {
+        if (closed) {
+            fail(requests, "the backend is closed");
+            return;
+        }
+        if (ejectedUntil > System.currentTimeMillis()) {
+            fail(requests, "memcached server " + address + " is ejected after " + failuresInARow
+                    + " failures in a row");
+            return;
+        }
+        if (channel != null && channel.isActive()) {
+            write(requests);
+            return;
+        }
+        waiting.addAll(requests);
+        connect();
+    }
+
+    private void write(List<ServerRequest> requests) {
+        for (ServerRequest request : requests) {
+            request.opaque = ++nextOpaque;
+            ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(request), timeoutMillis, TimeUnit.MILLISECONDS);
+            pending.add(new Pending(request, timeout));
+            channel.write(request.encode(channel.alloc()), channel.voidPromise());
+        }
+        channel.flush();
+    }
+
+    private void connect() {
+        if (connecting) {
+            return;
+        }
+        connecting = true;
+        bootstrap.connect(address.host(), address.port()).addListener((ChannelFutureListener) future -> {
+            connecting = false;
+            if (!future.isSuccess()) {
+                failed("cannot connect: " + future.cause().getMessage());
+                List<ServerRequest> failed = new ArrayList<>(waiting);
+                waiting.clear();
+                fail(failed, "cannot connect to memcached server " + address + ": " + future.cause().getMessage());
+                return;
+            }
+            if (closed) {
+                future.channel().close();
+                return;
+            }
+            Channel connected = future.channel();
+            channel = connected;
+            connected.closeFuture().addListener(ignored -> disconnected(connected));
+            List<ServerRequest> ready = new ArrayList<>(waiting);
+            waiting.clear();
+            if (!ready.isEmpty()) {
+                write(ready);
+            }
+        });
+    }
+
+    private void timedOut(ServerRequest request) {
+        if (request.reply.isDone()) {
+            return;
+        }
+        failed("no reply within " + timeoutMillis + " ms");
+        if (channel != null) {
+            channel.close(); // fails everything pending, in disconnected()
+        }
+    }
+
+    private void disconnected(Channel gone) {
+        if (gone != channel) {
+            return;
+        }
+        channel = null;
+        if (!pending.isEmpty()) {
+            if (!closed) {
+                failed("connection lost with " + pending.size() + " requests pending");
+            }
+            List<ServerRequest> lost = new ArrayList<>(pending.size());
+            for (Pending p : pending) {
+                p.timeout().cancel(false);
+                lost.add(p.request());
+            }
+            pending.clear();
+            fail(lost, "connection to memcached server " + address + " lost");
+        }
+    }
+
+    /** Counts one failure in a row; at the limit, ejects the server and schedules a probe. */
+    private void failed(String why) {
+        failuresInARow++;
+        if (failuresInARow >= failureLimit && ejectedUntil <= System.currentTimeMillis()) {
+            ejectedUntil = System.currentTimeMillis() + retryMillis;
+            LOG.warn("memcached server {} ejected for {} ms after {} failures in a row (last: {})", address,
+                    retryMillis, failuresInARow, why);
+            loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+        } else {
+            LOG.debug("memcached server {}: {}", address, why);
+        }
+    }
+
+    /** After an ejection: a noop through a fresh connection; an answer brings the server back. */
+    private void probe() {
+        if (closed) {
+            return;
+        }
+        ejectedUntil = 0;
+        ServerRequest noop = ServerRequest.noop();
+        noop.reply.whenComplete((reply, error) -> {
+            if (error != null) {
+                LOG.debug("memcached server {} still down: {}", address, error.getMessage());
+            }
+        });
+        sendOnLoop(List.of(noop));
+    }
+
+    private void answered() {
+        if (failuresInARow > 0) {
+            if (failuresInARow >= failureLimit) {
+                LOG.info("memcached server {} is back", address);
+            }
+            failuresInARow = 0;
+        }
+    }
+
+    private void received(ServerReply reply) {
+        while (!pending.isEmpty()) {
+            Pending head = pending.poll();
+            head.timeout().cancel(false);
+            if (head.request().opaque == reply.opaque()) {
+                answered();
+                head.request().reply.complete(reply);
+                return;
+            }
+            if (head.request().quiet()) {
+                head.request().reply.complete(null); // passed over: a quiet miss
+            } else {
+                head.request().reply.completeExceptionally(new ServerUnavailable("memcached server " + address
+                        + " skipped a reply"));
+            }
+        }
+        LOG.warn("memcached server {} sent a reply nobody waits for (opaque {}); closing", address, reply.opaque());
+        channel.close();
+    }
+
+    private static void fail(List<ServerRequest> requests, String why) {
+        ServerUnavailable failure = new ServerUnavailable(why);
+        for (ServerRequest request : requests) {
+            request.reply.completeExceptionally(failure);
+        }
+    }
+
+    void close() {
+        loop.execute(() -> {
+            closed = true;
+            if (channel != null) {
+                channel.close();
+            }
+            List<ServerRequest> left = new ArrayList<>(waiting);
+            waiting.clear();
+            fail(left, "the backend is closed");
+        });
+    }
+
+    private final class ReplyHandler extends SimpleChannelInboundHandler<ByteBuf> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            int magic = frame.getUnsignedByte(0);
+            if (magic != 0x81) {
+                LOG.warn("memcached server {} sent magic {}; closing", address, magic);
+                ctx.close();
+                return;
+            }
+            int keyLength = frame.getUnsignedShort(2);
+            int extrasLength = frame.getUnsignedByte(4);
+            int bodyLength = frame.getInt(8);
+            if (extrasLength + keyLength > bodyLength) {
+                LOG.warn("memcached server {} sent a malformed reply; closing", address);
+                ctx.close();
+                return;
+            }
+            byte[] extras = new byte[extrasLength];
+            byte[] key = new byte[keyLength];
+            byte[] value = new byte[bodyLength - extrasLength - keyLength];
+            frame.getBytes(HEADER_LENGTH, extras);
+            frame.getBytes(HEADER_LENGTH + extrasLength, key);
+            frame.getBytes(HEADER_LENGTH + extrasLength + keyLength, value);
+            received(new ServerReply(frame.getUnsignedByte(1), frame.getUnsignedShort(6), frame.getInt(12),
+                    frame.getLong(16), extras, key, value));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("memcached server {} connection error", address, cause);
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package kvgate.backend.memcached;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request to a memcached server and the future of its reply. A quiet request may get no reply: its future then
+ * completes with null once a later reply shows the server passed it (a quiet get's miss, a quiet store's success).
+ */
+final class ServerRequest {
+    static final int GET = 0x00;
+    static final int SET = 0x01;
+    static final int ADD = 0x02;
+    static final int REPLACE = 0x03;
+    static final int DELETE = 0x04;
+    static final int INCREMENT = 0x05;
+    static final int DECREMENT = 0x06;
+    static final int FLUSH = 0x08;
+    static final int GETQ = 0x09;
+    static final int NOOP = 0x0a;
+    static final int APPEND = 0x0e;
+    static final int PREPEND = 0x0f;
+    static final int GAT = 0x1d;
+    private static final byte[] NONE = new byte[0];
+
+    final int opcode;
+    final byte[] extras;
+    final byte[] key;
+    final byte[] value;
+    final long cas;
+    final CompletableFuture<ServerReply> reply = new CompletableFuture<>();
+    int opaque;
+
+    ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas) {
+        this.opcode = opcode;
+        this.extras = extras == null ? NONE : extras;
+        this.key = key == null ? NONE : key;
+        this.value = value == null ? NONE : value;
+        this.cas = cas;
+    }
+
+    static ServerRequest noop() {
+        return new ServerRequest(NOOP, null, null, null, 0);
+    }
+
+    boolean quiet() {
+        return opcode == GETQ;
+    }
+
+    ByteBuf encode(ByteBufAllocator allocator) {
+        int body = extras.length + key.length + value.length;
+        return allocator.ioBuffer(24 + body)
+                .writeByte(0x80)
+                .writeByte(opcode)
+                .writeShort(key.length)
+                .writeByte(extras.length)
+                .writeByte(0)
+                .writeShort(0)
+                .writeInt(body)
+                .writeInt(opaque)
+                .writeLong(cas)
+                .writeBytes(extras)
+                .writeBytes(key)
+                .writeBytes(value);
+    }
+}
