@@ -43,7 +43,8 @@ class PluginLoadingTest {
     void anUnknownBackendTypeNamesTheTypeAndWhatWasFound() {
         StartupException e = assertThrows(StartupException.class,
                 () -> TestGateway.start(Map.of("backend", "cassandra")));
-        assertTrue(e.getMessage().contains("'cassandra'") && e.getMessage().contains("[local]"), e.getMessage());
+        assertTrue(e.getMessage().contains("'cassandra'") && e.getMessage().contains("local")
+                && e.getMessage().contains("memcached"), e.getMessage());
     }
 
     @Test

@@ -26,9 +26,6 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         REMOVE
     }
 
-    /** The longest decimal text of an unsigned 64-bit number. */
-    private static final int MAX_DIGITS = 20;
-
     /**
      * Decides what {@code op} does to {@code current}.
      *
@@ -137,9 +134,10 @@ public record ItemTransition(Effect effect, Item next, Result result) {
     private static ItemTransition applyArithmetic(Operation.Arithmetic op, Item live, long nowMillis,
                                                   LongSupplier newCas) {
         if (live == null) {
-            if (!op.createIfMissing() || op.cas() != 0) {
+            if (!op.createIfMissing()) {
                 return fail(Status.NOT_FOUND);
             }
+            // A CAS does not stop the creation: there is nothing to compare with, and memcached creates too.
             long cas = newCas.getAsLong();
             Item created = new Item(decimal(op.initial()), 0, cas, op.expiresAt());
             Result result = new Result.Number(op.initial(), cas);
@@ -168,25 +166,33 @@ public record ItemTransition(Effect effect, Item next, Result result) {
     }
 
     /**
-     * Reads a value as an unsigned 64-bit decimal number: 1 to 20 ASCII digits, optionally followed by spaces
-     * (old memcached servers padded decremented values with spaces).
+     * Reads a value as an unsigned 64-bit decimal number the way memcached does (strtoull): leading white space
+     * and a {@code +} are allowed, then ASCII digits (leading zeros included), then the end or white space (after
+     * which anything is ignored: memcached pads a value that shrank with spaces).
      *
      * @throws NumberFormatException when the value is not such a number or exceeds 2^64-1
      */
     public static long parseUnsigned(byte[] value) {
-        int end = value.length;
-        while (end > 0 && (value[end - 1] == ' ' || value[end - 1] == '\r' || value[end - 1] == '\n')) {
-            end--;
+        int start = 0;
+        while (start < value.length && isSpace(value[start])) {
+            start++;
         }
-        if (end == 0 || end > MAX_DIGITS) {
+        if (start < value.length && value[start] == '+') {
+            start++;
+        }
+        int end = start;
+        while (end < value.length && value[end] >= '0' && value[end] <= '9') {
+            end++;
+        }
+        boolean terminated = end == value.length || isSpace(value[end]);
+        if (end == start || !terminated) {
             throw new NumberFormatException("not an unsigned 64-bit decimal number");
         }
-        for (int i = 0; i < end; i++) {
-            if (value[i] < '0' || value[i] > '9') {
-                throw new NumberFormatException("not an unsigned 64-bit decimal number");
-            }
-        }
-        return Long.parseUnsignedLong(new String(value, 0, end, StandardCharsets.US_ASCII));
+        return Long.parseUnsignedLong(new String(value, start, end - start, StandardCharsets.US_ASCII));
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == 0x0b || b == '\f' || b == '\r';
     }
 
     private static byte[] decimal(long unsigned) {

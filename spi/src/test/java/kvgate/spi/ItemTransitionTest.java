@@ -337,9 +337,28 @@ class ItemTransitionTest {
     }
 
     @Test
-    void arithmeticWithCasOnMissingKeyIsNotFoundEvenWhenCreating() {
-        assertFailure(apply(new Operation.Arithmetic(NS, KEY, true, 1, 0, true, Item.NEVER, OLD_CAS), null),
+    void arithmeticWithCasOnMissingKeyCreatesItAsMemcachedDoes() {
+        ItemTransition t = apply(new Operation.Arithmetic(NS, KEY, true, 1, 4, true, Item.NEVER, OLD_CAS), null);
+        assertEquals(Effect.PUT, t.effect());
+        assertEquals(new Result.Number(4, NEW_CAS), t.result());
+    }
+
+    @Test
+    void arithmeticWithCasOnMissingKeyWithoutCreationIsNotFound() {
+        assertFailure(apply(new Operation.Arithmetic(NS, KEY, true, 1, 4, false, Item.NEVER, OLD_CAS), null),
                 Status.NOT_FOUND);
+    }
+
+    @Test
+    void parseUnsignedReadsNumbersAsStrtoullDoes() {
+        assertEquals(7L, ItemTransition.parseUnsigned(bytes(" 7")));
+        assertEquals(7L, ItemTransition.parseUnsigned(bytes("\t+7")));
+        assertEquals(7L, ItemTransition.parseUnsigned(bytes("7 trailing text")));
+        assertEquals(7L, ItemTransition.parseUnsigned(bytes("7\r\n")));
+        assertEquals(1L, ItemTransition.parseUnsigned(bytes("000000000000000000001")), "leading zeros");
+        for (String bad : new String[] {"", " ", "+", "-5", "7a", "a7", "+-7", "0x10"}) {
+            assertThrows(NumberFormatException.class, () -> ItemTransition.parseUnsigned(bytes(bad)), bad);
+        }
     }
 
     @Test
@@ -436,8 +455,8 @@ class ItemTransitionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "   ", "abc", "12a", "-1", "+1", " 1", "1.0", "0x10",
-            "000000000000000000001", "100000000000000000000", "18446744073709551616", "99999999999999999999"})
+    @ValueSource(strings = {"", "   ", "abc", "12a", "-1", "+-1", "1.0", "0x10",
+            "100000000000000000000", "18446744073709551616", "99999999999999999999"})
     void nonDecimalOrOutOfRangeValueIsNonNumeric(String value) {
         assertFailure(apply(incr(1), item(value, 0, Item.NEVER)), Status.NON_NUMERIC);
     }

@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
@@ -37,9 +39,14 @@ final class MemcachedBackend implements Backend {
     /** An absolute time long past (just over the relative limit): memcached treats the item as expired. */
     private static final int EXPIRED = (int) RELATIVE_LIMIT_SECONDS + 1;
 
+    /** How often the servers' item counts are read for the gateway's stats. */
+    private static final long STATS_INTERVAL_MILLIS = 1000;
+
     private final List<ServerConnection> servers;
     private final Ketama ketama;
     private final Clock clock;
+    private final ScheduledFuture<?> statsPoll;
+    private volatile long items;
 
     MemcachedBackend(List<ServerAddress> addresses, EventLoopGroup eventLoops, Clock clock, long timeoutMillis,
                      int failureLimit, long retryMillis, int maxItemSize) {
@@ -51,6 +58,27 @@ final class MemcachedBackend implements Backend {
                     retryMillis, maxItemSize + 64 * 1024));
         }
         this.servers = List.copyOf(connections);
+        this.statsPoll = eventLoops.next().scheduleWithFixedDelay(this::readItemCounts, 0, STATS_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Sums the servers' {@code curr_items}; a server that does not answer leaves the last sum in place. */
+    private void readItemCounts() {
+        List<CompletableFuture<Long>> counts = new ArrayList<>();
+        for (ServerConnection server : servers) {
+            ServerRequest stat = new ServerRequest(ServerRequest.STAT, null, null, null, 0);
+            counts.add(stat.reply.thenApply(done -> {
+                for (ServerReply part : stat.parts) {
+                    if (new String(part.key(), StandardCharsets.US_ASCII).equals("curr_items")) {
+                        return Long.parseLong(new String(part.value(), StandardCharsets.US_ASCII));
+                    }
+                }
+                return 0L;
+            }));
+            server.send(List.of(stat));
+        }
+        CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).thenRun(() ->
+                items = counts.stream().mapToLong(CompletableFuture::join).sum());
     }
 
     @Override
@@ -227,11 +255,13 @@ final class MemcachedBackend implements Backend {
     @Override
     public Map<String, String> stats() {
         long ejected = servers.stream().filter(ServerConnection::ejected).count();
-        return Map.of("servers", Integer.toString(servers.size()), "servers_ejected", Long.toString(ejected));
+        return Map.of("servers", Integer.toString(servers.size()), "servers_ejected", Long.toString(ejected),
+                "curr_items", Long.toString(items));
     }
 
     @Override
     public void close() {
+        statsPoll.cancel(false);
         servers.forEach(ServerConnection::close);
     }
 }

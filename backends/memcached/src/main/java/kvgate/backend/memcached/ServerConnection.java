@@ -223,6 +223,12 @@ final class ServerConnection {
     }
 
     private void received(ServerReply reply) {
+        Pending first = pending.peek();
+        if (first != null && first.request().opcode == ServerRequest.STAT && first.request().opaque == reply.opaque()
+                && reply.status() == ServerReply.SUCCESS && reply.key().length > 0) {
+            first.request().parts.add(reply); // one stat of many; the one with an empty key ends them
+            return;
+        }
         while (!pending.isEmpty()) {
             Pending head = pending.poll();
             head.timeout().cancel(false);

@@ -2,6 +2,8 @@ package kvgate.backend.memcached;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,6 +23,7 @@ final class ServerRequest {
     static final int NOOP = 0x0a;
     static final int APPEND = 0x0e;
     static final int PREPEND = 0x0f;
+    static final int STAT = 0x10;
     static final int GAT = 0x1d;
     private static final byte[] NONE = new byte[0];
 
@@ -30,6 +33,8 @@ final class ServerRequest {
     final byte[] value;
     final long cas;
     final CompletableFuture<ServerReply> reply = new CompletableFuture<>();
+    /** A stat request's replies before the terminator: one per stat, all with the request's opaque. */
+    final List<ServerReply> parts = new ArrayList<>();
     int opaque;
 
     ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas) {

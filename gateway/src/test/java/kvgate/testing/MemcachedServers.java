@@ -1,0 +1,101 @@
+package kvgate.testing;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/** Real memcached processes on loopback ports, for the memcached backend's tests. */
+public final class MemcachedServers implements AutoCloseable {
+    private final int[] ports;
+    private final Process[] processes;
+
+    private MemcachedServers(int count) {
+        ports = new int[count];
+        processes = new Process[count];
+    }
+
+    /** Starts {@code count} memcached servers, each on a free port; returns once all of them listen. */
+    public static MemcachedServers start(int count) throws Exception {
+        MemcachedServers servers = new MemcachedServers(count);
+        try {
+            for (int i = 0; i < count; i++) {
+                servers.ports[i] = freePort();
+                servers.startServer(i);
+            }
+        } catch (Exception | AssertionError e) {
+            servers.close();
+            throw e;
+        }
+        return servers;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0)) {
+            return probe.getLocalPort();
+        }
+    }
+
+    private void startServer(int index) throws Exception {
+        processes[index] = new ProcessBuilder("memcached", "-l", "127.0.0.1", "-p", Integer.toString(ports[index]),
+                "-U", "0", "-m", "64", "-I", "2m", "-t", "1",
+                // memcached refuses to run as root unless told which user to be; as anyone else this is a no-op.
+                "-u", System.getProperty("user.name"))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        awaitPort(ports[index], processes[index]);
+    }
+
+    private static void awaitPort(int port, Process process) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (System.currentTimeMillis() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("memcached on port " + port + " exited at start-up");
+            }
+            try (Socket ignored = new Socket("127.0.0.1", port)) {
+                return;
+            } catch (IOException e) {
+                Thread.sleep(20);
+            }
+        }
+        throw new AssertionError("memcached did not listen on port " + port);
+    }
+
+    public int port(int index) {
+        return ports[index];
+    }
+
+    /** The value of {@code memcached.servers} for this pool. */
+    public String serverList() {
+        List<String> servers = new ArrayList<>();
+        for (int port : ports) {
+            servers.add("127.0.0.1:" + port);
+        }
+        return servers.stream().collect(Collectors.joining(","));
+    }
+
+    /** Kills one server (SIGKILL). */
+    public void kill(int index) throws InterruptedException {
+        processes[index].destroyForcibly();
+        processes[index].waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Starts a killed server again on its port, empty. */
+    public void restart(int index) throws Exception {
+        startServer(index);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (Process process : processes) {
+            if (process != null && process.isAlive()) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
