@@ -3,6 +3,7 @@ package kvgate.memcached;
 import static kvgate.testing.BinaryClient.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -10,11 +11,15 @@ import java.util.Map;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.ChildGateway;
+import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A manifest lives in the backend: a gateway killed after setting it is followed by one that has it in force. */
+/**
+ * A manifest lives in the backend: a gateway killed after setting it is followed by one that has it in force, and
+ * two gateway processes on one shared backend agree on it within the refresh bound.
+ */
 class ManifestPersistenceTest {
     private static final String MANIFEST = "{\"uid\":\"7b\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
             + "\"collections\":[{\"name\":\"_default\",\"uid\":\"0\"},{\"name\":\"orders\",\"uid\":\"8\"}]},"
@@ -43,6 +48,36 @@ class ManifestPersistenceTest {
             assertEquals("apples", cart.valueText());
             assertEquals(3, cart.flags());
             assertEquals(0x0022, c.setManifest(MANIFEST.replace("7b", "7a")).status(), "the uid is remembered");
+        }
+    }
+
+    @Test
+    void aManifestSetThroughOneGatewayIsInForceOnAnotherProcessWithinTheBound(@TempDir Path logs) throws Exception {
+        long bound = 400;
+        try (MemcachedServers servers = MemcachedServers.start(1);
+             ChildGateway other = ChildGateway.start(logs.resolve("other.log"), "backend=memcached",
+                     "memcached.servers=" + servers.serverList(), "collections.refresh_ms=" + bound);
+             TestGateway here = TestGateway.start(Map.of("backend", "memcached",
+                     "memcached.servers", servers.serverList(), "collections.refresh_ms", Long.toString(bound)));
+             BinaryClient there = new BinaryClient(other.port());
+             BinaryClient c = new BinaryClient(here.port())) {
+            assertArrayEquals(new int[] {COLLECTIONS}, there.hello(COLLECTIONS));
+            assertArrayEquals(new int[] {COLLECTIONS}, c.hello(COLLECTIONS));
+            assertEquals(0x008c, c.call(GET_COLLECTION_ID, NONE, NONE, bytes("shop.carts"), 0).status(),
+                    "no such scope before the set");
+            assertEquals(0, there.setManifest(MANIFEST).status());
+            long setAt = System.nanoTime();
+            Response id;
+            do {
+                id = c.call(GET_COLLECTION_ID, NONE, NONE, bytes("shop.carts"), 0);
+            } while (id.status() != 0 && System.nanoTime() - setAt < 10_000_000_000L);
+            long elapsedMillis = (System.nanoTime() - setAt) / 1_000_000;
+            assertEquals(0, id.status(), "the other gateway's manifest never arrived");
+            assertTrue(elapsedMillis <= bound + 1000, "in force after " + elapsedMillis + " ms, bound " + bound);
+            assertEquals(0xa, ByteBuffer.wrap(id.extras()).getInt(8));
+            // And the other way round: a write into the new collection here is read there.
+            assertEquals(0, c.call(SET, storeExtras(0, 0), collectionKey(0xa, "cart-2"), bytes("pears"), 0).status());
+            assertEquals("pears", there.call(GET, NONE, collectionKey(0xa, "cart-2"), NONE, 0).valueText());
         }
     }
 }
