@@ -56,7 +56,7 @@ public final class BucketManifests implements AutoCloseable {
     private final ManifestLimits limits;
     private final long refreshBoundMillis;
     private final ScheduledExecutorService scheduler;
-    private final AsyncLoadingCache<String, CollectionsManifest> cache;
+    private final AsyncLoadingCache<String, Stored> cache;
     private final Set<String> updating = ConcurrentHashMap.newKeySet();
     private volatile ScheduledFuture<?> refresher;
 
@@ -71,18 +71,18 @@ public final class BucketManifests implements AutoCloseable {
                 .executor(scheduler)
                 .buildAsync(new AsyncCacheLoader<>() {
                     @Override
-                    public CompletableFuture<CollectionsManifest> asyncLoad(String bucket, Executor executor) {
-                        return read(bucket).thenApply(Stored::manifest).toCompletableFuture();
+                    public CompletableFuture<Stored> asyncLoad(String bucket, Executor executor) {
+                        return read(bucket, null).toCompletableFuture();
                     }
 
                     @Override
-                    public CompletableFuture<CollectionsManifest> asyncReload(String bucket,
-                                                                               CollectionsManifest old,
-                                                                               Executor executor) {
-                        return asyncLoad(bucket, executor).thenApply(fresh -> {
-                            purgeLater(fresh.droppedSince(old));
+                    public CompletableFuture<Stored> asyncReload(String bucket, Stored old, Executor executor) {
+                        return read(bucket, old).thenApply(fresh -> {
+                            if (fresh != old) {
+                                purgeLater(fresh.manifest().droppedSince(old.manifest()));
+                            }
                             return fresh;
-                        });
+                        }).toCompletableFuture();
                     }
                 });
     }
@@ -108,7 +108,7 @@ public final class BucketManifests implements AutoCloseable {
 
     private void refresh() {
         for (String bucket : buckets) {
-            CompletableFuture<CollectionsManifest> current = cache.getIfPresent(bucket);
+            CompletableFuture<Stored> current = cache.getIfPresent(bucket);
             if (current == null) {
                 cache.get(bucket); // never loaded (the backend was down): try again
             } else {
@@ -123,11 +123,11 @@ public final class BucketManifests implements AutoCloseable {
 
     /** The manifest in force for {@code bucket}, or null when it is not known (not configured, or not yet read). */
     public CollectionsManifest current(String bucket) {
-        CompletableFuture<CollectionsManifest> future = cache.getIfPresent(bucket);
+        CompletableFuture<Stored> future = cache.getIfPresent(bucket);
         if (future == null || !future.isDone() || future.isCompletedExceptionally()) {
             return null;
         }
-        return future.join();
+        return future.join().manifest();
     }
 
     /**
@@ -139,7 +139,7 @@ public final class BucketManifests implements AutoCloseable {
             return CompletableFuture.failedFuture(new ManifestRejected(ManifestRejected.Reason.CONCURRENT_UPDATE,
                     "another manifest update of bucket " + bucket + " is under way"));
         }
-        CompletionStage<CollectionsManifest> update = read(bucket).thenCompose(stored -> {
+        CompletionStage<CollectionsManifest> update = read(bucket, null).thenCompose(stored -> {
             CollectionsManifest previous = stored.manifest();
             CollectionsManifest next;
             try {
@@ -154,11 +154,11 @@ public final class BucketManifests implements AutoCloseable {
             if (next.uid() == previous.uid()) {
                 // The same manifest again: nothing to store, but it is in force here from now on even if this
                 // gateway had not refreshed since another set it.
-                cache.put(bucket, CompletableFuture.completedFuture(previous));
+                cache.put(bucket, CompletableFuture.completedFuture(stored));
                 return CompletableFuture.completedFuture(previous);
             }
-            return write(next, stored.cas()).thenApply(ignored -> {
-                cache.put(bucket, CompletableFuture.completedFuture(next));
+            return write(next, stored.cas()).thenApply(cas -> {
+                cache.put(bucket, CompletableFuture.completedFuture(new Stored(next, cas)));
                 purgeLater(next.droppedSince(previous));
                 return next;
             });
@@ -166,22 +166,29 @@ public final class BucketManifests implements AutoCloseable {
         return update.whenComplete((manifest, error) -> updating.remove(bucket));
     }
 
-    private CompletionStage<Stored> read(String bucket) {
+    /**
+     * Reads a bucket's stored manifest. When its CAS is that of {@code known}, nothing changed since: {@code known}
+     * itself is the answer, so a periodic refresh parses no JSON.
+     */
+    private CompletionStage<Stored> read(String bucket, Stored known) {
         return dispatcher.dispatch(new Operation.Get(STORE, key(bucket))).thenApply(result -> {
             if (result.status() == Status.NOT_FOUND) {
-                return new Stored(CollectionsManifest.initial(bucket), 0);
+                return known != null && known.cas() == 0 ? known : new Stored(CollectionsManifest.initial(bucket), 0);
             }
             if (!result.ok()) {
                 throw new IllegalStateException(new ManifestRejected(ManifestRejected.Reason.STORE_FAILED,
                         "reading the manifest of bucket " + bucket + " failed: " + result));
             }
             Item item = ((Result.Value) result).item();
+            if (known != null && known.cas() == item.cas()) {
+                return known;
+            }
             return new Stored(decode(bucket, item.value()), item.cas());
         });
     }
 
     /** Stores {@code next} if the stored manifest is still the one read (CAS), or adds it if none was stored. */
-    private CompletionStage<Void> write(CollectionsManifest next, long cas) {
+    private CompletionStage<Long> write(CollectionsManifest next, long cas) {
         Operation store = new Operation.Store(STORE, key(next.bucket()), cas == 0 ? StoreMode.ADD : StoreMode.SET,
                 encode(next), 0, Item.NEVER, cas);
         return dispatcher.dispatch(store).thenApply(result -> {
@@ -194,7 +201,7 @@ public final class BucketManifests implements AutoCloseable {
                 throw new IllegalStateException(new ManifestRejected(ManifestRejected.Reason.STORE_FAILED,
                         "storing the manifest of bucket " + next.bucket() + " failed: " + result));
             }
-            return null;
+            return ((Result.Stored) result).cas();
         });
     }
 

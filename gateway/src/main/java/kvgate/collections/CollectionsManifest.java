@@ -3,9 +3,11 @@ package kvgate.collections;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import kvgate.spi.Namespace;
 
 /**
@@ -125,7 +127,7 @@ public final class CollectionsManifest {
 
     /** The namespaces of {@code previous} that this manifest no longer has: their items are to be purged. */
     public List<Namespace> droppedSince(CollectionsManifest previous) {
-        List<Namespace> kept = namespaces();
+        Set<Namespace> kept = new HashSet<>(namespaces());
         List<Namespace> dropped = new ArrayList<>();
         for (Namespace namespace : previous.namespaces()) {
             if (!kept.contains(namespace)) {

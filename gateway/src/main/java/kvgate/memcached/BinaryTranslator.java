@@ -166,12 +166,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
      * {@code key} asks for the default collection.
      */
     private Target target(int opcode, int opaque, byte[] key) {
-        if (bucket == null) {
-            return new Refused(BinaryResponse.error(opcode, opaque, BinaryStatus.NO_BUCKET));
-        }
-        CollectionsManifest manifest = manifests.current(bucket);
+        CollectionsManifest manifest = manifest();
         if (manifest == null) {
-            return new Refused(BinaryResponse.error(opcode, opaque, BinaryStatus.TEMPORARY_FAILURE));
+            return new Refused(BinaryResponse.error(opcode, opaque, whyNoManifest()));
         }
         long collectionId = 0;
         byte[] logicalKey = key;
@@ -190,6 +187,16 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             return new Refused(unknown(opcode, opaque, BinaryStatus.UNKNOWN_COLLECTION, manifest));
         }
         return new Document(collection, logicalKey);
+    }
+
+    /** The selected bucket's manifest, or null when no bucket is selected or its manifest is not known yet. */
+    private CollectionsManifest manifest() {
+        return bucket == null ? null : manifests.current(bucket);
+    }
+
+    /** The status for a request that needs {@link #manifest()} when it is null. */
+    private BinaryStatus whyNoManifest() {
+        return bucket == null ? BinaryStatus.NO_BUCKET : BinaryStatus.TEMPORARY_FAILURE;
     }
 
     /** A collection's maxTTL bounds the expiry of new items: no expiry becomes maxTTL, a longer one is cut to it. */
@@ -347,12 +354,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     }
 
     private Translation<BinaryResponse> getManifest(BinaryRequest request) {
-        if (bucket == null) {
-            return error(request, BinaryStatus.NO_BUCKET);
-        }
-        CollectionsManifest manifest = manifests.current(bucket);
+        CollectionsManifest manifest = manifest();
         if (manifest == null) {
-            return error(request, BinaryStatus.TEMPORARY_FAILURE);
+            return error(request, whyNoManifest());
         }
         return answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
                 manifest.json().getBytes(StandardCharsets.UTF_8)));
@@ -366,12 +370,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (request.key().length > 0 && request.value().length > 0) {
             return error(request, BinaryStatus.INVALID_ARGUMENTS);
         }
-        if (bucket == null) {
-            return error(request, BinaryStatus.NO_BUCKET);
-        }
-        CollectionsManifest manifest = manifests.current(bucket);
+        CollectionsManifest manifest = manifest();
         if (manifest == null) {
-            return error(request, BinaryStatus.TEMPORARY_FAILURE);
+            return error(request, whyNoManifest());
         }
         String path = new String(request.key().length > 0 ? request.key() : request.value(),
                 StandardCharsets.ISO_8859_1);

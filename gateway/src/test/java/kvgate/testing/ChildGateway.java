@@ -1,8 +1,5 @@
 package kvgate.testing;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +20,7 @@ public final class ChildGateway implements AutoCloseable {
 
     /** Starts a gateway with {@code settings} ({@code key=value}), logging to {@code log}; returns once it listens. */
     public static ChildGateway start(Path log, String... settings) throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
+        int port = Ports.free();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
@@ -44,7 +38,7 @@ public final class ChildGateway implements AutoCloseable {
                 .start();
         ChildGateway child = new ChildGateway(process, port);
         try {
-            child.awaitPort();
+            Ports.awaitListening(port, process, "the gateway process", 60_000);
         } catch (Exception | AssertionError e) {
             child.kill();
             throw e;
@@ -54,21 +48,6 @@ public final class ChildGateway implements AutoCloseable {
 
     public int port() {
         return port;
-    }
-
-    private void awaitPort() throws Exception {
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (System.currentTimeMillis() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("the gateway process exited during start-up");
-            }
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (IOException e) {
-                Thread.sleep(100);
-            }
-        }
-        throw new AssertionError("the gateway process did not listen within 60 s");
     }
 
     /** SIGKILL: no shutdown hook runs, nothing more is committed. */

@@ -1,8 +1,5 @@
 package kvgate.testing;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +20,7 @@ public final class MemcachedServers implements AutoCloseable {
         MemcachedServers servers = new MemcachedServers(count);
         try {
             for (int i = 0; i < count; i++) {
-                servers.ports[i] = freePort();
+                servers.ports[i] = Ports.free();
                 servers.startServer(i);
             }
         } catch (Exception | AssertionError e) {
@@ -31,12 +28,6 @@ public final class MemcachedServers implements AutoCloseable {
             throw e;
         }
         return servers;
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
     }
 
     private void startServer(int index) throws Exception {
@@ -47,22 +38,7 @@ public final class MemcachedServers implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        awaitPort(ports[index], processes[index]);
-    }
-
-    private static void awaitPort(int port, Process process) throws Exception {
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (System.currentTimeMillis() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("memcached on port " + port + " exited at start-up");
-            }
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (IOException e) {
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError("memcached did not listen on port " + port);
+        Ports.awaitListening(ports[index], processes[index], "memcached on port " + ports[index], 10_000);
     }
 
     public int port(int index) {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -96,8 +95,9 @@ final class MemcachedBackend implements Backend {
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         Map<ServerConnection, List<ServerRequest>> batches = new LinkedHashMap<>();
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
+        Translator translator = new Translator(batches, operations.size() > 1);
         for (Operation operation : operations) {
-            results.add(operation.accept(new Translator(batches, operations.size() > 1)));
+            results.add(operation.accept(translator));
         }
         for (var batch : batches.entrySet()) {
             List<ServerRequest> requests = batch.getValue();
@@ -207,10 +207,8 @@ final class MemcachedBackend implements Backend {
     /** The result of a request: {@code success} for a success (or a quiet pass), else the status mapped. */
     private static CompletionStage<Result> outcome(ServerRequest request, Success success) {
         return request.reply.handle((reply, error) -> {
-            if (error != null) {
-                Throwable cause = error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error;
-                return Result.failure(Status.TEMPORARY_FAILURE, cause.getMessage());
+            if (error != null) { // completed by the connection itself, so never wrapped
+                return Result.failure(Status.TEMPORARY_FAILURE, error.getMessage());
             }
             if (reply == null || reply.status() == ServerReply.SUCCESS) {
                 return success.of(reply);

@@ -51,7 +51,8 @@ final class ServerConnection {
     private boolean closed;
     private int nextOpaque;
     private int failuresInARow;
-    private long ejectedUntil;
+    /** Written on the loop only; volatile because stats read it from other threads. */
+    private volatile long ejectedUntil;
 
     private record Pending(ServerRequest request, ScheduledFuture<?> timeout) {
     }

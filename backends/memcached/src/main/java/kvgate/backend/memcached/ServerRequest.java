@@ -34,7 +34,7 @@ final class ServerRequest {
     final long cas;
     final CompletableFuture<ServerReply> reply = new CompletableFuture<>();
     /** A stat request's replies before the terminator: one per stat, all with the request's opaque. */
-    final List<ServerReply> parts = new ArrayList<>();
+    final List<ServerReply> parts;
     int opaque;
 
     ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas) {
@@ -43,6 +43,7 @@ final class ServerRequest {
         this.key = key == null ? NONE : key;
         this.value = value == null ? NONE : value;
         this.cas = cas;
+        this.parts = opcode == STAT ? new ArrayList<>() : null;
     }
 
     static ServerRequest noop() {
