@@ -11,7 +11,8 @@ import java.util.List;
  * weighted ketama place keys, so a pool keeps its placement (and its hit rate) when clients move to the gateway.
  *
  * <p>Each server gets {@code floor(weight / totalWeight * 40 * servers) * 4} points on a 32-bit circle: for
- * {@code i} from 0, the MD5 of {@code "host:port-i"} gives four points, one per 4-byte group read little-endian.
+ * {@code i} from 0, the MD5 of {@code "name-i"} (the name is {@code host:port} unless the server was given one)
+ * gives four points, one per 4-byte group read little-endian.
  * A key goes to the first point at or after the first 4 bytes (little-endian) of its MD5, wrapping around.
  */
 public final class Ketama {
@@ -39,11 +40,12 @@ public final class Ketama {
         for (int server = 0; server < pool.size(); server++) {
             ServerAddress address = pool.get(server);
             for (int index = 0; index < pointsOf[server] / POINTS_PER_HASH; index++) {
-                byte[] digest = md5((address.host() + ":" + address.port() + "-" + index)
+                byte[] digest = md5((address.name() + "-" + index)
                         .getBytes(StandardCharsets.UTF_8));
                 for (int group = 0; group < POINTS_PER_HASH; group++) {
-                    // Point value in the high 32 bits, server in the low: sorting orders by point, then server.
-                    packed[next++] = (littleEndian(digest, group) << 32) | server;
+                    // Point in the high 32 bits, server in the low, sign bit flipped so that a signed sort
+                    // orders by the unsigned point, then by server.
+                    packed[next++] = ((littleEndian(digest, group) << 32) | server) ^ Long.MIN_VALUE;
                 }
             }
         }
@@ -51,8 +53,9 @@ public final class Ketama {
         points = new long[total];
         servers = new int[total];
         for (int i = 0; i < total; i++) {
-            points[i] = packed[i] >>> 32;
-            servers[i] = (int) (packed[i] & 0xffff_ffffL);
+            long entry = packed[i] ^ Long.MIN_VALUE;
+            points[i] = entry >>> 32;
+            servers[i] = (int) (entry & 0xffff_ffffL);
         }
     }
 

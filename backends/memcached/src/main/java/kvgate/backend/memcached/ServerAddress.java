@@ -4,20 +4,29 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One memcached server of the pool: {@code host:port[:weight]}, an IPv6 host in brackets.
+ * One memcached server of the pool: {@code host:port[:weight][ name]}, an IPv6 host in brackets.
  *
  * @param weight its share of the keys, relative to the other servers' weights
+ * @param name what ketama hashes to place the server's points: as in twemproxy ({@code - host:port:weight name})
+ *     and libmemcached, {@code host:port} unless given, and only {@code host} when the port is 11211
  */
-public record ServerAddress(String host, int port, int weight) {
+public record ServerAddress(String host, int port, int weight, String name) {
     public static final int DEFAULT_PORT = 11211;
 
     public ServerAddress {
         if (host.isEmpty() || port < 1 || port > 65535 || weight < 1) {
             throw new IllegalArgumentException("bad server " + host + ":" + port + ":" + weight);
         }
+        if (name == null) {
+            name = port == DEFAULT_PORT ? host : host + ":" + port;
+        }
     }
 
-    /** Parses {@code host:port[:weight],...}; the port defaults to 11211 and the weight to 1. */
+    public ServerAddress(String host, int port, int weight) {
+        this(host, port, weight, null);
+    }
+
+    /** Parses {@code host:port[:weight][ name],...}; the port defaults to 11211 and the weight to 1. */
     public static List<ServerAddress> parseList(String text) {
         List<ServerAddress> servers = new ArrayList<>();
         for (String entry : text.split(",")) {
@@ -31,7 +40,13 @@ public record ServerAddress(String host, int port, int weight) {
         return servers;
     }
 
-    static ServerAddress parse(String entry) {
+    static ServerAddress parse(String text) {
+        String[] words = text.split("\\s+");
+        if (words.length > 2) {
+            throw new IllegalArgumentException("expected host:port[:weight][ name], got '" + text + "'");
+        }
+        String entry = words[0];
+        String name = words.length == 2 ? words[1] : null;
         String host;
         String rest;
         if (entry.startsWith("[")) {
@@ -57,7 +72,7 @@ public record ServerAddress(String host, int port, int weight) {
             if (parts.length > 2) {
                 throw new IllegalArgumentException("too many fields in server '" + entry + "'");
             }
-            return new ServerAddress(host, port, weight);
+            return new ServerAddress(host, port, weight, name);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("bad port or weight in server '" + entry + "'");
         }

@@ -1,0 +1,110 @@
+package kvgate.memcached;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.MemcachedServers;
+import kvgate.testing.Nutcracker;
+import kvgate.testing.TestGateway;
+import net.spy.memcached.MemcachedClient;
+import net.spy.memcached.internal.OperationFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The memcached backend places keys on the same servers as twemproxy's ketama (md5) with the same server list, so
+ * an existing pool keeps its hit rate when clients move to the gateway. The reference is a real nutcracker process
+ * in front of the same real memcached servers: what it writes, the gateway reads, and the other way round.
+ */
+class KetamaPlacementTest {
+    private static final int KEYS = 600;
+    private static MemcachedServers servers;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        servers = MemcachedServers.start(3);
+    }
+
+    @AfterAll
+    static void stopServers() throws Exception {
+        servers.close();
+    }
+
+    @Test
+    void weightedPoolPlacesKeysWhereTwemproxyDoes() throws Exception {
+        List<String> twemproxy = List.of(
+                "127.0.0.1:" + servers.port(0) + ":1",
+                "127.0.0.1:" + servers.port(1) + ":2",
+                "127.0.0.1:" + servers.port(2) + ":1");
+        int[] held = samePlacement(twemproxy, String.join(",", twemproxy), "weighted");
+        // The weight-2 server holds about half of the keys; the test means something only if all three hold some.
+        assertTrue(held[1] > held[0] && held[1] > held[2], "keys per server " + List.of(held[0], held[1], held[2]));
+    }
+
+    @Test
+    void namedServersPlaceKeysByTheirNamesAsTwemproxyDoes() throws Exception {
+        // With names, ketama hashes the names, not the addresses: the placement survives a server moving.
+        List<String> servers = List.of(
+                "127.0.0.1:" + KetamaPlacementTest.servers.port(0) + ":1 cache-a",
+                "127.0.0.1:" + KetamaPlacementTest.servers.port(1) + ":1 cache-b",
+                "127.0.0.1:" + KetamaPlacementTest.servers.port(2) + ":1 cache-c");
+        samePlacement(servers, String.join(",", servers), "named");
+    }
+
+    /** Writes through each of twemproxy and the gateway, reads through the other; returns keys held per server. */
+    private static int[] samePlacement(List<String> twemproxyServers, String gatewayServers, String prefix)
+            throws Exception {
+        int[] held = new int[3];
+        try (Nutcracker nutcracker = Nutcracker.start(twemproxyServers);
+                TestGateway gateway = TestGateway.start(Map.of("backend", "memcached",
+                        "memcached.servers", gatewayServers));
+                BinaryClient viaGateway = new BinaryClient(gateway.port())) {
+            MemcachedClient viaTwemproxy = new MemcachedClient(
+                    List.of(new InetSocketAddress("127.0.0.1", nutcracker.port())));
+            try {
+                List<OperationFuture<Boolean>> writes = new ArrayList<>();
+                for (int i = 0; i < KEYS; i++) {
+                    writes.add(viaTwemproxy.set(prefix + "-from-twemproxy-" + i, 0, "t" + i));
+                }
+                for (OperationFuture<Boolean> write : writes) {
+                    assertTrue(write.get(10, TimeUnit.SECONDS));
+                }
+                for (int i = 0; i < KEYS; i++) {
+                    BinaryClient.Response read = viaGateway.get(prefix + "-from-twemproxy-" + i);
+                    assertEquals(0, read.status(), "key " + i + " written through twemproxy, read through the gateway");
+                    assertEquals("t" + i, read.valueText());
+                }
+                for (int i = 0; i < KEYS; i++) {
+                    assertEquals(0, viaGateway.set(prefix + "-from-gateway-" + i, "g" + i, 0, 0).status());
+                }
+                for (int i = 0; i < KEYS; i++) {
+                    assertEquals("g" + i, viaTwemproxy.get(prefix + "-from-gateway-" + i),
+                            "key " + i + " written through the gateway, read through twemproxy");
+                }
+            } finally {
+                viaTwemproxy.shutdown(5, TimeUnit.SECONDS);
+            }
+            for (int server = 0; server < 3; server++) {
+                try (BinaryClient direct = new BinaryClient(servers.port(server))) {
+                    for (int i = 0; i < KEYS; i++) {
+                        if (direct.get(prefix + "-from-twemproxy-" + i).status() == 0) {
+                            held[server]++;
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(KEYS, held[0] + held[1] + held[2], "every key on exactly one server");
+        for (int count : held) {
+            assertTrue(count > KEYS / 10, "keys per server " + List.of(held[0], held[1], held[2]));
+        }
+        return held;
+    }
+}
