@@ -5,19 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * libmemcached's conformance checker for memcached servers, run against the gateway: every binary test must pass.
- * bin/test installs it (Debian package libmemcached-tools).
+ * libmemcached's conformance checker for memcached servers, run against the gateway on each backend (the local
+ * store, and a pool of two real memcached servers): every binary test must pass. bin/test installs it (Debian
+ * package libmemcached-tools).
  */
 class MemccapableTest {
 
-    @Test
-    void everyBinaryProtocolTestPasses() throws Exception {
-        try (TestGateway gateway = TestGateway.start()) {
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "memcached"})
+    void everyBinaryProtocolTestPasses(String backend) throws Exception {
+        try (MemcachedServers servers = MemcachedServers.start(backend.equals("memcached") ? 2 : 0);
+                TestGateway gateway = TestGateway.start(backend.equals("memcached")
+                        ? Map.of("backend", "memcached", "memcached.servers", servers.serverList())
+                        : Map.of())) {
             Process process = new ProcessBuilder("memccapable", "-b", "-h", "127.0.0.1", "-p",
                     Integer.toString(gateway.port()))
                     .redirectErrorStream(true)
