@@ -26,6 +26,7 @@ public final class GatewaySettings {
     public static final String COLLECTIONS_MAX_SCOPES = "collections.max_scopes";
     public static final String COLLECTIONS_MAX_COLLECTIONS = "collections.max_collections";
     public static final String COLLECTIONS_REFRESH_MS = "collections.refresh_ms";
+    public static final String SCAN_DIRECTORY = "scan.directory";
     public static final String COUNTER_ENABLE = "counter.enable";
     public static final String COUNTER_BIND = "counter.bind";
     public static final String COUNTER_PORT = "counter.port";
@@ -72,6 +73,11 @@ public final class GatewaySettings {
             Setting.integer(COLLECTIONS_REFRESH_MS, 1000, 10, 3_600_000,
                     "a manifest set through another gateway on the same backend is in force here within this "
                             + "many milliseconds"),
+            Setting.choice(SCAN_DIRECTORY, "except_default",
+                    "on a backend that cannot list a namespace's keys (memcached), the namespaces whose keys the "
+                            + "gateway lists so that scans (MPDB GETBUCKET) work: all, except_default (every "
+                            + "namespace but the one plain memcached clients use), none",
+                    "all", "except_default", "none"),
             Setting.bool(COUNTER_ENABLE, false, "serve the counter protocol (the yrmcds counter extension)"),
             Setting.text(COUNTER_BIND, "0.0.0.0", "address the counter listener binds to"),
             Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),

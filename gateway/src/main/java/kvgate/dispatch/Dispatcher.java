@@ -2,12 +2,14 @@ package kvgate.dispatch;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.spi.Backend;
+import kvgate.spi.Capability;
 import kvgate.spi.Operation;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.Result;
@@ -34,20 +36,34 @@ public final class Dispatcher {
     private final List<OperationFilter> filters;
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService scheduler;
+    /** The generic layer: null where the backend does the job natively. */
+    private final KeyDirectory directory;
+    private final GenericTags tags;
+    private final GenericSearch search;
 
     public Dispatcher(Backend backend, List<OperationFilter> filters, GatewayMetrics metrics,
                       ScheduledExecutorService scheduler) {
-        this(backend, null, filters, metrics, scheduler);
+        this(backend, null, filters, metrics, scheduler, "except_default");
     }
 
-    /** @param counters the counter store, or null when the gateway keeps no counters */
+    /**
+     * @param counters the counter store, or null when the gateway keeps no counters
+     * @param directoryScope which namespaces get a key directory when the backend cannot scan
+     *     ({@code scan.directory}: all, except_default, none)
+     */
     public Dispatcher(Backend backend, Backend counters, List<OperationFilter> filters, GatewayMetrics metrics,
-                      ScheduledExecutorService scheduler) {
+                      ScheduledExecutorService scheduler, String directoryScope) {
         this.backend = backend;
         this.counters = counters;
         this.filters = List.copyOf(filters);
         this.metrics = metrics;
         this.scheduler = scheduler;
+        KeyLists lists = new KeyLists(backend);
+        Set<Capability> native_ = backend.capabilities();
+        this.directory = native_.contains(Capability.SCAN)
+                ? null : new KeyDirectory(lists, KeyDirectory.Scope.parse(directoryScope));
+        this.tags = native_.contains(Capability.TAGS) ? null : new GenericTags(lists);
+        this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
     }
 
     /** Starts one operation. The stage never completes exceptionally. */
@@ -66,7 +82,7 @@ public final class Dispatcher {
         Backend target = targetOf(operations.get(0));
         boolean oneTarget = operations.stream().allMatch(operation -> targetOf(operation) == target);
         if (target == null || !oneTarget || !filters.isEmpty()
-                || operations.stream().anyMatch(Dispatcher::isDelayedFlush)) {
+                || operations.stream().anyMatch(operation -> isDelayedFlush(operation) || isGeneric(operation))) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
             for (Operation operation : operations) {
                 results.add(dispatch(operation));
@@ -84,12 +100,12 @@ public final class Dispatcher {
             LOG.warn("backend failed a batch of {} operations", operations.size(), e);
             started = new ArrayList<>(operations.size());
             for (int i = 0; i < operations.size(); i++) {
-                started.add(CompletableFuture.completedFuture(backendError(e)));
+                started.add(CompletableFuture.completedFuture(Outcomes.backendError(e)));
             }
         }
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
         for (int i = 0; i < operations.size(); i++) {
-            results.add(counted(operations.get(i), guarded(started.get(i))));
+            results.add(counted(operations.get(i), listed(operations.get(i), Outcomes.guarded(started.get(i)))));
         }
         return results;
     }
@@ -97,13 +113,13 @@ public final class Dispatcher {
     private CompletionStage<Result> chain(int index, Operation operation) {
         try {
             if (index < filters.size()) {
-                return guarded(filters.get(index).apply(operation, next -> chain(index + 1, next)));
+                return Outcomes.guarded(filters.get(index).apply(operation, next -> chain(index + 1, next)));
             }
-            return guarded(terminal(operation));
+            return Outcomes.guarded(terminal(operation));
         } catch (RuntimeException e) {
             LOG.warn("operation failed in {}", index < filters.size() ? "filter " + filters.get(index).name()
                     : "the backend", e);
-            return CompletableFuture.completedFuture(backendError(e));
+            return CompletableFuture.completedFuture(Outcomes.backendError(e));
         }
     }
 
@@ -118,7 +134,60 @@ public final class Dispatcher {
         if (target == null) {
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "no counter store"));
         }
-        return target.execute(operation);
+        if (target != backend) {
+            return target.execute(operation);
+        }
+        if (isGeneric(operation)) {
+            return generic(operation);
+        }
+        return listed(operation, Outcomes.guarded(target.execute(operation)));
+    }
+
+    /** Whether the generic layer, not the backend, carries out this operation. */
+    private boolean isGeneric(Operation operation) {
+        if (operation instanceof Operation.Scan) {
+            return directory != null;
+        }
+        if (operation instanceof Operation.Tag || operation instanceof Operation.Untag
+                || operation instanceof Operation.TaggedKeys) {
+            return tags != null;
+        }
+        if (operation instanceof Operation.Index || operation instanceof Operation.Search) {
+            return search != null;
+        }
+        return false;
+    }
+
+    private CompletionStage<Result> generic(Operation operation) {
+        if (operation instanceof Operation.Scan scan) {
+            return directory.scan(scan);
+        } else if (operation instanceof Operation.Tag tag) {
+            return tags.tag(tag);
+        } else if (operation instanceof Operation.Untag untag) {
+            return tags.untag(untag);
+        } else if (operation instanceof Operation.TaggedKeys query) {
+            return tags.taggedKeys(query);
+        } else if (operation instanceof Operation.Index index) {
+            return search.index(index);
+        }
+        return search.search((Operation.Search) operation);
+    }
+
+    /**
+     * Adds the key of a successful store or arithmetic to the key directory of its namespace, when the backend
+     * cannot scan and the namespace is tracked. The client hears of the store only after that: a store whose key
+     * could not be listed is reported as the listing's failure, so a scan never silently misses an acknowledged
+     * item.
+     */
+    private CompletionStage<Result> listed(Operation operation, CompletionStage<Result> stored) {
+        if (directory == null || !(operation instanceof Operation.Store || operation instanceof Operation.Arithmetic)
+                || !directory.tracks(operation.namespace())) {
+            return stored;
+        }
+        byte[] key = ((Operation.KeyOperation) operation).key();
+        return stored.thenCompose(result -> result.ok()
+                ? directory.register(operation.namespace(), key).thenApply(listing -> listing.ok() ? result : listing)
+                : CompletableFuture.completedFuture(result));
     }
 
     private Backend targetOf(Operation operation) {
@@ -129,28 +198,10 @@ public final class Dispatcher {
         return operation instanceof Operation.Flush flush && flush.delayMillis() > 0;
     }
 
-    private static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
-        if (stage == null) {
-            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
-        }
-        return stage.handle((result, error) -> {
-            if (error != null) {
-                LOG.warn("operation completed with an exception", error);
-                return backendError(error);
-            }
-            return result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result;
-        });
-    }
-
     private CompletionStage<Result> counted(Operation operation, CompletionStage<Result> stage) {
         return stage.thenApply(result -> {
             metrics.completed(operation, result.status());
             return result;
         });
-    }
-
-    private static Result backendError(Throwable error) {
-        String message = error.getMessage();
-        return Result.failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
     }
 }

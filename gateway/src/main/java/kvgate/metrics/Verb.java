@@ -8,7 +8,9 @@ import kvgate.spi.StoreMode;
 public enum Verb {
     GET, SET, ADD, REPLACE, APPEND, PREPEND, CAS, DELETE, INCR, DECR, TOUCH, FLUSH,
     /** Counter protocol verbs. */
-    ACQUIRE, RELEASE, RELEASE_ALL, COUNTER_GET, DUMP;
+    ACQUIRE, RELEASE, RELEASE_ALL, COUNTER_GET, DUMP,
+    /** Scans, tags and full-text search (MPDB, okuyama). */
+    SCAN, TAG, UNTAG, TAG_KEYS, INDEX, SEARCH;
 
     private static final Operation.Visitor<Verb> OF = new Operation.Visitor<>() {
         @Override
@@ -49,6 +51,36 @@ public enum Verb {
         @Override
         public Verb flush(Operation.Flush flush) {
             return FLUSH;
+        }
+
+        @Override
+        public Verb scan(Operation.Scan scan) {
+            return SCAN;
+        }
+
+        @Override
+        public Verb tag(Operation.Tag tag) {
+            return TAG;
+        }
+
+        @Override
+        public Verb untag(Operation.Untag untag) {
+            return UNTAG;
+        }
+
+        @Override
+        public Verb taggedKeys(Operation.TaggedKeys taggedKeys) {
+            return TAG_KEYS;
+        }
+
+        @Override
+        public Verb index(Operation.Index index) {
+            return INDEX;
+        }
+
+        @Override
+        public Verb search(Operation.Search search) {
+            return SEARCH;
         }
 
         @Override

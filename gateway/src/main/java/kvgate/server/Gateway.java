@@ -63,10 +63,11 @@ public final class Gateway implements AutoCloseable {
     private final Channel memcached;
     private final Channel counter;
     private final BucketManifests manifests;
+    private final Dispatcher dispatcher;
 
     private Gateway(PluginCatalog plugins, Backend backend, Backend counters, NetworkThreads threads,
                     ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter,
-                    BucketManifests manifests) {
+                    BucketManifests manifests, Dispatcher dispatcher) {
         this.plugins = plugins;
         this.backend = backend;
         this.counters = counters;
@@ -76,6 +77,7 @@ public final class Gateway implements AutoCloseable {
         this.memcached = memcached;
         this.counter = counter;
         this.manifests = manifests;
+        this.dispatcher = dispatcher;
     }
 
     /**
@@ -126,7 +128,8 @@ public final class Gateway implements AutoCloseable {
             if (counting) {
                 counters = counterStore(gateway, all, plugins, type, backend, clock, maxItemSize, threads.workers());
             }
-            Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers());
+            Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers(),
+                    gateway.text(GatewaySettings.SCAN_DIRECTORY));
             long refreshMillis = gateway.integer(GatewaySettings.COLLECTIONS_REFRESH_MS);
             manifests = new BucketManifests(GatewaySettings.buckets(gateway), dispatcher,
                     new ManifestLimits(gateway.intValue(GatewaySettings.COLLECTIONS_MAX_SCOPES),
@@ -177,7 +180,8 @@ public final class Gateway implements AutoCloseable {
                     GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress()));
-            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, manifests);
+            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, manifests,
+                    dispatcher);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
                 manifests.close();
@@ -282,6 +286,11 @@ public final class Gateway implements AutoCloseable {
 
     public GatewayMetrics metrics() {
         return metrics;
+    }
+
+    /** Where every protocol's operations go; also the way in for operations no listener speaks yet. */
+    public Dispatcher dispatcher() {
+        return dispatcher;
     }
 
     /** Stops listening, closes client connections, then closes the backend (committing what it acknowledged). */

@@ -18,5 +18,14 @@ public enum Capability {
      * {@link Operation.Release}, {@link Operation.ReleaseAll}, {@link Operation.ReadCounter} and
      * {@link Operation.DumpCounters}, keeping the ledger of what each owner holds.
      */
-    COUNTERS
+    COUNTERS,
+    /** The backend lists a namespace's items itself: it executes {@link Operation.Scan}. */
+    SCAN,
+    /**
+     * The backend keeps okuyama's tags itself: it executes {@link Operation.Tag}, {@link Operation.Untag} and
+     * {@link Operation.TaggedKeys}.
+     */
+    TAGS,
+    /** The backend keeps the full-text index itself: it executes {@link Operation.Index} and {@link Operation.Search}. */
+    SEARCH
 }

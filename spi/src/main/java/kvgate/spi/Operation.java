@@ -1,5 +1,7 @@
 package kvgate.spi;
 
+import java.util.List;
+
 /**
  * One request of the common operation stream. Every protocol request becomes one or more operations; a backend
  * executes them and completes each with a {@link Result}.
@@ -52,7 +54,9 @@ public sealed interface Operation {
     }
 
     /**
-     * Removes an item. Completes with {@link Result.Removed} carrying the removed item, or {@link Status#NOT_FOUND}.
+     * Removes an item. Completes with {@link Result.Removed} carrying the removed item where the backend can tell
+     * (null where it cannot: memcached's delete does not return it), or {@link Status#NOT_FOUND}. A caller that must
+     * answer with the removed value reads it first and deletes with its CAS.
      *
      * @param cas 0, or the CAS the existing item must have ({@link Status#EXISTS} otherwise)
      */
@@ -104,6 +108,109 @@ public sealed interface Operation {
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.flush(this);
+        }
+    }
+
+    /**
+     * Lists the live items of a namespace, in no particular order (MPDB's GETBUCKET). Completes with
+     * {@link Result.Entries}, or {@link Status#TOO_LARGE} when the namespace holds more than {@code limit} items.
+     * Only a backend declaring {@link Capability#SCAN} receives it; for others the gateway keeps a key directory.
+     *
+     * @param limit the most items the caller can use, at least 1
+     */
+    record Scan(Namespace namespace, int limit) implements Operation {
+        public Scan {
+            if (limit < 1) {
+                throw new IllegalArgumentException("limit must be at least 1, not " + limit);
+            }
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.scan(this);
+        }
+    }
+
+    /**
+     * Adds {@code key} to the key list of each tag (okuyama's tags). A key already listed stays once, in its first
+     * place. Tags name keys, not values: removing or overwriting the key's item leaves its tags alone. Completes
+     * with {@link Result.Done}. Only a backend declaring {@link Capability#TAGS} receives the tag operations.
+     */
+    record Tag(Namespace namespace, byte[] key, List<byte[]> tags) implements Operation {
+        public Tag {
+            tags = List.copyOf(tags);
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.tag(this);
+        }
+    }
+
+    /**
+     * Takes {@code key} off the key list of {@code tag}. Completes with {@link Result.Done}, or
+     * {@link Status#NOT_FOUND} when the tag did not list the key.
+     */
+    record Untag(Namespace namespace, byte[] key, byte[] tag) implements Operation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.untag(this);
+        }
+    }
+
+    /**
+     * Lists the keys of a tag, in the order they were first tagged. Completes with {@link Result.Keys}, empty for
+     * an unknown tag.
+     *
+     * @param includeRemoved whether keys whose item was removed (or expired) since they were tagged are listed;
+     *     when false only keys with a live item are
+     */
+    record TaggedKeys(Namespace namespace, byte[] tag, boolean includeRemoved) implements Operation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.taggedKeys(this);
+        }
+    }
+
+    /**
+     * Adds {@code value}, read as UTF-8 text, to the full-text index of its namespace under {@code key}: every run
+     * of {@code minLength} to {@code maxLength} characters (n-grams) of the text, within the index group
+     * {@code group} ("" for none). Completes with {@link Result.Done}. The index may keep stale entries for
+     * values overwritten or removed since: {@link Search} answers only keys whose current value holds the words.
+     * Only a backend declaring {@link Capability#SEARCH} receives the search operations.
+     */
+    record Index(Namespace namespace, byte[] key, byte[] value, String group, int minLength, int maxLength)
+            implements Operation {
+        public Index {
+            if (minLength < 1 || maxLength < minLength) {
+                throw new IllegalArgumentException("bad n-gram lengths " + minLength + ".." + maxLength);
+            }
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.index(this);
+        }
+    }
+
+    /**
+     * Finds the keys of the namespace (within index group {@code group}, "" for none) whose current value, as
+     * UTF-8 text, contains all of {@code words} ({@code all}) or any of them. Words are looked up through their
+     * n-grams of {@code gramLength} characters (a shorter word is looked up whole), so only values indexed with
+     * that length are found. Completes with {@link Result.Keys}, empty when nothing matches.
+     */
+    record Search(Namespace namespace, List<String> words, boolean all, String group, int gramLength)
+            implements Operation {
+        public Search {
+            words = List.copyOf(words);
+            if (words.isEmpty() || gramLength < 1) {
+                throw new IllegalArgumentException("a search needs words and a gram length of at least 1");
+            }
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.search(this);
         }
     }
 
@@ -176,9 +283,9 @@ public sealed interface Operation {
     }
 
     /**
-     * One method per kind of operation; see {@link Operation#accept(Visitor)}. The counter methods have defaults
-     * that refuse, because only a backend declaring {@link Capability#COUNTERS} ever receives counter operations;
-     * such a backend overrides them all.
+     * One method per kind of operation; see {@link Operation#accept(Visitor)}. The methods for scans, tags, search
+     * and counters have defaults that refuse, because only a backend declaring the matching {@link Capability}
+     * ever receives those operations; such a backend overrides them.
      */
     interface Visitor<R> {
         R get(Get get);
@@ -192,6 +299,30 @@ public sealed interface Operation {
         R touch(Touch touch);
 
         R flush(Flush flush);
+
+        default R scan(Scan scan) {
+            throw new UnsupportedOperationException("scans go to a backend with Capability.SCAN");
+        }
+
+        default R tag(Tag tag) {
+            throw new UnsupportedOperationException("tag operations go to a backend with Capability.TAGS");
+        }
+
+        default R untag(Untag untag) {
+            throw new UnsupportedOperationException("tag operations go to a backend with Capability.TAGS");
+        }
+
+        default R taggedKeys(TaggedKeys taggedKeys) {
+            throw new UnsupportedOperationException("tag operations go to a backend with Capability.TAGS");
+        }
+
+        default R index(Index index) {
+            throw new UnsupportedOperationException("search operations go to a backend with Capability.SEARCH");
+        }
+
+        default R search(Search search) {
+            throw new UnsupportedOperationException("search operations go to a backend with Capability.SEARCH");
+        }
 
         default R acquire(Acquire acquire) {
             throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");

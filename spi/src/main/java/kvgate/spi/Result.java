@@ -32,7 +32,7 @@ public sealed interface Result {
         }
     }
 
-    /** The item was removed; this is what it held. */
+    /** The item was removed; this is what it held, or null when the backend cannot tell. */
     record Removed(Item previous) implements Result {
         @Override
         public Status status() {
@@ -42,6 +42,34 @@ public sealed interface Result {
 
     /** The arithmetic result: the new unsigned value and the item's new CAS. */
     record Number(long value, long cas) implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /** The items of a namespace (scan). */
+    record Entries(List<Entry> entries) implements Result {
+        public Entries {
+            entries = List.copyOf(entries);
+        }
+
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
+    /** One item of a scan, with its key. */
+    record Entry(byte[] key, Item item) {
+    }
+
+    /** Keys found (a tag's keys, search hits). */
+    record Keys(List<byte[]> keys) implements Result {
+        public Keys {
+            keys = List.copyOf(keys);
+        }
+
         @Override
         public Status status() {
             return Status.OK;

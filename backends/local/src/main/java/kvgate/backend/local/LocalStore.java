@@ -26,6 +26,7 @@ import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Settings;
+import kvgate.spi.Status;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.type.LongDataType;
@@ -111,7 +112,7 @@ final class LocalStore implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return inMemory ? EnumSet.noneOf(Capability.class) : EnumSet.of(Capability.DURABLE);
+        return inMemory ? EnumSet.of(Capability.SCAN) : EnumSet.of(Capability.DURABLE, Capability.SCAN);
     }
 
     @Override
@@ -151,7 +152,30 @@ final class LocalStore implements Backend {
                 map(flush.namespace()).clear();
                 return durable(Result.DONE);
             }
+
+            @Override
+            public CompletionStage<Result> scan(Operation.Scan scan) {
+                return CompletableFuture.completedFuture(LocalStore.this.scan(scan));
+            }
         });
+    }
+
+    private Result scan(Operation.Scan scan) {
+        // A scan must not create the namespace it looks at: an unknown namespace is simply empty.
+        if (!store.hasMap(NAMESPACE_PREFIX + scan.namespace().name())) {
+            return new Result.Entries(List.of());
+        }
+        long now = clock.millis();
+        List<Result.Entry> entries = new ArrayList<>();
+        for (Map.Entry<String, Item> entry : map(scan.namespace()).entrySet()) {
+            if (!entry.getValue().isExpiredAt(now)) {
+                if (entries.size() == scan.limit()) {
+                    return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
+                }
+                entries.add(new Result.Entry(entry.getKey().getBytes(StandardCharsets.ISO_8859_1), entry.getValue()));
+            }
+        }
+        return new Result.Entries(entries);
     }
 
     private CompletionStage<Result> mutate(Operation.KeyOperation operation) {

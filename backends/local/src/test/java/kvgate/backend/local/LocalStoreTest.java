@@ -522,7 +522,7 @@ class LocalStoreTest {
     @Test
     void inMemoryStoreWorksAndIsNotDurable() throws Exception {
         Backend backend = openMemory();
-        assertEquals(EnumSet.noneOf(Capability.class), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.SCAN), backend.capabilities());
         set(backend, "m", "memory");
         assertEquals("memory", value(backend, NS, "m"));
         assertEquals(1, currItems(backend));
@@ -532,11 +532,40 @@ class LocalStoreTest {
     @Test
     void fileStoreIsDurable() throws Exception {
         Backend backend = openFile("0");
-        assertEquals(EnumSet.of(Capability.DURABLE), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN), backend.capabilities());
         assertTrue(Files.exists(dir.resolve("kvgate.mv.db")));
     }
 
     // --- namespaces ---
+
+    @Test
+    void scanListsTheLiveItemsOfOneNamespaceOnly() throws Exception {
+        Backend backend = openFile("0");
+        set(backend, OTHER, "a", "1", 7, Item.NEVER);
+        set(backend, OTHER, "b", "2", 0, START + 1000);
+        set(backend, OTHER, "gone", "3", 0, START + 10);
+        set(backend, NS, "elsewhere", "4", 0, Item.NEVER);
+        clock.advance(500);
+        Result.Entries entries = assertInstanceOf(Result.Entries.class,
+                run(backend, new Operation.Scan(OTHER, 10)));
+        Map<String, Item> found = new HashMap<>();
+        for (Result.Entry entry : entries.entries()) {
+            found.put(text(entry.key()), entry.item());
+        }
+        assertEquals(Set.of("a", "b"), found.keySet());
+        assertEquals("1", text(found.get("a").value()));
+        assertEquals(7, found.get("a").flags());
+        assertEquals(START + 1000, found.get("b").expiresAt());
+        assertEquals(Status.TOO_LARGE, run(backend, new Operation.Scan(OTHER, 1)).status());
+    }
+
+    @Test
+    void scanOfAnUnknownNamespaceIsEmpty() throws Exception {
+        Backend backend = openFile("0");
+        Namespace unknown = new Namespace("never-written");
+        assertEquals(new Result.Entries(List.of()), run(backend, new Operation.Scan(unknown, 10)));
+        assertEquals(0, currItems(backend));
+    }
 
     @Test
     void sameKeyInTwoNamespacesHoldsTwoValues() throws Exception {

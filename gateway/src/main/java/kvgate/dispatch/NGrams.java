@@ -1,0 +1,28 @@
+package kvgate.dispatch;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/** The n-grams of a text: its runs of n characters (Unicode code points, not bytes or UTF-16 units). */
+final class NGrams {
+    private NGrams() {
+    }
+
+    /** Every distinct run of {@code min} to {@code max} characters of {@code text}, shorter runs first. */
+    static Set<String> of(String text, int min, int max) {
+        int[] points = text.codePoints().toArray();
+        Set<String> grams = new LinkedHashSet<>();
+        for (int n = min; n <= max && n <= points.length; n++) {
+            for (int start = 0; start + n <= points.length; start++) {
+                grams.add(new String(points, start, n));
+            }
+        }
+        return grams;
+    }
+
+    /** The grams a word is looked up by: its runs of {@code n} characters, or the whole word when shorter. */
+    static Set<String> lookup(String word, int n) {
+        int length = word.codePointCount(0, word.length());
+        return length <= n ? Set.of(word) : of(word, n, n);
+    }
+}
