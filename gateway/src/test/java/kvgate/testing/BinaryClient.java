@@ -52,8 +52,13 @@ public final class BinaryClient implements AutoCloseable {
     private int nextOpaque = 1;
 
     public BinaryClient(int port) throws IOException {
+        this(port, 5000);
+    }
+
+    /** A client whose every read fails with a {@link SocketTimeoutException} after {@code readTimeoutMillis}. */
+    public BinaryClient(int port, int readTimeoutMillis) throws IOException {
         socket = new Socket("127.0.0.1", port);
-        socket.setSoTimeout(5000);
+        socket.setSoTimeout(readTimeoutMillis);
         socket.setTcpNoDelay(true);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();

@@ -257,6 +257,11 @@ final class ServerConnection {
     }
 
     void close() {
+        if (loop.isShuttingDown()) {
+            // The gateway stops its event loops before it closes the backend: their shutdown has closed the
+            // connection already, and the loop takes no more tasks (execute would throw).
+            return;
+        }
         loop.execute(() -> {
             closed = true;
             if (channel != null) {
