@@ -27,6 +27,11 @@ public final class GatewaySettings {
     public static final String COLLECTIONS_MAX_COLLECTIONS = "collections.max_collections";
     public static final String COLLECTIONS_REFRESH_MS = "collections.refresh_ms";
     public static final String SCAN_DIRECTORY = "scan.directory";
+    public static final String OKUYAMA_ENABLE = "okuyama.enable";
+    public static final String OKUYAMA_BIND = "okuyama.bind";
+    public static final String OKUYAMA_PORT = "okuyama.port";
+    public static final String OKUYAMA_NAMESPACE = "okuyama.namespace";
+    public static final String OKUYAMA_MAX_LINE = "okuyama.max_line";
     public static final String COUNTER_ENABLE = "counter.enable";
     public static final String COUNTER_BIND = "counter.bind";
     public static final String COUNTER_PORT = "counter.port";
@@ -78,6 +83,15 @@ public final class GatewaySettings {
                             + "gateway lists so that scans (MPDB GETBUCKET) work: all, except_default (every "
                             + "namespace but the one plain memcached clients use), none",
                     "all", "except_default", "none"),
+            Setting.bool(OKUYAMA_ENABLE, false, "serve the okuyama text protocol"),
+            Setting.text(OKUYAMA_BIND, "0.0.0.0", "address the okuyama listener binds to"),
+            Setting.integer(OKUYAMA_PORT, 8888, 0, 65535, "okuyama protocol port (0: any free port)"),
+            Setting.text(OKUYAMA_NAMESPACE, "default",
+                    "the namespace okuyama keys, tags and the search index live in; the default is the one "
+                            + "memcached clients without collections use, so both see the same items"),
+            Setting.size(OKUYAMA_MAX_LINE, "4m", 1024, 1L << 30,
+                    "longest request line; a longer one is dropped as it arrives and answered with the method's "
+                            + "length error"),
             Setting.bool(COUNTER_ENABLE, false, "serve the counter protocol (the yrmcds counter extension)"),
             Setting.text(COUNTER_BIND, "0.0.0.0", "address the counter listener binds to"),
             Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),

@@ -110,6 +110,21 @@ public final class Dispatcher {
         return results;
     }
 
+    /** The results of every stage, in order, once all completed (the dispatcher's stages never fail). */
+    public static CompletionStage<List<Result>> joined(List<CompletionStage<Result>> stages) {
+        CompletableFuture<?>[] all = new CompletableFuture<?>[stages.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = stages.get(i).toCompletableFuture();
+        }
+        return CompletableFuture.allOf(all).thenApply(ignored -> {
+            List<Result> results = new ArrayList<>(stages.size());
+            for (CompletionStage<Result> stage : stages) {
+                results.add(stage.toCompletableFuture().join());
+            }
+            return results;
+        });
+    }
+
     private CompletionStage<Result> chain(int index, Operation operation) {
         try {
             if (index < filters.size()) {

@@ -197,7 +197,7 @@ final class KeyLists {
         for (byte[] key : keys) {
             gets.add(new Operation.Get(namespace, key));
         }
-        return joined(executeAll(gets));
+        return Dispatcher.joined(executeAll(gets));
     }
 
     /** The item a get found, null when it found none; any other failure is thrown as {@link Failed}. */
@@ -213,28 +213,13 @@ final class KeyLists {
 
     /** Waits for every stage; completes with DONE, or the first failure among them. */
     static CompletionStage<Result> allDone(List<CompletionStage<Result>> stages) {
-        return joined(stages).thenApply(results -> {
+        return Dispatcher.joined(stages).thenApply(results -> {
             for (Result result : results) {
                 if (!result.ok()) {
                     return result;
                 }
             }
             return Result.DONE;
-        });
-    }
-
-    /** The results of every stage, in order, once all completed (guarded stages never fail). */
-    static CompletionStage<List<Result>> joined(List<CompletionStage<Result>> stages) {
-        CompletableFuture<?>[] all = new CompletableFuture<?>[stages.size()];
-        for (int i = 0; i < all.length; i++) {
-            all[i] = stages.get(i).toCompletableFuture();
-        }
-        return CompletableFuture.allOf(all).thenApply(ignored -> {
-            List<Result> results = new ArrayList<>(stages.size());
-            for (CompletionStage<Result> stage : stages) {
-                results.add(stage.toCompletableFuture().join());
-            }
-            return results;
         });
     }
 

@@ -31,8 +31,12 @@ import kvgate.memcached.BinaryResponseEncoder;
 import kvgate.memcached.BinaryTranslator;
 import kvgate.memcached.MemcachedStats;
 import kvgate.metrics.GatewayMetrics;
+import kvgate.okuyama.OkuyamaLineDecoder;
+import kvgate.okuyama.OkuyamaReplyEncoder;
+import kvgate.okuyama.OkuyamaTranslator;
 import kvgate.plugins.PluginCatalog;
 import kvgate.spi.Backend;
+import kvgate.spi.Namespace;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.Capability;
@@ -53,6 +57,7 @@ public final class Gateway implements AutoCloseable {
     private static final long MANIFEST_LOAD_WAIT_MILLIS = 10_000;
 
     static final String MEMCACHED = "memcached";
+    static final String OKUYAMA = "okuyama";
 
     private final PluginCatalog plugins;
     private final Backend backend;
@@ -62,12 +67,13 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final Channel memcached;
     private final Channel counter;
+    private final Channel okuyama;
     private final BucketManifests manifests;
     private final Dispatcher dispatcher;
 
     private Gateway(PluginCatalog plugins, Backend backend, Backend counters, NetworkThreads threads,
                     ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter,
-                    BucketManifests manifests, Dispatcher dispatcher) {
+                    Channel okuyama, BucketManifests manifests, Dispatcher dispatcher) {
         this.plugins = plugins;
         this.backend = backend;
         this.counters = counters;
@@ -76,6 +82,7 @@ public final class Gateway implements AutoCloseable {
         this.metrics = metrics;
         this.memcached = memcached;
         this.counter = counter;
+        this.okuyama = okuyama;
         this.manifests = manifests;
         this.dispatcher = dispatcher;
     }
@@ -176,12 +183,34 @@ public final class Gateway implements AutoCloseable {
                                                 stats), dispatcher, maxInFlight)));
                 listeners.add(counter);
             }
+            Channel okuyama = null;
+            if (gateway.bool(GatewaySettings.OKUYAMA_ENABLE)) {
+                OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
+                Namespace okuyamaNamespace;
+                try {
+                    okuyamaNamespace = new Namespace(gateway.text(GatewaySettings.OKUYAMA_NAMESPACE));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigurationException(GatewaySettings.OKUYAMA_NAMESPACE + " = "
+                            + gateway.text(GatewaySettings.OKUYAMA_NAMESPACE) + ": " + e.getMessage());
+                }
+                int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, gateway.size(GatewaySettings.OKUYAMA_MAX_LINE));
+                okuyama = Listener.bind(threads, OKUYAMA, gateway.text(GatewaySettings.OKUYAMA_BIND),
+                        gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout,
+                        new ConnectionGuard(OKUYAMA, maxConnections, openConnections, 0, metrics),
+                        pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
+                                .addLast(encoder)
+                                .addLast(new ProtocolConnection<>(OKUYAMA,
+                                        new OkuyamaTranslator(okuyamaNamespace, dispatcher, clock, maxItemSize),
+                                        dispatcher, maxInFlight)));
+                listeners.add(okuyama);
+            }
             LOG.info("kvgate {} started: backend {} ({}, capabilities {}), {} network threads ({}){}",
                     GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
-                            + (counter == null ? "" : ", counter protocol on " + counter.localAddress()));
-            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, manifests,
-                    dispatcher);
+                            + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
+                            + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress()));
+            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, okuyama,
+                    manifests, dispatcher);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
                 manifests.close();
@@ -277,6 +306,13 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** The port the counter listener is bound to. */
+    public int okuyamaPort() {
+        if (okuyama == null) {
+            throw new IllegalStateException("the okuyama listener is disabled (okuyama.enable = false)");
+        }
+        return ((InetSocketAddress) okuyama.localAddress()).getPort();
+    }
+
     public int counterPort() {
         if (counter == null) {
             throw new IllegalStateException("the counter listener is disabled (counter.enable = false)");

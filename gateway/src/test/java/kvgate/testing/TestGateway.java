@@ -37,6 +37,9 @@ public final class TestGateway implements AutoCloseable {
         settings.put("counter.enable", "true");
         settings.put("counter.bind", "127.0.0.1");
         settings.put("counter.port", "0");
+        settings.put("okuyama.enable", "true");
+        settings.put("okuyama.bind", "127.0.0.1");
+        settings.put("okuyama.port", "0");
         return settings;
     }
 
@@ -53,6 +56,10 @@ public final class TestGateway implements AutoCloseable {
 
     public int port() {
         return gateway.memcachedPort();
+    }
+
+    public int okuyamaPort() {
+        return gateway.okuyamaPort();
     }
 
     public int counterPort() {

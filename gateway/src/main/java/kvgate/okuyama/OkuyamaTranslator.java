@@ -1,0 +1,559 @@
+package kvgate.okuyama;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import kvgate.dispatch.Dispatcher;
+import kvgate.server.FrameTranslator;
+import kvgate.server.Translation;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+
+/**
+ * One okuyama connection's translator: numbered request lines to operations, results to the reply lines the
+ * reference server writes, down to the trailing commas its clients count on.
+ *
+ * <p>Unlike the reference, which stores keys, tags and values as the Base64 text it receives, the gateway decodes
+ * them, so an okuyama client and a memcached client see the same bytes under the same key. Text that is not Base64
+ * therefore names no key: a read of it finds nothing, a write of it is refused.
+ */
+public final class OkuyamaTranslator implements FrameTranslator<String> {
+    /** What the reference sends; its Java client reads 0.963, which enables every feature (0.9 and later). */
+    static final String VERSION = "VERSION okuyama-0.9.6.3";
+    static final String CLOSE = "(&imdst9999&)";
+    static final String BLANK = "(B)";
+    /** The reference's limits, on the Base64 text: a key or tag field must be shorter, as must a value field. */
+    static final int MAX_KEY_FIELD = 468;
+    static final int MAX_VALUE_FIELD = 2_170_552;
+    static final int DEFAULT_MAX_GRAM = 3;
+    static final int DEFAULT_MIN_GRAM = 1;
+    static final int DEFAULT_SEARCH_GRAM = 3;
+    /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
+    private static final int RETRIES = 16;
+
+    private final Namespace namespace;
+    private final Dispatcher dispatcher;
+    private final Clock clock;
+    private final int maxValue;
+
+    /**
+     * @param namespace where okuyama keys, tags and the search index live ({@code okuyama.namespace})
+     * @param maxValue the largest value stored, announced by initClient
+     */
+    public OkuyamaTranslator(Namespace namespace, Dispatcher dispatcher, Clock clock, int maxValue) {
+        this.namespace = namespace;
+        this.dispatcher = dispatcher;
+        this.clock = clock;
+        this.maxValue = maxValue;
+    }
+
+    /** A request line without a field its method needs. */
+    private static final class MissingField extends RuntimeException {
+        MissingField() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** A key, tag or value field the gateway cannot take: too long, or not Base64. */
+    private static final class BadField extends RuntimeException {
+        final boolean tooLong;
+
+        BadField(boolean tooLong) {
+            super(null, null, false, false);
+            this.tooLong = tooLong;
+        }
+    }
+
+    @Override
+    public Translation<String> translate(Object frame) {
+        if (frame instanceof OkuyamaLine.TooLong tooLong) {
+            return Translation.answer(tooLongReply(tooLong.head()));
+        }
+        String line = ((OkuyamaLine.Text) frame).text();
+        if (line.isEmpty() || line.equals(CLOSE)) {
+            return Translation.answerAndClose(null);
+        }
+        String[] fields = line.split(",");
+        int method;
+        try {
+            method = Integer.parseInt(fields.length == 0 ? "" : fields[0].strip());
+        } catch (NumberFormatException e) {
+            return Translation.answer("-1,false,ERROR,Request Parameter Error");
+        }
+        try {
+            return method(method, line, fields);
+        } catch (MissingField e) {
+            return Translation.answer("-1,false,ERROR,ArgumentException");
+        } catch (BadField e) {
+            return Translation.answer(e.tooLong ? keyTooLong(method) : undecodable(method));
+        }
+    }
+
+    private Translation<String> method(int method, String line, String[] fields) {
+        switch (method) {
+            case 0:
+                return Translation.answer("0,true," + maxValue);
+            case 999:
+                return Translation.answer("999," + VERSION + ",");
+            case 1:
+            case 6:
+            case 16:
+                return set(method, line, fields);
+            case 2: {
+                // The reference takes everything after "2," as the key, commas included.
+                byte[] key = key(line.substring(line.indexOf(',') + 1));
+                return forward(new Operation.Get(namespace, key), 2, result -> result instanceof Result.Value value
+                        ? "2,true," + encode(value.item().value())
+                        : result.status() == Status.NOT_FOUND ? "2,false," : error(2, result));
+            }
+            case 3:
+                return tagKeys(fields);
+            case 5: {
+                byte[] key = key(field(fields, 1));
+                return new Translation.Await<>(() -> remove(key, 0));
+            }
+            case 13:
+            case 14:
+                return arithmetic(method, fields);
+            case 15:
+                return forward(new Operation.Get(namespace, key(field(fields, 1))), 15,
+                        result -> result instanceof Result.Value value
+                                ? "15,true," + encode(value.item().value()) + "," + value.item().cas()
+                                : result.status() == Status.NOT_FOUND ? "15,false,," : error(15, result));
+            case 22:
+                return multiGet(fields);
+            case 23:
+                return tagValues(fields);
+            case 40:
+                return forward(new Operation.Untag(namespace, key(field(fields, 2)), tag(field(fields, 1))), 40,
+                        result -> result.ok() ? "40,true,"
+                                : result.status() == Status.NOT_FOUND ? "40,false," : error(40, result));
+            case 42:
+                return setAndIndex(fields);
+            case 43:
+                return search(fields);
+            default:
+                return Translation.answer("-1,error,Request Pattern Not Found");
+        }
+    }
+
+    // --- stores: 1 setValue, 6 setNewValue, 16 setValueVersionCheck ---
+
+    private Translation<String> set(int method, String line, String[] fields) {
+        byte[] key = key(field(fields, 1));
+        List<byte[]> tags = tags(field(fields, 2));
+        field(fields, 3); // the lock id, always 0
+        String valueField = field(fields, 4);
+        int next = 5;
+        long cas = 0;
+        if (method == 16) {
+            try {
+                cas = Long.parseLong(field(fields, 5).strip());
+            } catch (NumberFormatException e) {
+                cas = -1;
+            }
+            next = 6;
+            if (cas == 0 || cas == -1) {
+                // No item has CAS 0 (and 0 would mean "no check"): a version that names no item is out of date.
+                return Translation.answer("16,false,NG:Data has already been updated");
+            }
+        }
+        if (valueField.length() >= MAX_VALUE_FIELD) {
+            return Translation.answer(method + ",false,Value Length Error");
+        }
+        byte[] value = value(valueField);
+        if (value.length > maxValue) {
+            return Translation.answer(method + ",false,Value Length Error");
+        }
+        // The expiry is there only when the line ends with a comma, as the reference's clients send it.
+        long expiresAt = line.endsWith(",") && fields.length > next ? expiry(fields[next]) : Item.NEVER;
+        Operation.Store store = new Operation.Store(namespace, key,
+                method == 6 ? StoreMode.ADD : StoreMode.SET, value, 0, expiresAt, cas);
+        Function<Result, String> reply = result -> storeReply(method, result);
+        if (tags.isEmpty()) {
+            return forward(store, method, reply);
+        }
+        return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(result -> result.ok()
+                ? dispatcher.dispatch(new Operation.Tag(namespace, key, tags))
+                        .thenApply(tagged -> tagged.ok() ? reply.apply(result) : error(method, tagged))
+                : CompletableFuture.completedFuture(reply.apply(result))).thenApply(Translation::answer));
+    }
+
+    private static String storeReply(int method, Result result) {
+        if (result.ok()) {
+            return method + ",true,OK";
+        }
+        Status status = result.status();
+        if (method == 6 && (status == Status.EXISTS || status == Status.NOT_STORED)) {
+            return "6,false,NG:Data has already been registered";
+        }
+        if (method == 16 && (status == Status.EXISTS || status == Status.NOT_FOUND)) {
+            return "16,false,NG:Data has already been updated";
+        }
+        if (status == Status.TOO_LARGE) {
+            return method + ",false,Value Length Error";
+        }
+        return error(method, result);
+    }
+
+    private long expiry(String field) {
+        long seconds;
+        try {
+            seconds = Long.parseLong(field.strip());
+        } catch (NumberFormatException e) {
+            return Item.NEVER; // as the reference: an expiry that is not a number means none
+        }
+        if (seconds == 0) {
+            return Item.NEVER;
+        }
+        // A negative expiry stores a value that is already expired; 1 ms after the epoch is long past.
+        return seconds < 0 ? 1 : clock.millis() + Math.min(seconds, Long.MAX_VALUE / 2000) * 1000;
+    }
+
+    // --- 42 setValueAndCreateIndex, 43 searchValue ---
+
+    private Translation<String> setAndIndex(String[] fields) {
+        byte[] key = key(field(fields, 1));
+        List<byte[]> tags = tags(field(fields, 2));
+        field(fields, 3);
+        String valueField = field(fields, 4);
+        if (valueField.length() >= MAX_VALUE_FIELD) {
+            return Translation.answer("42,false,Value Length Error");
+        }
+        byte[] value = value(valueField);
+        if (value.length > maxValue) {
+            return Translation.answer("42,false,Value Length Error");
+        }
+        String group = fields.length > 5 ? group(fields[5]) : "";
+        int maxGram = fields.length > 6 ? number(fields[6], DEFAULT_MAX_GRAM) : DEFAULT_MAX_GRAM;
+        int minGram = fields.length > 7 ? number(fields[7], DEFAULT_MIN_GRAM) : DEFAULT_MIN_GRAM;
+        int min = Math.max(1, minGram);
+        int max = Math.max(min, maxGram);
+        Operation.Store store = new Operation.Store(namespace, key, StoreMode.SET, value, 0, Item.NEVER, 0);
+        return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(stored -> {
+            if (!stored.ok()) {
+                return CompletableFuture.completedFuture(storeReply(42, stored));
+            }
+            CompletionStage<Result> tagged = tags.isEmpty() ? CompletableFuture.completedFuture(Result.DONE)
+                    : dispatcher.dispatch(new Operation.Tag(namespace, key, tags));
+            return tagged.thenCompose(tagResult -> !tagResult.ok()
+                    ? CompletableFuture.completedFuture(error(42, tagResult))
+                    : dispatcher.dispatch(new Operation.Index(namespace, key, value, group, min, max))
+                            .thenApply(indexed -> indexed.ok() ? "42,true,OK" : error(42, indexed)));
+        }).thenApply(Translation::answer));
+    }
+
+    private Translation<String> search(String[] fields) {
+        String wordField = field(fields, 1);
+        List<String> words = new ArrayList<>();
+        for (String word : wordField.split(":")) {
+            if (!word.isEmpty()) {
+                words.add(new String(decode(word), StandardCharsets.UTF_8));
+            }
+        }
+        words.removeIf(String::isEmpty);
+        if (words.isEmpty()) {
+            return Translation.answer("43,false,");
+        }
+        boolean all = fields.length > 2 && fields[2].strip().equals("1");
+        String group = fields.length > 3 ? group(fields[3]) : "";
+        int gram = fields.length > 4 ? number(fields[4], DEFAULT_SEARCH_GRAM) : DEFAULT_SEARCH_GRAM;
+        return forward(new Operation.Search(namespace, words, all, group, Math.max(1, gram)), 43,
+                result -> result instanceof Result.Keys keys
+                        ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
+                        : error(43, result));
+    }
+
+    // --- tags: 3 getTagKeys (answered as 4), 23 getTagValues ---
+
+    private Translation<String> tagKeys(String[] fields) {
+        byte[] tag = tag(field(fields, 1));
+        // The reference lists removed keys unless told "false"; its Java client sends "true".
+        boolean includeRemoved = fields.length <= 2 || fields[2].strip().toLowerCase(Locale.ROOT).equals("true");
+        return forward(new Operation.TaggedKeys(namespace, tag, includeRemoved), 3,
+                result -> result instanceof Result.Keys keys
+                        ? keys.keys().isEmpty() ? "4,false," : "4,true," + keyList(keys.keys())
+                        : error(4, result));
+    }
+
+    private Translation<String> tagValues(String[] fields) {
+        byte[] tag = tag(field(fields, 1));
+        return new Translation.Await<>(() -> dispatcher.dispatch(new Operation.TaggedKeys(namespace, tag, true))
+                .thenCompose(result -> {
+                    if (!(result instanceof Result.Keys keys)) {
+                        return CompletableFuture.completedFuture(Translation.<String>answers(
+                                List.of(error(23, result), "END")));
+                    }
+                    List<Operation> gets = new ArrayList<>();
+                    for (byte[] key : keys.keys()) {
+                        gets.add(new Operation.Get(namespace, key));
+                    }
+                    return Dispatcher.joined(dispatcher.dispatchAll(gets)).thenApply(values -> {
+                        List<String> lines = new ArrayList<>();
+                        for (int i = 0; i < values.size(); i++) {
+                            if (values.get(i) instanceof Result.Value value) {
+                                lines.add("23,true," + encode(keys.keys().get(i)) + ","
+                                        + encode(value.item().value()));
+                            }
+                        }
+                        lines.add("END");
+                        return Translation.answers(lines);
+                    });
+                }));
+    }
+
+    // --- 22 getMultiValue ---
+
+    private Translation<String> multiGet(String[] fields) {
+        if (fields.length < 2) {
+            throw new MissingField();
+        }
+        List<Operation> gets = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (int i = 1; i < fields.length; i++) {
+            try {
+                gets.add(new Operation.Get(namespace, key(fields[i])));
+                refused.add(null);
+            } catch (BadField e) {
+                gets.add(null);
+                refused.add(e.tooLong ? "22,false,Key Length Error" : "22,false,");
+            }
+        }
+        List<Operation> valid = new ArrayList<>();
+        for (Operation get : gets) {
+            if (get != null) {
+                valid.add(get);
+            }
+        }
+        return new Translation.Await<>(() -> Dispatcher.joined(dispatcher.dispatchAll(valid)).thenApply(results -> {
+            List<String> lines = new ArrayList<>(gets.size() + 1);
+            int next = 0;
+            for (int i = 0; i < gets.size(); i++) {
+                if (gets.get(i) == null) {
+                    lines.add(refused.get(i));
+                    continue;
+                }
+                Result result = results.get(next++);
+                lines.add(result instanceof Result.Value value ? "22,true," + encode(value.item().value())
+                        : result.status() == Status.NOT_FOUND ? "22,false," : error(22, result));
+            }
+            lines.add("END");
+            return Translation.answers(lines);
+        }));
+    }
+
+    // --- 5 removeValue: the reply carries the removed value, so read it, then delete exactly that item ---
+
+    private CompletionStage<Translation.Answer<String>> remove(byte[] key, int attempt) {
+        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+            if (!(read instanceof Result.Value value)) {
+                return done(read.status() == Status.NOT_FOUND ? "5,false," : error(5, read));
+            }
+            return dispatcher.dispatch(new Operation.Delete(namespace, key, value.item().cas())).thenCompose(gone -> {
+                if (gone.ok()) {
+                    return done("5,true," + encode(value.item().value()));
+                }
+                if ((gone.status() == Status.EXISTS || gone.status() == Status.NOT_FOUND) && attempt < RETRIES) {
+                    return remove(key, attempt + 1); // changed or removed meanwhile: look again
+                }
+                return done(error(5, gone));
+            });
+        });
+    }
+
+    // --- 13 incrValue, 14 decrValue ---
+
+    private Translation<String> arithmetic(int method, String[] fields) {
+        byte[] key = key(field(fields, 1));
+        field(fields, 2);
+        String deltaField = field(fields, 3);
+        boolean create = fields.length > 4 && fields[4].strip().equals("1");
+        long delta;
+        try {
+            // The reference reads an int; decr always subtracts, whatever sign the delta has.
+            delta = Integer.parseInt(new String(decode(deltaField), StandardCharsets.UTF_8).strip());
+        } catch (NumberFormatException | BadField e) {
+            return Translation.answer(method + ",false,NG");
+        }
+        long signed = method == 13 ? delta : -Math.abs(delta);
+        return new Translation.Await<>(() -> arithmetic(method, key, signed, create, 0));
+    }
+
+    private CompletionStage<Translation.Answer<String>> arithmetic(int method, byte[] key, long signed, boolean create,
+                                                                    int attempt) {
+        // okuyama floors every result at 0, and a missing key created by the request starts from 0.
+        Operation.Arithmetic operation = new Operation.Arithmetic(namespace, key, signed >= 0, Math.abs(signed),
+                Math.max(0, signed), create, Item.NEVER, 0);
+        return dispatcher.dispatch(operation).thenCompose(result -> {
+            if (result instanceof Result.Number number) {
+                return done(method + ",true," + encode(Long.toUnsignedString(number.value())
+                        .getBytes(StandardCharsets.US_ASCII)));
+            }
+            if (result.status() == Status.NOT_FOUND) {
+                return done(method + ",false,NG");
+            }
+            if (result.status() != Status.NON_NUMERIC) {
+                return done(error(method, result));
+            }
+            // A stored value that is not a number counts as 0: replace exactly that item with the result.
+            return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+                if (!(read instanceof Result.Value value)) {
+                    return attempt < RETRIES ? arithmetic(method, key, signed, create, attempt + 1)
+                            : done(error(method, read));
+                }
+                long next = Math.max(0, signed);
+                byte[] text = Long.toString(next).getBytes(StandardCharsets.US_ASCII);
+                return dispatcher.dispatch(new Operation.Store(namespace, key, StoreMode.SET, text,
+                        value.item().flags(), value.item().expiresAt(), value.item().cas())).thenCompose(stored -> {
+                            if (stored.ok()) {
+                                return done(method + ",true," + encode(text));
+                            }
+                            return attempt < RETRIES ? arithmetic(method, key, signed, create, attempt + 1)
+                                    : done(error(method, stored));
+                        });
+            });
+        });
+    }
+
+    // --- fields ---
+
+    private static String field(String[] fields, int index) {
+        if (index >= fields.length) {
+            throw new MissingField();
+        }
+        return fields[index];
+    }
+
+    private static byte[] key(String field) {
+        if (field.length() >= MAX_KEY_FIELD) {
+            throw new BadField(true);
+        }
+        byte[] key = decode(field);
+        if (key.length == 0) {
+            throw new BadField(false); // no key is empty
+        }
+        return key;
+    }
+
+    private static byte[] tag(String field) {
+        return key(field);
+    }
+
+    private static List<byte[]> tags(String field) {
+        List<byte[]> tags = new ArrayList<>();
+        if (field.isEmpty() || field.equals(BLANK)) {
+            return tags;
+        }
+        for (String tag : field.split(":")) {
+            tags.add(tag(tag));
+        }
+        return tags;
+    }
+
+    private static byte[] value(String field) {
+        return field.equals(BLANK) ? new byte[0] : decode(field);
+    }
+
+    private static String group(String field) {
+        return field.isEmpty() || field.equals(BLANK) ? "" : new String(decode(field), StandardCharsets.UTF_8);
+    }
+
+    private static int number(String field, int fallback) {
+        try {
+            return Integer.parseInt(field.strip());
+        } catch (NumberFormatException e) {
+            return fallback; // as the reference: a length that is not a number takes the default
+        }
+    }
+
+    private static byte[] decode(String field) {
+        try {
+            return Base64.getDecoder().decode(field.strip());
+        } catch (IllegalArgumentException e) {
+            throw new BadField(false);
+        }
+    }
+
+    static String encode(byte[] bytes) {
+        return bytes.length == 0 ? BLANK : Base64.getEncoder().encodeToString(bytes);
+    }
+
+    private static String keyList(List<byte[]> keys) {
+        StringBuilder list = new StringBuilder();
+        for (byte[] key : keys) {
+            if (list.length() > 0) {
+                list.append(':');
+            }
+            list.append(encode(key));
+        }
+        return list.toString();
+    }
+
+    // --- replies ---
+
+    private Translation<String> forward(Operation operation, int method, Function<Result, String> reply) {
+        return new Translation.Forward<>(operation, result -> Translation.answer(reply.apply(result)));
+    }
+
+    private static CompletionStage<Translation.Answer<String>> done(String line) {
+        return CompletableFuture.completedFuture(Translation.answer(line));
+    }
+
+    /**
+     * A server-side failure: okuyama's "error" reply. A backend that is down or busy is a temporary failure the
+     * client may retry; the message says so.
+     */
+    private static String error(int method, Result result) {
+        String what = result.status() == Status.TEMPORARY_FAILURE ? "NG:Temporary failure, try again"
+                : "NG:" + result.status().name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        return method + ",error," + what;
+    }
+
+    private static String keyTooLong(int method) {
+        return switch (method) {
+            case 3 -> "4,false,Tag Length Error";
+            case 15 -> "15,false,Key Length Error,";
+            case 40 -> "40,false,";
+            case 43 -> "43,false,";
+            case 23 -> "END";
+            default -> method + ",false,Key Length Error";
+        };
+    }
+
+    /** Text that is not Base64 names no key: reads find nothing, writes are refused. */
+    private static String undecodable(int method) {
+        return switch (method) {
+            case 2, 5, 22, 40, 43 -> method + ",false,";
+            case 3 -> "4,false,";
+            case 15 -> "15,false,,";
+            case 13, 14 -> method + ",false,NG";
+            case 23 -> "END";
+            default -> method + ",false,NG:Invalid Base64";
+        };
+    }
+
+    /** A line over the limit: the method's own "too long" reply, so a client sees why. */
+    private static String tooLongReply(String head) {
+        int comma = head.indexOf(',');
+        int method;
+        try {
+            method = Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip());
+        } catch (NumberFormatException e) {
+            return "-1,false,ERROR,Request Parameter Error";
+        }
+        return switch (method) {
+            case 1, 6, 16, 42 -> method + ",false,Value Length Error";
+            default -> keyTooLong(method);
+        };
+    }
+}

@@ -1,0 +1,328 @@
+package kvgate.okuyama;
+
+import static kvgate.testing.OkuyamaClient.b64;
+import static kvgate.testing.OkuyamaClient.text;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.OkuyamaClient;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The okuyama protocol over a real socket, method by method, with the reply lines the reference server writes. One
+ * suite for every backend: a subclass starts {@link #gateway} on its backend.
+ */
+abstract class OkuyamaProtocolSuite {
+    static TestGateway gateway;
+    private static final AtomicInteger UNIQUE = new AtomicInteger();
+    OkuyamaClient client;
+
+    @BeforeEach
+    void connect() throws Exception {
+        client = new OkuyamaClient(gateway.okuyamaPort());
+    }
+
+    @AfterEach
+    void disconnect() throws Exception {
+        client.close();
+    }
+
+    @AfterAll
+    static void stopGateway() {
+        if (gateway != null) {
+            gateway.close();
+            gateway = null;
+        }
+    }
+
+    /** A key (or tag) no other test uses, Base64-encoded as okuyama sends it. */
+    static String fresh(String name) {
+        return b64(name + "-" + UNIQUE.incrementAndGet());
+    }
+
+    static Set<String> decodedList(String reply, String prefix) {
+        assertTrue(reply.startsWith(prefix), reply);
+        Set<String> keys = new HashSet<>();
+        for (String key : reply.substring(prefix.length()).split(":")) {
+            keys.add(text(key));
+        }
+        return keys;
+    }
+
+    @Test
+    void initClientAndVersionAnswerAsTheReferenceClientExpects() throws Exception {
+        assertEquals("0,true,1048576", client.call("0"));
+        String version = client.call("999");
+        assertEquals("999,VERSION okuyama-0.9.6.3,", version);
+        // The reference client reads "x.yz..." after "okuyama-" and enables everything from 0.9 on.
+        String[] parts = version.split(",")[1].split("okuyama-")[1].split("\\.");
+        assertTrue(Double.parseDouble(parts[0] + "." + String.join("", Arrays.copyOfRange(parts, 1, parts.length)))
+                >= 0.9);
+    }
+
+    @Test
+    void setGetAndBlankValues() throws Exception {
+        String key = fresh("k");
+        assertEquals("2,false,", client.call("2," + key));
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("hello 世界")));
+        assertEquals("2,true," + b64("hello 世界"), client.call("2," + key));
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0,(B)"));
+        assertEquals("2,true,(B)", client.call("2," + key));
+    }
+
+    @Test
+    void setNewValueOnlyOnce() throws Exception {
+        String key = fresh("new");
+        assertEquals("6,true,OK", client.call("6," + key + ",(B),0," + b64("first")));
+        assertEquals("6,false,NG:Data has already been registered", client.call("6," + key + ",(B),0," + b64("x")));
+        assertEquals("2,true," + b64("first"), client.call("2," + key));
+    }
+
+    @Test
+    void expiryInSecondsWhenTheLineEndsWithAComma() throws Exception {
+        String key = fresh("exp");
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("soon") + ",1,"));
+        assertEquals("2,true," + b64("soon"), client.call("2," + key));
+        String past = fresh("past");
+        assertEquals("1,true,OK", client.call("1," + past + ",(B),0," + b64("gone") + ",-1,"));
+        assertEquals("2,false,", client.call("2," + past));
+        long deadline = System.currentTimeMillis() + 5000;
+        String reply;
+        do {
+            Thread.sleep(100);
+            reply = client.call("2," + key);
+        } while (!reply.equals("2,false,") && System.currentTimeMillis() < deadline);
+        assertEquals("2,false,", reply);
+    }
+
+    @Test
+    void removeValueRepliesTheRemovedValue() throws Exception {
+        String key = fresh("rm");
+        assertEquals("5,false,", client.call("5," + key + ",0"));
+        client.call("1," + key + ",(B),0," + b64("bye"));
+        assertEquals("5,true," + b64("bye"), client.call("5," + key + ",0"));
+        assertEquals("2,false,", client.call("2," + key));
+    }
+
+    @Test
+    void incrAndDecrFloorAtZeroCreateOnRequestAndTreatTextAsZero() throws Exception {
+        String key = fresh("n");
+        assertEquals("13,false,NG", client.call("13," + key + ",0," + b64("5")));
+        assertEquals("13,true," + b64("5"), client.call("13," + key + ",0," + b64("5") + ",1"));
+        assertEquals("13,true," + b64("12"), client.call("13," + key + ",0," + b64("7")));
+        assertEquals("14,true," + b64("9"), client.call("14," + key + ",0," + b64("3")));
+        assertEquals("14,true," + b64("0"), client.call("14," + key + ",0," + b64("100")));
+        assertEquals("13,true," + b64("4"), client.call("13," + key + ",0," + b64("4")));
+        assertEquals("13,true," + b64("0"), client.call("13," + key + ",0," + b64("-10")), "floor at 0 for incr");
+        String created = fresh("created");
+        assertEquals("14,true," + b64("0"), client.call("14," + created + ",0," + b64("5") + ",1"));
+        String word = fresh("word");
+        client.call("1," + word + ",(B),0," + b64("not a number"));
+        assertEquals("13,true," + b64("3"), client.call("13," + word + ",0," + b64("3")));
+        assertEquals("2,true," + b64("3"), client.call("2," + word));
+        assertEquals("13,false,NG", client.call("13," + key + ",0," + b64("lots")), "non-numeric delta");
+        assertEquals("13,false,NG", client.call("13," + key + ",0," + b64("99999999999")), "delta past an int");
+    }
+
+    @Test
+    void versionsAreCasValues() throws Exception {
+        String key = fresh("v");
+        assertEquals("15,false,,", client.call("15," + key));
+        assertEquals("16,false,NG:Data has already been updated", client.call("16," + key + ",(B),0," + b64("x")
+                + ",12345"));
+        client.call("1," + key + ",(B),0," + b64("one"));
+        String[] gets = client.call("15," + key).split(",");
+        assertEquals(4, gets.length);
+        assertEquals(b64("one"), gets[2]);
+        assertEquals("16,true,OK", client.call("16," + key + ",(B),0," + b64("two") + "," + gets[3]));
+        assertEquals("16,false,NG:Data has already been updated",
+                client.call("16," + key + ",(B),0," + b64("three") + "," + gets[3]));
+        assertEquals("16,false,NG:Data has already been updated",
+                client.call("16," + key + ",(B),0," + b64("three") + ",abc"));
+        assertEquals("2,true," + b64("two"), client.call("2," + key));
+    }
+
+    @Test
+    void getMultiValueKeepsRequestOrderWithMisses() throws Exception {
+        List<String> keys = new ArrayList<>();
+        StringBuilder line = new StringBuilder("22");
+        for (int i = 0; i < 300; i++) {
+            String key = fresh("multi");
+            keys.add(key);
+            line.append(',').append(key);
+            if (i % 3 != 0) {
+                client.call("1," + key + ",(B),0," + b64("value " + i));
+            }
+        }
+        List<String> reply = client.callUntilEnd(line.toString());
+        assertEquals(301, reply.size());
+        for (int i = 0; i < 300; i++) {
+            assertEquals(i % 3 == 0 ? "22,false," : "22,true," + b64("value " + i), reply.get(i), "key " + i);
+        }
+    }
+
+    @Test
+    void tagsListKeysAndValues() throws Exception {
+        String red = fresh("red");
+        String blue = fresh("blue");
+        String a = fresh("a");
+        String b = fresh("b");
+        assertEquals("4,false,", client.call("3," + red + ",true"));
+        assertEquals("1,true,OK", client.call("1," + a + "," + red + ":" + blue + ",0," + b64("A")));
+        assertEquals("6,true,OK", client.call("6," + b + "," + red + ",0," + b64("B")));
+        assertEquals(Set.of(text(a), text(b)), decodedList(client.call("3," + red + ",true"), "4,true,"));
+        assertEquals(List.of("23,true," + a + "," + b64("A"), "23,true," + b + "," + b64("B"), "END"),
+                client.callUntilEnd("23," + red));
+        // Removing a value keeps its tags: listed with removed keys, not without.
+        client.call("5," + b + ",0");
+        assertEquals(Set.of(text(a), text(b)), decodedList(client.call("3," + red + ",true"), "4,true,"));
+        assertEquals(Set.of(text(a)), decodedList(client.call("3," + red + ",false"), "4,true,"));
+        assertEquals(List.of("23,true," + a + "," + b64("A"), "END"), client.callUntilEnd("23," + red));
+        assertEquals("40,true,", client.call("40," + red + "," + a + ",0"));
+        assertEquals("40,false,", client.call("40," + red + "," + a + ",0"));
+        assertEquals(Set.of(text(b)), decodedList(client.call("3," + red), "4,true,"));
+        assertEquals(Set.of(text(a)), decodedList(client.call("3," + blue + ",false"), "4,true,"));
+        assertEquals(List.of("END"), client.callUntilEnd("23," + fresh("unknown")));
+    }
+
+    @Test
+    void searchFindsIndexedValuesWithAndOrAndGroups() throws Exception {
+        String group = b64("articles-" + UNIQUE.incrementAndGet());
+        String tokyo = fresh("tokyo");
+        String osaka = fresh("osaka");
+        assertEquals("42,true,OK", client.call("42," + tokyo + ",(B),0," + b64("東京都の天気は晴れです") + ","
+                + group + ",3,1"));
+        assertEquals("42,true,OK", client.call("42," + osaka + ",(B),0," + b64("大阪府の天気は雨です") + ","
+                + group + ",3,1"));
+        assertEquals(Set.of(text(tokyo), text(osaka)),
+                decodedList(client.call("43," + b64("天気") + ",1," + group + ",3"), "43,true,"));
+        assertEquals(Set.of(text(tokyo)), decodedList(client.call("43," + b64("天気") + ":" + b64("晴れ") + ",1,"
+                + group + ",3"), "43,true,"));
+        assertEquals(Set.of(text(tokyo), text(osaka)), decodedList(client.call("43," + b64("晴れ") + ":" + b64("雨")
+                + ",2," + group + ",3"), "43,true,"));
+        assertEquals("43,false,", client.call("43," + b64("雪") + ",1," + group + ",3"));
+        assertEquals("43,false,", client.call("43," + b64("天気") + ",1,(B),3"), "another index group");
+        // Overwrite and removal: never a stale hit.
+        client.call("1," + tokyo + ",(B),0," + b64("今日は曇り"));
+        client.call("5," + osaka + ",0");
+        assertEquals("43,false,", client.call("43," + b64("天気") + ",2," + group + ",3"));
+    }
+
+    @Test
+    void pipelinedLinesAreAnsweredInOrder() throws Exception {
+        String key = fresh("pipe");
+        client.send("1," + key + ",(B),0," + b64("p") + "\n2," + key + "\r\n999\n13," + fresh("none") + ",0,"
+                + b64("1") + "\n2," + key + "\n");
+        assertEquals("1,true,OK", client.read());
+        assertEquals("2,true," + b64("p"), client.read());
+        assertEquals("999,VERSION okuyama-0.9.6.3,", client.read());
+        assertEquals("13,false,NG", client.read());
+        assertEquals("2,true," + b64("p"), client.read());
+    }
+
+    @Test
+    void aMemcachedClientReadsWhatOkuyamaWroteAndTheOtherWayRound() throws Exception {
+        String key = "cross-" + UNIQUE.incrementAndGet();
+        assertEquals("1,true,OK", client.call("1," + b64(key) + ",(B),0," + b64("from okuyama ✓")));
+        try (BinaryClient memcached = new BinaryClient(gateway.port())) {
+            BinaryClient.Response read = memcached.get(key);
+            assertEquals(0, read.status());
+            assertEquals("from okuyama ✓", read.valueText());
+            assertEquals(0, memcached.set(key + "-back", "from memcached", 0, 0).status());
+            assertEquals(0, memcached.call(BinaryClient.INCREMENT, BinaryClient.arithmeticExtras(1, 41, 0),
+                    BinaryClient.bytes(key + "-n"), BinaryClient.NONE, 0).status());
+        }
+        assertEquals("2,true," + b64("from memcached"), client.call("2," + b64(key + "-back")));
+        assertEquals("13,true," + b64("42"), client.call("13," + b64(key + "-n") + ",0," + b64("1")));
+    }
+
+    @Test
+    void malformedLinesGetTheReferenceRepliesAndTheConnectionStays() throws Exception {
+        assertEquals("-1,error,Request Pattern Not Found", client.call("77," + b64("x")));
+        assertEquals("-1,false,ERROR,Request Parameter Error", client.call("abc,def"));
+        assertEquals("-1,false,ERROR,ArgumentException", client.call("1," + b64("k")));
+        assertEquals("-1,false,ERROR,ArgumentException", client.call("22"));
+        assertEquals("1,false,Key Length Error", client.call("1," + "A".repeat(468) + ",(B),0," + b64("v")));
+        assertEquals("2,false,Key Length Error", client.call("2," + "A".repeat(500)));
+        assertEquals("4,false,Tag Length Error", client.call("3," + "A".repeat(468) + ",true"));
+        assertEquals("1,false,Value Length Error", client.call("1," + b64("big") + ",(B),0,"
+                + b64("x".repeat(1_048_577))));
+        assertEquals("2,false,", client.call("2,not*base64"));
+        assertEquals("1,false,NG:Invalid Base64", client.call("1,not*base64,(B),0," + b64("v")));
+        assertEquals("1,false,NG:Invalid Base64", client.call("1," + b64("k") + ",(B),0,%%%"));
+        assertEquals("40,false,", client.call("40,%%%," + b64("k") + ",0"));
+        assertEquals("13,false,NG", client.call("13," + b64("k") + ",0,%%%"));
+        assertEquals("0,true,1048576", client.call("0"), "the connection is still usable");
+    }
+
+    @Test
+    void aLineOverTheLimitIsAnsweredWithoutBufferingIt() throws Exception {
+        // okuyama.max_line is 4 MiB by default: send 5 MiB of value in pieces.
+        client.send("1," + b64("huge") + ",(B),0,");
+        String chunk = "A".repeat(1 << 20);
+        for (int i = 0; i < 5; i++) {
+            client.send(chunk);
+        }
+        client.send("\n");
+        assertEquals("1,false,Value Length Error", client.read());
+        assertEquals("2,false,", client.call("2," + b64("huge")));
+    }
+
+    @Test
+    void closeRequestAndEmptyLineCloseTheConnection() throws Exception {
+        client.send("(&imdst9999&)\n");
+        assertTrue(client.closedByServer());
+        try (OkuyamaClient other = new OkuyamaClient(gateway.okuyamaPort())) {
+            other.send("\n");
+            assertTrue(other.closedByServer());
+        }
+    }
+
+    @Test
+    void concurrentClientsLoseNoTagOrIndexEntry() throws Exception {
+        String tag = fresh("shared-tag");
+        String group = b64("concurrent-" + UNIQUE.incrementAndGet());
+        int threads = 8;
+        int perThread = 25;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    try (OkuyamaClient own = new OkuyamaClient(gateway.okuyamaPort())) {
+                        for (int i = 0; i < perThread; i++) {
+                            String key = b64("c-" + group + "-" + thread + "-" + i);
+                            assertEquals("42,true,OK", own.call("42," + key + "," + tag + ",0,"
+                                    + b64("common words and item" + thread + "x" + i) + "," + group + ",3,1"));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : done) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(threads * perThread, decodedList(client.call("3," + tag + ",true"), "4,true,").size());
+        assertEquals(threads * perThread,
+                decodedList(client.call("43," + b64("common") + ",1," + group + ",3"), "43,true,").size());
+    }
+}

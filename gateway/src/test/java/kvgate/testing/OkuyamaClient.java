@@ -1,0 +1,88 @@
+package kvgate.testing;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+/** A blocking okuyama protocol client for tests: raw request lines out, reply lines in. */
+public final class OkuyamaClient implements AutoCloseable {
+    private final Socket socket;
+    private final OutputStream out;
+    private final InputStream in;
+
+    public OkuyamaClient(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(10_000);
+        out = socket.getOutputStream();
+        in = new BufferedInputStream(socket.getInputStream());
+    }
+
+    public static String b64(String text) {
+        return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static String text(String base64) {
+        return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+    }
+
+    /** Sends raw bytes (several lines, or a partial one). */
+    public void send(String raw) throws IOException {
+        out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    /** Sends one line and reads one reply line. */
+    public String call(String line) throws IOException {
+        send(line + "\n");
+        return read();
+    }
+
+    /** Sends one line and reads reply lines up to and including END. */
+    public List<String> callUntilEnd(String line) throws IOException {
+        send(line + "\n");
+        List<String> lines = new ArrayList<>();
+        String reply;
+        do {
+            reply = read();
+            lines.add(reply);
+        } while (!reply.equals("END"));
+        return lines;
+    }
+
+    /** One reply line; fails on a carriage return, which okuyama replies never carry. */
+    public String read() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int next;
+        while ((next = in.read()) != '\n') {
+            if (next == -1) {
+                throw new IOException("connection closed by the server");
+            }
+            if (next == '\r') {
+                throw new IOException("reply line with a carriage return: " + line);
+            }
+            line.write(next);
+        }
+        return line.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    /** Whether the server closed the connection (end of stream within the timeout). */
+    public boolean closedByServer() {
+        try {
+            return in.read() == -1;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
