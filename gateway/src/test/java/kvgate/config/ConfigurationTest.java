@@ -32,8 +32,9 @@ class ConfigurationTest {
         Configuration configuration = Configuration.load(shipped, List.of());
         Settings settings = configuration.resolve(GatewaySettings.ALL);
         for (var setting : GatewaySettings.ALL) {
-            if (setting.key().equals(GatewaySettings.COUNTER_ENABLE)) {
-                // Off by default as in the counter extension's document; the shipped configuration turns it on.
+            if (setting.key().equals(GatewaySettings.COUNTER_ENABLE)
+                    || setting.key().equals(GatewaySettings.OKUYAMA_ENABLE)) {
+                // Off by default (the counter extension's document says so); the shipped configuration turns them on.
                 assertEquals("true", settings.text(setting.key()));
                 continue;
             }

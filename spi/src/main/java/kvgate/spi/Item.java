@@ -8,7 +8,9 @@ package kvgate.spi;
  *
  * @param value the value bytes, never null (may be empty)
  * @param flags 32 opaque client bits (memcached flags), stored and returned unchanged
- * @param cas the item's compare-and-swap value: unique per mutation within one backend, never 0 for a stored item
+ * @param cas the item's compare-and-swap value: never 0 for a stored item, and different after every mutation of
+ *     the item (a CAS check compares one key's values only; a pool of memcached servers may give two keys on
+ *     different servers the same value)
  * @param expiresAt when the item expires, in milliseconds since the Unix epoch; {@link #NEVER} for never
  */
 public record Item(byte[] value, int flags, long cas, long expiresAt) {
