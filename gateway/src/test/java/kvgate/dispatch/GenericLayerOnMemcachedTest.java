@@ -24,7 +24,7 @@ class GenericLayerOnMemcachedTest extends GenericLayerSuite {
     @BeforeAll
     static void start() throws Exception {
         servers = MemcachedServers.start(2);
-        Map<String, String> settings = Map.of("backend", "memcached", "memcached.servers", servers.serverList());
+        Map<String, String> settings = servers.backendSettings();
         gateway = TestGateway.start(settings);
         second = TestGateway.start(settings);
     }

@@ -1,6 +1,5 @@
 package kvgate.memcached;
 
-import java.util.Map;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -13,7 +12,7 @@ class MemcachedProtocolOnMemcachedTest extends MemcachedProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
         servers = MemcachedServers.start(2);
-        gateway = TestGateway.start(Map.of("backend", "memcached", "memcached.servers", servers.serverList()));
+        gateway = TestGateway.start(servers.backendSettings());
     }
 
     @AfterAll

@@ -24,7 +24,7 @@ class MemccapableTest {
     void everyBinaryProtocolTestPasses(String backend) throws Exception {
         try (MemcachedServers servers = MemcachedServers.start(backend.equals("memcached") ? 2 : 0);
                 TestGateway gateway = TestGateway.start(backend.equals("memcached")
-                        ? Map.of("backend", "memcached", "memcached.servers", servers.serverList())
+                        ? servers.backendSettings()
                         : Map.of())) {
             Process process = new ProcessBuilder("memccapable", "-b", "-h", "127.0.0.1", "-p",
                     Integer.toString(gateway.port()))

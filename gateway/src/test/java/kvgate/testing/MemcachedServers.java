@@ -2,6 +2,7 @@ package kvgate.testing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -52,6 +53,11 @@ public final class MemcachedServers implements AutoCloseable {
             servers.add("127.0.0.1:" + port);
         }
         return servers.stream().collect(Collectors.joining(","));
+    }
+
+    /** The gateway settings that put its data on this pool. */
+    public Map<String, String> backendSettings() {
+        return Map.of("backend", "memcached", "memcached.servers", serverList());
     }
 
     /** Kills one server (SIGKILL). */
