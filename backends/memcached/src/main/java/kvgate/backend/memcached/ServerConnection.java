@@ -158,23 +158,31 @@ final class ServerConnection {
     }
 
     private void timedOut(ServerRequest request) {
-        if (request.reply.isDone()) {
+        if (request.reply.isDone() || channel == null) {
             return;
         }
-        failed("no reply within " + timeoutMillis + " ms");
-        if (channel != null) {
-            channel.close(); // fails everything pending, in disconnected()
-        }
+        lost(channel, "no reply within " + timeoutMillis + " ms");
     }
 
     private void disconnected(Channel gone) {
+        lost(gone, "connection lost");
+    }
+
+    /**
+     * Gives up a connection: closes it and fails everything pending on it, counting all of that as ONE failure in a
+     * row. A timeout comes here before the close does (through {@link #disconnected}), which then finds the
+     * connection no longer current and counts nothing: one timed-out request, or one lost connection with many
+     * requests pending, must not count as several failures toward the limit.
+     */
+    private void lost(Channel gone, String why) {
         if (gone != channel) {
             return;
         }
         channel = null;
+        gone.close();
         if (!pending.isEmpty()) {
             if (!closed) {
-                failed("connection lost with " + pending.size() + " requests pending");
+                failed(why + " with " + pending.size() + " requests pending");
             }
             List<ServerRequest> lost = new ArrayList<>(pending.size());
             for (Pending p : pending) {
@@ -182,7 +190,7 @@ final class ServerConnection {
                 lost.add(p.request());
             }
             pending.clear();
-            fail(lost, "connection to memcached server " + address + " lost");
+            fail(lost, "memcached server " + address + ": " + why);
         }
     }
 
