@@ -105,12 +105,19 @@ final class ServerConnection {
             fail(requests, "the backend is closed");
             return;
         }
+        if (channel != null && !channel.isActive()) {
+            // Dead, but its close handler has not run yet. Give it up now, before the ejection check (this may be
+            // the failure that ejects): otherwise a new connection would take its place, the close handler would
+            // no longer recognise it, and what was pending on it would stay queued in front of the new
+            // connection's requests, a quiet get among them later read as a miss when their replies come.
+            lost(channel, "connection lost");
+        }
         if (ejectedUntil > System.currentTimeMillis()) {
             fail(requests, "memcached server " + address + " is ejected after " + failuresInARow
                     + " failures in a row");
             return;
         }
-        if (channel != null && channel.isActive()) {
+        if (channel != null) {
             write(requests);
             return;
         }

@@ -6,24 +6,31 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -112,6 +119,45 @@ class ServerConnectionFailureTest {
         assertTrue(connection.ejected(), "not ejected after two failed connection attempts in a row");
     }
 
+    @Test
+    void requestsPendingOnADeadConnectionFailWhenANewConnectionTakesOverBeforeTheOldOnesCloseHandlerRan()
+            throws Exception {
+        AtomicBoolean answering = new AtomicBoolean();
+        AtomicInteger received = new AtomicInteger();
+        FakeServer server = server(socket -> FakeServer.answerNoops(socket, answering, received));
+        ServerConnection connection = connection(server.port(), 5000, 3, NO_RETRY);
+
+        // A quiet get closed by a noop, both written on the first connection and left unanswered there.
+        ServerRequest quietGet = new ServerRequest(ServerRequest.GETQ, null, new byte[] {'k'}, null, 0);
+        ServerRequest noop = ServerRequest.noop();
+        connection.send(List.of(quietGet, noop));
+        awaitTrue(() -> received.get() == 2, "both requests at the server");
+
+        // The connection dies without its close handler running (closeForcibly fires no events), as when the
+        // handler is still queued: the connection is inactive, its requests still pending.
+        Channel first = loops.next().submit(() -> currentChannel(connection)).get();
+        first.eventLoop().submit(() -> first.unsafe().closeForcibly()).get();
+
+        // The next request opens a second connection, where the server answers.
+        answering.set(true);
+        ServerRequest next = ServerRequest.noop();
+        connection.send(List.of(next));
+        assertEquals(ServerReply.SUCCESS, next.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
+        assertEquals(2, server.accepted());
+        // The first connection's requests fail; the quiet get must not read as a miss (as it would if it were
+        // still pending in front of the second connection's requests when their replies come).
+        assertUnavailable(quietGet);
+        assertUnavailable(noop);
+
+        // The first connection's close handler, late, leaves the second connection alone.
+        first.eventLoop().submit(() -> first.close()).get().sync();
+        ServerRequest after = ServerRequest.noop();
+        connection.send(List.of(after));
+        assertEquals(ServerReply.SUCCESS, after.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
+        assertEquals(2, server.accepted(), "connections opened");
+        assertFalse(connection.ejected());
+    }
+
     /** A connection of its own to {@code port} on the loopback, closed after the test. */
     private ServerConnection connection(int port, long timeoutMillis, int failureLimit, long retryMillis) {
         ServerConnection connection = new ServerConnection(new ServerAddress("127.0.0.1", port, 1), loops.next(),
@@ -146,6 +192,23 @@ class ServerConnectionFailureTest {
             assertInstanceOf(ServerUnavailable.class, e.getCause());
         } catch (TimeoutException e) {
             fail("neither answered nor failed within " + BOUND_MILLIS + " ms");
+        }
+    }
+
+    /** The connection's current channel, read on its event loop (the field is confined to it). */
+    private static Channel currentChannel(ServerConnection connection) throws ReflectiveOperationException {
+        Field channel = ServerConnection.class.getDeclaredField("channel");
+        channel.setAccessible(true);
+        return (Channel) channel.get(connection);
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BOUND_MILLIS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("no " + what + " within " + BOUND_MILLIS + " ms");
+            }
+            Thread.sleep(5);
         }
     }
 
@@ -204,6 +267,27 @@ class ServerConnectionFailureTest {
             InputStream in = socket.getInputStream();
             while (in.read(new byte[4096]) >= 0) {
                 // drop it
+            }
+        }
+
+        /**
+         * Reads requests, counting them, and answers each noop once {@code answering} is set (a noop's reply tells
+         * the client that the quiet requests before it were passed over); nothing else is ever answered.
+         */
+        static void answerNoops(Socket socket, AtomicBoolean answering, AtomicInteger received) throws IOException {
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            OutputStream out = socket.getOutputStream();
+            byte[] header = new byte[24];
+            while (true) {
+                in.readFully(header);
+                ByteBuffer request = ByteBuffer.wrap(header);
+                in.skipNBytes(request.getInt(8));
+                received.incrementAndGet();
+                if (request.get(1) == ServerRequest.NOOP && answering.get()) {
+                    out.write(ByteBuffer.allocate(24).put(0, (byte) 0x81).put(1, (byte) ServerRequest.NOOP)
+                            .putInt(12, request.getInt(12)).array());
+                    out.flush();
+                }
             }
         }
 
