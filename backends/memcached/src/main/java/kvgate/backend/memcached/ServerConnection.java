@@ -51,8 +51,15 @@ final class ServerConnection {
     private boolean closed;
     private int nextOpaque;
     private int failuresInARow;
-    /** Written on the loop only; volatile because stats read it from other threads. */
-    private volatile long ejectedUntil;
+    /**
+     * From the failure that reaches the limit until a probe is answered. Written on the loop only; volatile because
+     * stats read it from other threads.
+     */
+    private volatile boolean ejected;
+    /** A probe is scheduled or in flight: there is never more than one. */
+    private boolean probing;
+    /** Probes sent since the start; tests read it to check that probes do not multiply. */
+    private int probesSent;
 
     private record Pending(ServerRequest request, ScheduledFuture<?> timeout) {
     }
@@ -97,10 +104,20 @@ final class ServerConnection {
 
     /** Whether the server is ejected now (read from any thread: a hint for stats only). */
     boolean ejected() {
-        return ejectedUntil > System.currentTimeMillis();
+        return ejected;
+    }
+
+    /** Probes sent so far; read it on the connection's event loop. */
+    int probesSent() {
+        return probesSent;
     }
 
     private void sendOnLoop(List<ServerRequest> requests) {
+        sendOnLoop(requests, false);
+    }
+
+    /** @param probe whether this is a probe's noop, the one request that goes to an ejected server */
+    private void sendOnLoop(List<ServerRequest> requests, boolean probe) {
         if (closed) {
             fail(requests, "the backend is closed");
             return;
@@ -112,7 +129,7 @@ final class ServerConnection {
             // connection's requests, a quiet get among them later read as a miss when their replies come.
             lost(channel, "connection lost");
         }
-        if (ejectedUntil > System.currentTimeMillis()) {
+        if (ejected && !probe) {
             fail(requests, "memcached server " + address + " is ejected after " + failuresInARow
                     + " failures in a row");
             return;
@@ -201,41 +218,53 @@ final class ServerConnection {
         }
     }
 
-    /** Counts one failure in a row; at the limit, ejects the server and schedules a probe. */
+    /** Counts one failure in a row; at the limit, ejects the server and schedules a probe unless one is pending. */
     private void failed(String why) {
         failuresInARow++;
-        if (failuresInARow >= failureLimit && ejectedUntil <= System.currentTimeMillis()) {
-            ejectedUntil = System.currentTimeMillis() + retryMillis;
-            LOG.warn("memcached server {} ejected for {} ms after {} failures in a row (last: {})", address,
-                    retryMillis, failuresInARow, why);
-            loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+        if (failuresInARow >= failureLimit && !ejected) {
+            ejected = true;
+            LOG.warn("memcached server {} ejected after {} failures in a row (last: {}); probing every {} ms",
+                    address, failuresInARow, why, retryMillis);
+            if (!probing) {
+                probing = true;
+                loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+            }
         } else {
             LOG.debug("memcached server {}: {}", address, why);
         }
     }
 
-    /** After an ejection: a noop through a fresh connection; an answer brings the server back. */
+    /**
+     * After an ejection: a noop through a fresh connection, the one request an ejected server gets. The server
+     * stays ejected while the probe connects: other requests must not wait on its connection attempt, which for a
+     * host that does not answer at all lasts until the timeout. Only the answer ends the ejection (in
+     * {@link #answered}). The next probe is scheduled only once this one has failed, so that probes never pile up
+     * however many failures the outage brings.
+     */
     private void probe() {
-        if (closed) {
+        if (closed || !ejected) {
+            probing = false;
             return;
         }
-        ejectedUntil = 0;
+        probesSent++;
         ServerRequest noop = ServerRequest.noop();
-        noop.reply.whenComplete((reply, error) -> {
-            if (error != null) {
+        noop.reply.whenComplete((reply, error) -> { // completed on the loop, like every request
+            if (error == null || closed || !ejected) {
+                probing = false;
+            } else {
                 LOG.debug("memcached server {} still down: {}", address, error.getMessage());
+                loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
             }
         });
-        sendOnLoop(List.of(noop));
+        sendOnLoop(List.of(noop), true);
     }
 
     private void answered() {
-        if (failuresInARow > 0) {
-            if (failuresInARow >= failureLimit) {
-                LOG.info("memcached server {} is back", address);
-            }
-            failuresInARow = 0;
+        if (ejected) {
+            ejected = false;
+            LOG.info("memcached server {} is back", address);
         }
+        failuresInARow = 0;
     }
 
     private void received(ServerReply reply) {

@@ -158,6 +158,99 @@ class ServerConnectionFailureTest {
         assertFalse(connection.ejected());
     }
 
+    @Test
+    void anEjectedServerFailsRequestsAtOnceWhileItsProbeIsStillConnecting() throws Exception {
+        Blackhole blackhole = blackhole();
+        // Probed every 50 ms, and every connection attempt to it hangs until the timeout, 600 ms.
+        ServerConnection connection = connection(blackhole.port(), 600, 1, 50);
+        millisToFail(connection, noops(1));
+        assertTrue(connection.ejected(), "not ejected after a connection attempt gave up");
+
+        // Across more than two probes: no request waits for a probe's connection attempt.
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+        int requests = 0;
+        while (System.nanoTime() < end) {
+            long millis = millisToFail(connection, noops(1));
+            requests++;
+            assertTrue(millis < FAST_MILLIS, "request " + requests + " to an ejected server took " + millis + " ms");
+            assertTrue(connection.ejected(), "the ejection ended before a probe got an answer");
+            Thread.sleep(5);
+        }
+        int probes = probesSent(connection);
+        assertTrue(probes >= 2 && probes <= 4, probes + " probes over 1.5 s of 600 ms connection attempts");
+    }
+
+    @Test
+    void anEjectedServerHasOneProbeAtATimeHoweverManyRequestsFail() throws Exception {
+        int refusing = refusingPort();
+        ServerConnection connection = connection(refusing, 1000, 1, 20);
+        millisToFail(connection, noops(1));
+        assertTrue(connection.ejected());
+
+        // Two clients keep sending to the refusing server; the probes, every 20 ms, must stay one at a time.
+        long start = System.nanoTime();
+        long end = start + TimeUnit.MILLISECONDS.toNanos(1000);
+        List<Thread> clients = new ArrayList<>();
+        AtomicInteger requests = new AtomicInteger();
+        for (int i = 0; i < 2; i++) {
+            Thread client = new Thread(() -> {
+                while (System.nanoTime() < end) {
+                    ServerRequest noop = ServerRequest.noop();
+                    connection.send(List.of(noop));
+                    noop.reply.handle((reply, error) -> null).join();
+                    requests.incrementAndGet();
+                }
+            });
+            client.start();
+            clients.add(client);
+        }
+        for (Thread client : clients) {
+            client.join();
+        }
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        int probes = probesSent(connection);
+        assertTrue(probes <= elapsed / 20 + 2, probes + " probes in " + elapsed + " ms with a retry interval of 20 ms ("
+                + requests + " requests)");
+        assertTrue(probes >= elapsed / 20 / 4, "only " + probes + " probes in " + elapsed + " ms");
+    }
+
+    @Test
+    void anEjectedServerIsBackOnceAProbeIsAnsweredAndIsProbedAgainAfterItsNextEjection() throws Exception {
+        AtomicBoolean up = new AtomicBoolean();
+        FakeServer server = server(socket -> {
+            if (up.get()) {
+                FakeServer.answerNoops(socket, up, new AtomicInteger());
+            } // else closed at once: the connection is lost with the request on it
+        });
+        ServerConnection connection = connection(server.port(), 5000, 1, 30);
+
+        for (int outage = 1; outage <= 2; outage++) {
+            millisToFail(connection, noops(1));
+            assertTrue(connection.ejected(), "not ejected, outage " + outage);
+            int probesBefore = probesSent(connection);
+            Thread.sleep(150);
+            assertTrue(connection.ejected(), "the ejection ended without an answer, outage " + outage);
+            assertTrue(probesSent(connection) > probesBefore, "no probe during outage " + outage);
+
+            up.set(true);
+            awaitTrue(() -> !connection.ejected(), "answered probe, outage " + outage);
+            ServerRequest noop = ServerRequest.noop();
+            connection.send(List.of(noop));
+            assertEquals(ServerReply.SUCCESS, noop.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
+
+            // The next outage: the server drops its connections and takes new ones only to drop them.
+            up.set(false);
+            server.dropConnections();
+            awaitTrue(() -> {
+                try {
+                    return loops.next().submit(() -> currentChannel(connection) == null).get();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "the dropped connection noticed");
+        }
+    }
+
     /** A connection of its own to {@code port} on the loopback, closed after the test. */
     private ServerConnection connection(int port, long timeoutMillis, int failureLimit, long retryMillis) {
         ServerConnection connection = new ServerConnection(new ServerAddress("127.0.0.1", port, 1), loops.next(),
@@ -192,6 +285,17 @@ class ServerConnectionFailureTest {
             assertInstanceOf(ServerUnavailable.class, e.getCause());
         } catch (TimeoutException e) {
             fail("neither answered nor failed within " + BOUND_MILLIS + " ms");
+        }
+    }
+
+    private static int probesSent(ServerConnection connection) throws Exception {
+        return loops.next().submit(connection::probesSent).get();
+    }
+
+    /** A loopback port nobody listens on, so that connection attempts are refused. */
+    private static int refusingPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         }
     }
 
@@ -297,6 +401,15 @@ class ServerConnectionFailureTest {
 
         int accepted() {
             return accepted.get();
+        }
+
+        /** Closes the connections accepted so far, as a restarted server would. */
+        void dropConnections() throws IOException {
+            synchronized (connections) {
+                for (Socket connection : connections) {
+                    connection.close();
+                }
+            }
         }
 
         @Override
