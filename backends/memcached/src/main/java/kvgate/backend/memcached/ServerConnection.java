@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * no reply are known to have missed when a later reply arrives. A request without a reply within the timeout
  * closes the connection (the stream can no longer be trusted) and fails everything pending on it.
  *
- * <p>Failures in a row (timeouts, refused or broken connections) beyond the limit eject the server: its requests
- * fail at once, and a probe reconnects every retry interval until the server answers a noop again.
+ * <p>Failures in a row (timeouts, refused or broken connections; a connection given up with all its pending
+ * requests is one failure) up to the limit eject the server: its requests fail at once until a probe, one at a time
+ * every retry interval, gets a noop answered again.
  */
 final class ServerConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
