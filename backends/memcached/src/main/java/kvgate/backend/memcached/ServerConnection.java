@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * no reply are known to have missed when a later reply arrives. A request without a reply within the timeout
  * closes the connection (the stream can no longer be trusted) and fails everything pending on it.
  *
- * <p>Failures in a row (timeouts, refused or broken connections) beyond the limit eject the server: its requests
- * fail at once, and a probe reconnects every retry interval until the server answers a noop again.
+ * <p>Failures in a row (timeouts, refused or broken connections; a connection given up with all its pending
+ * requests is one failure) up to the limit eject the server: its requests fail at once until a probe, one at a time
+ * every retry interval, gets a noop answered again.
  */
 final class ServerConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
@@ -51,8 +52,15 @@ final class ServerConnection {
     private boolean closed;
     private int nextOpaque;
     private int failuresInARow;
-    /** Written on the loop only; volatile because stats read it from other threads. */
-    private volatile long ejectedUntil;
+    /**
+     * From the failure that reaches the limit until a probe is answered. Written on the loop only; volatile because
+     * stats read it from other threads.
+     */
+    private volatile boolean ejected;
+    /** A probe is scheduled or in flight: there is never more than one. */
+    private boolean probing;
+    /** Probes sent since the start; tests read it to check that probes do not multiply. */
+    private int probesSent;
 
     private record Pending(ServerRequest request, ScheduledFuture<?> timeout) {
     }
@@ -97,20 +105,37 @@ final class ServerConnection {
 
     /** Whether the server is ejected now (read from any thread: a hint for stats only). */
     boolean ejected() {
-        return ejectedUntil > System.currentTimeMillis();
+        return ejected;
+    }
+
+    /** Probes sent so far; read it on the connection's event loop. */
+    int probesSent() {
+        return probesSent;
     }
 
     private void sendOnLoop(List<ServerRequest> requests) {
+        sendOnLoop(requests, false);
+    }
+
+    /** @param probe whether this is a probe's noop, the one request that goes to an ejected server */
+    private void sendOnLoop(List<ServerRequest> requests, boolean probe) {
         if (closed) {
             fail(requests, "the backend is closed");
             return;
         }
-        if (ejectedUntil > System.currentTimeMillis()) {
+        if (channel != null && !channel.isActive()) {
+            // Dead, but its close handler has not run yet. Give it up now, before the ejection check (this may be
+            // the failure that ejects): otherwise a new connection would take its place, the close handler would
+            // no longer recognise it, and what was pending on it would stay queued in front of the new
+            // connection's requests, a quiet get among them later read as a miss when their replies come.
+            lost(channel, "connection lost");
+        }
+        if (ejected && !probe) {
             fail(requests, "memcached server " + address + " is ejected after " + failuresInARow
                     + " failures in a row");
             return;
         }
-        if (channel != null && channel.isActive()) {
+        if (channel != null) {
             write(requests);
             return;
         }
@@ -158,23 +183,31 @@ final class ServerConnection {
     }
 
     private void timedOut(ServerRequest request) {
-        if (request.reply.isDone()) {
+        if (request.reply.isDone() || channel == null) {
             return;
         }
-        failed("no reply within " + timeoutMillis + " ms");
-        if (channel != null) {
-            channel.close(); // fails everything pending, in disconnected()
-        }
+        lost(channel, "no reply within " + timeoutMillis + " ms");
     }
 
     private void disconnected(Channel gone) {
+        lost(gone, "connection lost");
+    }
+
+    /**
+     * Gives up a connection: closes it and fails everything pending on it, counting all of that as ONE failure in a
+     * row. A timeout comes here before the close does (through {@link #disconnected}), which then finds the
+     * connection no longer current and counts nothing: one timed-out request, or one lost connection with many
+     * requests pending, must not count as several failures toward the limit.
+     */
+    private void lost(Channel gone, String why) {
         if (gone != channel) {
             return;
         }
         channel = null;
+        gone.close();
         if (!pending.isEmpty()) {
             if (!closed) {
-                failed("connection lost with " + pending.size() + " requests pending");
+                failed(why + " with " + pending.size() + " requests pending");
             }
             List<ServerRequest> lost = new ArrayList<>(pending.size());
             for (Pending p : pending) {
@@ -182,45 +215,57 @@ final class ServerConnection {
                 lost.add(p.request());
             }
             pending.clear();
-            fail(lost, "connection to memcached server " + address + " lost");
+            fail(lost, "memcached server " + address + ": " + why);
         }
     }
 
-    /** Counts one failure in a row; at the limit, ejects the server and schedules a probe. */
+    /** Counts one failure in a row; at the limit, ejects the server and schedules a probe unless one is pending. */
     private void failed(String why) {
         failuresInARow++;
-        if (failuresInARow >= failureLimit && ejectedUntil <= System.currentTimeMillis()) {
-            ejectedUntil = System.currentTimeMillis() + retryMillis;
-            LOG.warn("memcached server {} ejected for {} ms after {} failures in a row (last: {})", address,
-                    retryMillis, failuresInARow, why);
-            loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+        if (failuresInARow >= failureLimit && !ejected) {
+            ejected = true;
+            LOG.warn("memcached server {} ejected after {} failures in a row (last: {}); probing every {} ms",
+                    address, failuresInARow, why, retryMillis);
+            if (!probing) {
+                probing = true;
+                loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+            }
         } else {
             LOG.debug("memcached server {}: {}", address, why);
         }
     }
 
-    /** After an ejection: a noop through a fresh connection; an answer brings the server back. */
+    /**
+     * After an ejection: a noop through a fresh connection, the one request an ejected server gets. The server
+     * stays ejected while the probe connects: other requests must not wait on its connection attempt, which for a
+     * host that does not answer at all lasts until the timeout. Only the answer ends the ejection (in
+     * {@link #answered}). The next probe is scheduled only once this one has failed, so that probes never pile up
+     * however many failures the outage brings.
+     */
     private void probe() {
-        if (closed) {
+        if (closed || !ejected) {
+            probing = false;
             return;
         }
-        ejectedUntil = 0;
+        probesSent++;
         ServerRequest noop = ServerRequest.noop();
-        noop.reply.whenComplete((reply, error) -> {
-            if (error != null) {
+        noop.reply.whenComplete((reply, error) -> { // completed on the loop, like every request
+            if (error == null || closed || !ejected) {
+                probing = false;
+            } else {
                 LOG.debug("memcached server {} still down: {}", address, error.getMessage());
+                loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
             }
         });
-        sendOnLoop(List.of(noop));
+        sendOnLoop(List.of(noop), true);
     }
 
     private void answered() {
-        if (failuresInARow > 0) {
-            if (failuresInARow >= failureLimit) {
-                LOG.info("memcached server {} is back", address);
-            }
-            failuresInARow = 0;
+        if (ejected) {
+            ejected = false;
+            LOG.info("memcached server {} is back", address);
         }
+        failuresInARow = 0;
     }
 
     private void received(ServerReply reply) {
