@@ -18,6 +18,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -307,15 +308,19 @@ final class ServerConnection {
             // connection already, and the loop takes no more tasks (execute would throw).
             return;
         }
-        loop.execute(() -> {
-            closed = true;
-            if (channel != null) {
-                channel.close();
-            }
-            List<ServerRequest> left = new ArrayList<>(waiting);
-            waiting.clear();
-            fail(left, "the backend is closed");
-        });
+        try {
+            loop.execute(() -> {
+                closed = true;
+                if (channel != null) {
+                    channel.close();
+                }
+                List<ServerRequest> left = new ArrayList<>(waiting);
+                waiting.clear();
+                fail(left, "the backend is closed");
+            });
+        } catch (RejectedExecutionException e) {
+            // The loop began shutting down after the check above: its shutdown closes the connection.
+        }
     }
 
     private final class ReplyHandler extends SimpleChannelInboundHandler<ByteBuf> {
