@@ -80,32 +80,17 @@ public final class Dispatcher {
             return List.of();
         }
         Backend target = targetOf(operations.get(0));
-        boolean oneTarget = operations.stream().allMatch(operation -> targetOf(operation) == target);
-        if (target == null || !oneTarget || !filters.isEmpty()
-                || operations.stream().anyMatch(operation -> isDelayedFlush(operation) || isGeneric(operation))) {
+        if (target == null || !filters.isEmpty() || !batchable(operations, target)) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
             for (Operation operation : operations) {
                 results.add(dispatch(operation));
             }
             return results;
         }
-        List<CompletionStage<Result>> started;
-        try {
-            started = target.executeAll(operations);
-            if (started == null || started.size() != operations.size()) {
-                throw new IllegalStateException("executeAll returned " + (started == null ? "null" : started.size()
-                        + " results") + " for " + operations.size() + " operations");
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("backend failed a batch of {} operations", operations.size(), e);
-            started = new ArrayList<>(operations.size());
-            for (int i = 0; i < operations.size(); i++) {
-                started.add(CompletableFuture.completedFuture(Outcomes.backendError(e)));
-            }
-        }
+        List<CompletionStage<Result>> started = Outcomes.executeAll(target, operations);
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
         for (int i = 0; i < operations.size(); i++) {
-            results.add(counted(operations.get(i), listed(operations.get(i), Outcomes.guarded(started.get(i)))));
+            results.add(counted(operations.get(i), listed(operations.get(i), started.get(i))));
         }
         return results;
     }
@@ -156,6 +141,16 @@ public final class Dispatcher {
             return generic(operation);
         }
         return listed(operation, Outcomes.guarded(target.execute(operation)));
+    }
+
+    /** Whether every operation goes to {@code target} as it is: no delayed flush, nothing for the generic layer. */
+    private boolean batchable(List<Operation> operations, Backend target) {
+        for (Operation operation : operations) {
+            if (targetOf(operation) != target || isDelayedFlush(operation) || isGeneric(operation)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the generic layer, not the backend, carries out this operation. */

@@ -45,22 +45,26 @@ final class GenericSearch {
     }
 
     CompletionStage<Result> search(Operation.Search search) {
+        // Each distinct gram is read once; each word keeps the positions of its grams among the reads.
         Map<String, Integer> gramIndex = new LinkedHashMap<>();
         List<byte[]> records = new ArrayList<>();
+        List<List<Integer>> wordGrams = new ArrayList<>();
         for (String word : search.words()) {
+            List<Integer> positions = new ArrayList<>();
             for (String gram : NGrams.lookup(word, search.gramLength())) {
-                if (!gramIndex.containsKey(gram)) {
-                    gramIndex.put(gram, records.size());
-                    records.add(record(search.namespace(), search.group(), gram));
-                }
+                positions.add(gramIndex.computeIfAbsent(gram, unseen -> {
+                    records.add(record(search.namespace(), search.group(), unseen));
+                    return records.size() - 1;
+                }));
             }
+            wordGrams.add(positions);
         }
         return lists.read(RECORDS, records).thenCompose(postings -> {
             Set<String> candidates = null;
-            for (String word : search.words()) {
+            for (List<Integer> positions : wordGrams) {
                 Set<String> forWord = null;
-                for (String gram : NGrams.lookup(word, search.gramLength())) {
-                    Set<String> keys = postings.get(gramIndex.get(gram)).replay().keys();
+                for (int position : positions) {
+                    Set<String> keys = postings.get(position).replay().keys();
                     forWord = forWord == null ? new LinkedHashSet<>(keys) : retain(forWord, keys);
                 }
                 if (candidates == null) {
@@ -81,10 +85,7 @@ final class GenericSearch {
         if (candidates.isEmpty()) {
             return CompletableFuture.completedFuture(new Result.Keys(List.of()));
         }
-        List<byte[]> keys = new ArrayList<>(candidates.size());
-        for (String candidate : candidates) {
-            keys.add(KeyLog.Replay.bytes(candidate));
-        }
+        List<byte[]> keys = KeyLog.Replay.bytes(candidates);
         return lists.items(search.namespace(), keys).thenApply(items -> {
             List<byte[]> hits = new ArrayList<>();
             Set<String> removed = new HashSet<>();

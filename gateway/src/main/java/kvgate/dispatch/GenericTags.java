@@ -49,10 +49,7 @@ final class GenericTags {
             if (listed.replay().wasteful()) {
                 lists.rewrite(listed, listed.replay().keys());
             }
-            List<byte[]> keys = new ArrayList<>(listed.replay().keys().size());
-            for (String key : listed.replay().keys()) {
-                keys.add(KeyLog.Replay.bytes(key));
-            }
+            List<byte[]> keys = KeyLog.Replay.bytes(listed.replay().keys());
             if (query.includeRemoved() || keys.isEmpty()) {
                 return CompletableFuture.completedFuture((Result) new Result.Keys(keys));
             }

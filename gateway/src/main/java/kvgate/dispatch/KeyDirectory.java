@@ -75,10 +75,7 @@ final class KeyDirectory {
             for (KeyLists.Listed shard : listed) {
                 names.addAll(shard.replay().keys());
             }
-            List<byte[]> keys = new ArrayList<>(names.size());
-            for (String name : names) {
-                keys.add(KeyLog.Replay.bytes(name));
-            }
+            List<byte[]> keys = KeyLog.Replay.bytes(names);
             return lists.items(scan.namespace(), keys).thenApply(items -> {
                 List<Result.Entry> entries = new ArrayList<>();
                 Set<String> gone = new HashSet<>();

@@ -48,7 +48,8 @@ final class KeyLists {
 
         /** The failure behind {@code error}, or a backend error for anything else. */
         static Result.Failure of(Throwable error) {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
             return cause instanceof Failed failed ? failed.failure : Outcomes.backendError(cause);
         }
     }
@@ -59,22 +60,6 @@ final class KeyLists {
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(Outcomes.backendError(e));
         }
-    }
-
-    List<CompletionStage<Result>> executeAll(List<Operation> operations) {
-        List<CompletionStage<Result>> started;
-        try {
-            started = backend.executeAll(operations);
-        } catch (RuntimeException e) {
-            started = null;
-        }
-        List<CompletionStage<Result>> guarded = new ArrayList<>(operations.size());
-        for (int i = 0; i < operations.size(); i++) {
-            guarded.add(started == null || started.size() != operations.size()
-                    ? CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "batch failed"))
-                    : Outcomes.guarded(started.get(i)));
-        }
-        return guarded;
     }
 
     /**
@@ -146,11 +131,8 @@ final class KeyLists {
         if (keep.isEmpty()) {
             write = new Operation.Delete(listed.namespace(), listed.record(), listed.cas());
         } else {
-            List<byte[]> keys = new ArrayList<>(keep.size());
-            for (String key : keep) {
-                keys.add(KeyLog.Replay.bytes(key));
-            }
-            write = new Operation.Store(listed.namespace(), listed.record(), StoreMode.SET, KeyLog.listing(keys), 0,
+            write = new Operation.Store(listed.namespace(), listed.record(), StoreMode.SET,
+                    KeyLog.listing(KeyLog.Replay.bytes(keep)), 0,
                     Item.NEVER, listed.cas());
         }
         return execute(write).thenApply(ignored -> null);
@@ -197,7 +179,7 @@ final class KeyLists {
         for (byte[] key : keys) {
             gets.add(new Operation.Get(namespace, key));
         }
-        return Dispatcher.joined(executeAll(gets));
+        return Dispatcher.joined(Outcomes.executeAll(backend, gets));
     }
 
     /** The item a get found, null when it found none; any other failure is thrown as {@link Failed}. */

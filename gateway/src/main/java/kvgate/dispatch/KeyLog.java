@@ -2,6 +2,7 @@ package kvgate.dispatch;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -99,8 +100,13 @@ final class KeyLog {
             return new String(key, StandardCharsets.ISO_8859_1);
         }
 
-        static byte[] bytes(String name) {
-            return name.getBytes(StandardCharsets.ISO_8859_1);
+        /** The keys named by {@code names} (as {@link #keys()} holds them), in the same order. */
+        static List<byte[]> bytes(Collection<String> names) {
+            List<byte[]> keys = new ArrayList<>(names.size());
+            for (String name : names) {
+                keys.add(name.getBytes(StandardCharsets.ISO_8859_1));
+            }
+            return keys;
         }
     }
 }

@@ -1,7 +1,11 @@
 package kvgate.dispatch;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import kvgate.spi.Backend;
+import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
 import org.slf4j.Logger;
@@ -26,6 +30,33 @@ final class Outcomes {
             }
             return result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result;
         });
+    }
+
+    /**
+     * Starts a batch on {@code backend}, one guarded stage per operation: a backend that throws, or returns the
+     * wrong number of stages, fails every operation of the batch with a backend error.
+     */
+    static List<CompletionStage<Result>> executeAll(Backend backend, List<Operation> operations) {
+        List<CompletionStage<Result>> started;
+        try {
+            started = backend.executeAll(operations);
+            if (started == null || started.size() != operations.size()) {
+                throw new IllegalStateException("executeAll returned " + (started == null ? "null" : started.size()
+                        + " results") + " for " + operations.size() + " operations");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("backend failed a batch of {} operations", operations.size(), e);
+            List<CompletionStage<Result>> failed = new ArrayList<>(operations.size());
+            for (int i = 0; i < operations.size(); i++) {
+                failed.add(CompletableFuture.completedFuture(backendError(e)));
+            }
+            return failed;
+        }
+        List<CompletionStage<Result>> guarded = new ArrayList<>(operations.size());
+        for (CompletionStage<Result> stage : started) {
+            guarded.add(guarded(stage));
+        }
+        return guarded;
     }
 
     static Result.Failure backendError(Throwable error) {

@@ -64,13 +64,15 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         }
     }
 
-    /** A key, tag or value field the gateway cannot take: too long, or not Base64. */
+    /** A key, tag or value field the gateway cannot take. */
     private static final class BadField extends RuntimeException {
-        final boolean tooLong;
+        enum Problem { KEY_TOO_LONG, VALUE_TOO_LONG, NOT_BASE64 }
 
-        BadField(boolean tooLong) {
+        final Problem problem;
+
+        BadField(Problem problem) {
             super(null, null, false, false);
-            this.tooLong = tooLong;
+            this.problem = problem;
         }
     }
 
@@ -95,7 +97,11 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         } catch (MissingField e) {
             return Translation.answer("-1,false,ERROR,ArgumentException");
         } catch (BadField e) {
-            return Translation.answer(e.tooLong ? keyTooLong(method) : undecodable(method));
+            return Translation.answer(switch (e.problem) {
+                case KEY_TOO_LONG -> keyTooLong(method);
+                case VALUE_TOO_LONG -> method + ",false,Value Length Error";
+                case NOT_BASE64 -> undecodable(method);
+            });
         }
     }
 
@@ -112,7 +118,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             case 2: {
                 // The reference takes everything after "2," as the key, commas included.
                 byte[] key = key(line.substring(line.indexOf(',') + 1));
-                return forward(new Operation.Get(namespace, key), 2, result -> result instanceof Result.Value value
+                return forward(new Operation.Get(namespace, key), result -> result instanceof Result.Value value
                         ? "2,true," + encode(value.item().value())
                         : result.status() == Status.NOT_FOUND ? "2,false," : error(2, result));
             }
@@ -126,7 +132,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             case 14:
                 return arithmetic(method, fields);
             case 15:
-                return forward(new Operation.Get(namespace, key(field(fields, 1))), 15,
+                return forward(new Operation.Get(namespace, key(field(fields, 1))),
                         result -> result instanceof Result.Value value
                                 ? "15,true," + encode(value.item().value()) + "," + value.item().cas()
                                 : result.status() == Status.NOT_FOUND ? "15,false,," : error(15, result));
@@ -135,7 +141,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             case 23:
                 return tagValues(fields);
             case 40:
-                return forward(new Operation.Untag(namespace, key(field(fields, 2)), tag(field(fields, 1))), 40,
+                return forward(new Operation.Untag(namespace, key(field(fields, 2)), tag(field(fields, 1))),
                         result -> result.ok() ? "40,true,"
                                 : result.status() == Status.NOT_FOUND ? "40,false," : error(40, result));
             case 42:
@@ -168,20 +174,14 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
                 return Translation.answer("16,false,NG:Data has already been updated");
             }
         }
-        if (valueField.length() >= MAX_VALUE_FIELD) {
-            return Translation.answer(method + ",false,Value Length Error");
-        }
         byte[] value = value(valueField);
-        if (value.length > maxValue) {
-            return Translation.answer(method + ",false,Value Length Error");
-        }
         // The expiry is there only when the line ends with a comma, as the reference's clients send it.
         long expiresAt = line.endsWith(",") && fields.length > next ? expiry(fields[next]) : Item.NEVER;
         Operation.Store store = new Operation.Store(namespace, key,
                 method == 6 ? StoreMode.ADD : StoreMode.SET, value, 0, expiresAt, cas);
         Function<Result, String> reply = result -> storeReply(method, result);
         if (tags.isEmpty()) {
-            return forward(store, method, reply);
+            return forward(store, reply);
         }
         return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(result -> result.ok()
                 ? dispatcher.dispatch(new Operation.Tag(namespace, key, tags))
@@ -226,14 +226,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         byte[] key = key(field(fields, 1));
         List<byte[]> tags = tags(field(fields, 2));
         field(fields, 3);
-        String valueField = field(fields, 4);
-        if (valueField.length() >= MAX_VALUE_FIELD) {
-            return Translation.answer("42,false,Value Length Error");
-        }
-        byte[] value = value(valueField);
-        if (value.length > maxValue) {
-            return Translation.answer("42,false,Value Length Error");
-        }
+        byte[] value = value(field(fields, 4));
         String group = fields.length > 5 ? group(fields[5]) : "";
         int maxGram = fields.length > 6 ? number(fields[6], DEFAULT_MAX_GRAM) : DEFAULT_MAX_GRAM;
         int minGram = fields.length > 7 ? number(fields[7], DEFAULT_MIN_GRAM) : DEFAULT_MIN_GRAM;
@@ -268,7 +261,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         boolean all = fields.length > 2 && fields[2].strip().equals("1");
         String group = fields.length > 3 ? group(fields[3]) : "";
         int gram = fields.length > 4 ? number(fields[4], DEFAULT_SEARCH_GRAM) : DEFAULT_SEARCH_GRAM;
-        return forward(new Operation.Search(namespace, words, all, group, Math.max(1, gram)), 43,
+        return forward(new Operation.Search(namespace, words, all, group, Math.max(1, gram)),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
                         : error(43, result));
@@ -280,7 +273,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         byte[] tag = tag(field(fields, 1));
         // The reference lists removed keys unless told "false"; its Java client sends "true".
         boolean includeRemoved = fields.length <= 2 || fields[2].strip().toLowerCase(Locale.ROOT).equals("true");
-        return forward(new Operation.TaggedKeys(namespace, tag, includeRemoved), 3,
+        return forward(new Operation.TaggedKeys(namespace, tag, includeRemoved),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "4,false," : "4,true," + keyList(keys.keys())
                         : error(4, result));
@@ -326,7 +319,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
                 refused.add(null);
             } catch (BadField e) {
                 gets.add(null);
-                refused.add(e.tooLong ? "22,false,Key Length Error" : "22,false,");
+                refused.add(e.problem == BadField.Problem.KEY_TOO_LONG ? "22,false,Key Length Error" : "22,false,");
             }
         }
         List<Operation> valid = new ArrayList<>();
@@ -436,11 +429,11 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
 
     private static byte[] key(String field) {
         if (field.length() >= MAX_KEY_FIELD) {
-            throw new BadField(true);
+            throw new BadField(BadField.Problem.KEY_TOO_LONG);
         }
         byte[] key = decode(field);
         if (key.length == 0) {
-            throw new BadField(false); // no key is empty
+            throw new BadField(BadField.Problem.NOT_BASE64); // no key is empty
         }
         return key;
     }
@@ -460,8 +453,16 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         return tags;
     }
 
-    private static byte[] value(String field) {
-        return field.equals(BLANK) ? new byte[0] : decode(field);
+    /** A value to store: the reference's limit on the Base64 text, then the gateway's item size limit. */
+    private byte[] value(String field) {
+        if (field.length() >= MAX_VALUE_FIELD) {
+            throw new BadField(BadField.Problem.VALUE_TOO_LONG);
+        }
+        byte[] value = field.equals(BLANK) ? new byte[0] : decode(field);
+        if (value.length > maxValue) {
+            throw new BadField(BadField.Problem.VALUE_TOO_LONG);
+        }
+        return value;
     }
 
     private static String group(String field) {
@@ -480,7 +481,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         try {
             return Base64.getDecoder().decode(field.strip());
         } catch (IllegalArgumentException e) {
-            throw new BadField(false);
+            throw new BadField(BadField.Problem.NOT_BASE64);
         }
     }
 
@@ -501,7 +502,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
 
     // --- replies ---
 
-    private Translation<String> forward(Operation operation, int method, Function<Result, String> reply) {
+    private static Translation<String> forward(Operation operation, Function<Result, String> reply) {
         return new Translation.Forward<>(operation, result -> Translation.answer(reply.apply(result)));
     }
 
