@@ -22,6 +22,11 @@ import kvgate.spi.Status;
  *   <li>{@code kvgate.connections.rejected} (tag {@code protocol}): connections closed for a connection limit</li>
  *   <li>{@code kvgate.commands} (tags {@code protocol}, {@code command}): protocol commands that are not
  *       operations</li>
+ *   <li>{@code kvgate.datagrams.dropped} (tags {@code protocol}, {@code reason}): datagrams taken in but not
+ *       answered (not decodable, no echo tag, oversized without one, duplicate, stale, beyond the window)</li>
+ *   <li>{@code kvgate.datagrams.replayed} (tag {@code protocol}): resent requests answered from the reply cache</li>
+ *   <li>{@code kvgate.datagrams.gaps_skipped} (tag {@code protocol}): missing requests given up on after the server
+ *       timeout</li>
  * </ul>
  */
 public final class GatewayMetrics {
@@ -90,6 +95,39 @@ public final class GatewayMetrics {
     public Counter command(String protocol, String command) {
         return Counter.builder("kvgate.commands").tag("protocol", protocol).tag("command", command)
                 .register(registry);
+    }
+
+    public void datagramDropped(String protocol, String reason) {
+        datagrams("kvgate.datagrams.dropped", protocol, reason).increment();
+    }
+
+    public void datagramReplayed(String protocol) {
+        datagrams("kvgate.datagrams.replayed", protocol, null).increment();
+    }
+
+    public void datagramGapSkipped(String protocol) {
+        datagrams("kvgate.datagrams.gaps_skipped", protocol, null).increment();
+    }
+
+    /** Datagrams of {@code protocol} dropped for {@code reason}. */
+    public long datagramsDropped(String protocol, String reason) {
+        return (long) datagrams("kvgate.datagrams.dropped", protocol, reason).count();
+    }
+
+    public long datagramsReplayed(String protocol) {
+        return (long) datagrams("kvgate.datagrams.replayed", protocol, null).count();
+    }
+
+    public long datagramGapsSkipped(String protocol) {
+        return (long) datagrams("kvgate.datagrams.gaps_skipped", protocol, null).count();
+    }
+
+    private Counter datagrams(String name, String protocol, String reason) {
+        Counter.Builder builder = Counter.builder(name).tag("protocol", protocol);
+        if (reason != null) {
+            builder.tag("reason", reason);
+        }
+        return builder.register(registry);
     }
 
     /** Open connections of one protocol. */

@@ -1,0 +1,218 @@
+package kvgate.mpdb;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.mpdb.MpdbDatagram.Invalid;
+import kvgate.mpdb.MpdbDatagram.Numbered;
+import kvgate.mpdb.MpdbDatagram.Request;
+import kvgate.mpdb.MpdbDatagram.Unreadable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MPDB listener's one handler: decodes each datagram, puts it in its client's order ({@link EchoWindow}), runs
+ * what is due through the {@link MpdbTranslator} and sends the replies to the sender's address. Everything happens
+ * on the listener's event loop, so the client table needs no locks.
+ *
+ * <p>Clients are known by source address. Their state is bounded in two ways: it expires after
+ * {@code clientExpiry} without a datagram, and the state of all clients together (buffered requests, cached
+ * replies, bookkeeping) weighs at most {@code clientMemory} bytes, the least used clients being forgotten first; so a
+ * flood of datagrams from forged addresses costs a bounded amount of memory. A forgotten client simply starts
+ * afresh with its next datagram.
+ */
+public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<DatagramPacket> {
+    public static final String PROTOCOL = "mpdb";
+    private static final Logger LOG = LoggerFactory.getLogger(MpdbDatagramHandler.class);
+
+    private final MpdbTranslator translator;
+    private final GatewayMetrics metrics;
+    private final int maxDatagram;
+    private final int window;
+    private final long serverTimeoutMillis;
+    private final Cache<InetSocketAddress, Client> clients;
+    private ScheduledFuture<?> cleaner;
+
+    /** One client's window and its server timer. */
+    private static final class Client {
+        final InetSocketAddress address;
+        final EchoWindow<Numbered> window;
+        ScheduledFuture<?> timer;
+        /** The tag the timer waits for. */
+        long timerFor;
+
+        Client(InetSocketAddress address, int window) {
+            this.address = address;
+            this.window = new EchoWindow<>(window);
+        }
+
+        void cancelTimer() {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+    }
+
+    /**
+     * @param maxDatagram the longest datagram taken, and the longest reply sent
+     * @param window how many tags ahead of the last one run are buffered, and how many replies are kept for resends
+     * @param serverTimeoutMillis how long a missing tag holds up the ones after it
+     */
+    public MpdbDatagramHandler(MpdbTranslator translator, GatewayMetrics metrics, int maxDatagram, int window,
+                               long serverTimeoutMillis, Duration clientExpiry, long clientMemory) {
+        this.translator = translator;
+        this.metrics = metrics;
+        this.maxDatagram = maxDatagram;
+        this.window = window;
+        this.serverTimeoutMillis = serverTimeoutMillis;
+        this.clients = Caffeine.newBuilder()
+                .executor(Runnable::run) // maintenance on the event loop that uses the table
+                .expireAfterAccess(clientExpiry)
+                .maximumWeight(clientMemory)
+                .<InetSocketAddress, Client>weigher((address, client) -> client.window.weight())
+                .<InetSocketAddress, Client>removalListener((address, client, cause) -> {
+                    if (cause.wasEvicted() && client != null) {
+                        client.cancelTimer();
+                    }
+                })
+                .build();
+    }
+
+    /** Clients with state held now (expired ones go within a second). */
+    public long clients() {
+        return clients.estimatedSize();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        // Expired clients' timers are cancelled even when no datagram comes to trigger the cache's maintenance.
+        cleaner = ctx.executor().scheduleWithFixedDelay(clients::cleanUp, 1, 1, TimeUnit.SECONDS);
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (cleaner != null) {
+            cleaner.cancel(false);
+        }
+        clients.asMap().values().forEach(Client::cancelTimer);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+        ByteBuf content = packet.content();
+        int length = content.readableBytes();
+        boolean oversized = length > maxDatagram;
+        byte[] bytes = new byte[Math.min(length, maxDatagram + 1)];
+        content.getBytes(content.readerIndex(), bytes);
+        MpdbDatagram datagram = MpdbCodec.decode(bytes, oversized, maxDatagram);
+        if (datagram instanceof Unreadable unreadable) {
+            metrics.datagramDropped(PROTOCOL, unreadable.reason());
+            return;
+        }
+        Numbered numbered = (Numbered) datagram;
+        InetSocketAddress sender = packet.sender();
+        if (numbered.echo() < 1) {
+            // A tag the order cannot hold: answered at once, outside it.
+            send(ctx, sender, MpdbCodec.encode(MpdbReply.error(numbered, ((Invalid) numbered).error())));
+            return;
+        }
+        Client client = clients.get(sender, address -> new Client(address, window));
+        switch (client.window.offer(numbered.echo(), numbered, bytes.length, Arrays.hashCode(bytes))) {
+            case ACCEPTED -> drive(ctx, client);
+            case REPLAY -> {
+                metrics.datagramReplayed(PROTOCOL);
+                send(ctx, sender, client.window.cachedReply(numbered.echo()));
+            }
+            case DUPLICATE -> metrics.datagramDropped(PROTOCOL, "duplicate");
+            case STALE -> metrics.datagramDropped(PROTOCOL, "stale");
+            case BEYOND_WINDOW -> metrics.datagramDropped(PROTOCOL, "beyond_window");
+        }
+        clients.put(sender, client); // its weight has changed
+    }
+
+    /** Runs the client's messages that are due, one at a time, then sets its timer for a gap. */
+    private void drive(ChannelHandlerContext ctx, Client client) {
+        EchoWindow.Turn<Numbered> turn;
+        while ((turn = client.window.take()) != null) {
+            CompletableFuture<MpdbReply> reply = run(turn.message()).toCompletableFuture();
+            if (reply.isDone()) {
+                finish(ctx, client, turn, reply.join());
+                continue;
+            }
+            EchoWindow.Turn<Numbered> running = turn;
+            reply.whenComplete((done, error) -> ctx.executor().execute(() -> {
+                finish(ctx, client, running, done != null ? done : failed(running.message(), error));
+                drive(ctx, client);
+                if (clients.getIfPresent(client.address) == client) {
+                    clients.put(client.address, client);
+                }
+            }));
+            return;
+        }
+        long gap = client.window.gap();
+        if (gap == 0) {
+            client.cancelTimer();
+        } else if (client.timer == null || client.timerFor != gap) {
+            client.cancelTimer();
+            client.timerFor = gap;
+            client.timer = ctx.executor().schedule(() -> {
+                client.timer = null;
+                if (client.window.gap() == gap) {
+                    metrics.datagramGapSkipped(PROTOCOL);
+                    client.window.skipGap();
+                }
+                drive(ctx, client);
+            }, serverTimeoutMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private CompletableFuture<MpdbReply> run(Numbered message) {
+        if (message instanceof Invalid invalid) {
+            return CompletableFuture.completedFuture(MpdbReply.error(invalid, invalid.error()));
+        }
+        try {
+            return translator.execute((Request) message).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(failed(message, e));
+        }
+    }
+
+    private static MpdbReply failed(Numbered message, Throwable error) {
+        LOG.error("MPDB request {} failed", message, error);
+        return MpdbReply.error(message, "internal error");
+    }
+
+    private void finish(ChannelHandlerContext ctx, Client client, EchoWindow.Turn<Numbered> turn, MpdbReply reply) {
+        byte[] encoded = MpdbCodec.encode(reply);
+        if (encoded.length > maxDatagram) {
+            encoded = MpdbCodec.encode(MpdbReply.error(turn.message(), "the reply would be " + encoded.length
+                    + " bytes, more than the " + maxDatagram + " a datagram may hold here"));
+        }
+        client.window.finished(turn, encoded);
+        send(ctx, client.address, encoded);
+    }
+
+    private static void send(ChannelHandlerContext ctx, InetSocketAddress to, byte[] datagram) {
+        ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(datagram), to));
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // One datagram's trouble (or an ICMP error surfacing on the socket) must not stop the listener.
+        LOG.warn("MPDB listener: {}", cause.toString());
+    }
+}
