@@ -32,6 +32,15 @@ public final class GatewaySettings {
     public static final String OKUYAMA_PORT = "okuyama.port";
     public static final String OKUYAMA_NAMESPACE = "okuyama.namespace";
     public static final String OKUYAMA_MAX_LINE = "okuyama.max_line";
+    public static final String MPDB_ENABLE = "mpdb.enable";
+    public static final String MPDB_BIND = "mpdb.bind";
+    public static final String MPDB_PORT = "mpdb.port";
+    public static final String MPDB_NAMESPACE_PREFIX = "mpdb.namespace_prefix";
+    public static final String MPDB_SERVER_TIMEOUT_MS = "mpdb.server_timeout_ms";
+    public static final String MPDB_WINDOW = "mpdb.window";
+    public static final String MPDB_MAX_DATAGRAM = "mpdb.max_datagram";
+    public static final String MPDB_CLIENT_EXPIRY_S = "mpdb.client_expiry_s";
+    public static final String MPDB_CLIENT_MEMORY = "mpdb.client_memory";
     public static final String COUNTER_ENABLE = "counter.enable";
     public static final String COUNTER_BIND = "counter.bind";
     public static final String COUNTER_PORT = "counter.port";
@@ -44,10 +53,12 @@ public final class GatewaySettings {
 
     /**
      * Other spellings accepted for a key: the reference counter server's own sample configuration says
-     * {@code counter.stat_interval} where its document says {@code counter.stats_interval}.
+     * {@code counter.stat_interval} where its document says {@code counter.stats_interval}; MPDB's server timeout
+     * is also accepted without its unit, as its document names it.
      */
     public static final Map<String, String> ALIASES = Map.of(
-            "counter.stat_interval", COUNTER_STATS_INTERVAL);
+            "counter.stat_interval", COUNTER_STATS_INTERVAL,
+            "mpdb.server_timeout", MPDB_SERVER_TIMEOUT_MS);
 
     /** Every gateway key, in the order the README lists them. */
     public static final List<Setting> ALL = List.of(
@@ -92,6 +103,26 @@ public final class GatewaySettings {
             Setting.size(OKUYAMA_MAX_LINE, "4m", 1024, 1L << 30,
                     "longest request line; a longer one is dropped as it arrives and answered with the method's "
                             + "length error"),
+            Setting.bool(MPDB_ENABLE, false, "serve MPDB (MsgPack maps over UDP)"),
+            Setting.text(MPDB_BIND, "0.0.0.0",
+                    "address the MPDB listener binds to; 0.0.0.0 takes IPv4 and, where the host has it, IPv6"),
+            Setting.integer(MPDB_PORT, 7000, 0, 65535, "MPDB UDP port (0: any free port)"),
+            Setting.text(MPDB_NAMESPACE_PREFIX, "mpdb:",
+                    "MPDB collection c lives in namespace <prefix>c, node n's private bucket in <prefix>node:n; "
+                            + "empty: collection 'default' is the memcached default namespace"),
+            Setting.integer(MPDB_SERVER_TIMEOUT_MS, 3000, 1, 3_600_000,
+                    "how long a missing echo tag holds up the ones after it, in milliseconds; also accepted as "
+                            + "mpdb.server_timeout"),
+            Setting.integer(MPDB_WINDOW, 10, 1, 10_000,
+                    "echo tags buffered ahead of the last one run (later ones are dropped), and replies kept for "
+                            + "resends"),
+            Setting.size(MPDB_MAX_DATAGRAM, "65507", 512, 65507,
+                    "longest request datagram taken and reply sent; longer requests get an error reply"),
+            Setting.integer(MPDB_CLIENT_EXPIRY_S, 120, 1, 86_400 * 7,
+                    "forget a client's ordering state after this many seconds without a datagram from it"),
+            Setting.size(MPDB_CLIENT_MEMORY, "64m", 64 << 10, 1L << 30,
+                    "memory all clients' ordering state may take (buffered requests, cached replies); the least "
+                            + "used clients are forgotten beyond it"),
             Setting.bool(COUNTER_ENABLE, false, "serve the counter protocol (the yrmcds counter extension)"),
             Setting.text(COUNTER_BIND, "0.0.0.0", "address the counter listener binds to"),
             Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),

@@ -7,6 +7,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -31,6 +32,9 @@ import kvgate.memcached.BinaryResponseEncoder;
 import kvgate.memcached.BinaryTranslator;
 import kvgate.memcached.MemcachedStats;
 import kvgate.metrics.GatewayMetrics;
+import kvgate.mpdb.MpdbDatagramHandler;
+import kvgate.mpdb.MpdbNamespaces;
+import kvgate.mpdb.MpdbTranslator;
 import kvgate.okuyama.OkuyamaLineDecoder;
 import kvgate.okuyama.OkuyamaReplyEncoder;
 import kvgate.okuyama.OkuyamaTranslator;
@@ -68,12 +72,15 @@ public final class Gateway implements AutoCloseable {
     private final Channel memcached;
     private final Channel counter;
     private final Channel okuyama;
+    private final Channel mpdb;
+    private final MpdbDatagramHandler mpdbHandler;
     private final BucketManifests manifests;
     private final Dispatcher dispatcher;
 
     private Gateway(PluginCatalog plugins, Backend backend, Backend counters, NetworkThreads threads,
                     ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter,
-                    Channel okuyama, BucketManifests manifests, Dispatcher dispatcher) {
+                    Channel okuyama, Channel mpdb, MpdbDatagramHandler mpdbHandler, BucketManifests manifests,
+                    Dispatcher dispatcher) {
         this.plugins = plugins;
         this.backend = backend;
         this.counters = counters;
@@ -83,6 +90,8 @@ public final class Gateway implements AutoCloseable {
         this.memcached = memcached;
         this.counter = counter;
         this.okuyama = okuyama;
+        this.mpdb = mpdb;
+        this.mpdbHandler = mpdbHandler;
         this.manifests = manifests;
         this.dispatcher = dispatcher;
     }
@@ -204,13 +213,37 @@ public final class Gateway implements AutoCloseable {
                                         dispatcher, maxInFlight)));
                 listeners.add(okuyama);
             }
+            Channel mpdb = null;
+            MpdbDatagramHandler mpdbHandler = null;
+            if (gateway.bool(GatewaySettings.MPDB_ENABLE)) {
+                MpdbNamespaces namespaces;
+                try {
+                    namespaces = new MpdbNamespaces(gateway.text(GatewaySettings.MPDB_NAMESPACE_PREFIX));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigurationException(GatewaySettings.MPDB_NAMESPACE_PREFIX + " = "
+                            + gateway.text(GatewaySettings.MPDB_NAMESPACE_PREFIX) + ": " + e.getMessage());
+                }
+                int maxDatagram = Math.toIntExact(gateway.size(GatewaySettings.MPDB_MAX_DATAGRAM));
+                // No reply datagram holds more pairs than it has bytes, so a scan never needs more.
+                MpdbTranslator translator = new MpdbTranslator(namespaces, dispatcher, maxDatagram);
+                mpdbHandler = new MpdbDatagramHandler(translator, metrics, maxDatagram,
+                        gateway.intValue(GatewaySettings.MPDB_WINDOW),
+                        gateway.integer(GatewaySettings.MPDB_SERVER_TIMEOUT_MS),
+                        Duration.ofSeconds(gateway.integer(GatewaySettings.MPDB_CLIENT_EXPIRY_S)),
+                        gateway.size(GatewaySettings.MPDB_CLIENT_MEMORY));
+                mpdb = Listener.bindDatagram(threads, MpdbDatagramHandler.PROTOCOL,
+                        gateway.text(GatewaySettings.MPDB_BIND), gateway.intValue(GatewaySettings.MPDB_PORT),
+                        maxDatagram, mpdbHandler);
+                listeners.add(mpdb);
+            }
             LOG.info("kvgate {} started: backend {} ({}, capabilities {}), {} network threads ({}){}",
                     GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
-                            + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress()));
+                            + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
+                            + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)"));
             return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, okuyama,
-                    manifests, dispatcher);
+                    mpdb, mpdbHandler, manifests, dispatcher);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
                 manifests.close();
@@ -305,7 +338,7 @@ public final class Gateway implements AutoCloseable {
         return ((InetSocketAddress) memcached.localAddress()).getPort();
     }
 
-    /** The port the counter listener is bound to. */
+    /** The port the okuyama listener is bound to. */
     public int okuyamaPort() {
         if (okuyama == null) {
             throw new IllegalStateException("the okuyama listener is disabled (okuyama.enable = false)");
@@ -313,6 +346,23 @@ public final class Gateway implements AutoCloseable {
         return ((InetSocketAddress) okuyama.localAddress()).getPort();
     }
 
+    /** The UDP port the MPDB listener is bound to. */
+    public int mpdbPort() {
+        if (mpdb == null) {
+            throw new IllegalStateException("the MPDB listener is disabled (mpdb.enable = false)");
+        }
+        return ((InetSocketAddress) mpdb.localAddress()).getPort();
+    }
+
+    /** MPDB clients whose ordering state the gateway holds now. */
+    public long mpdbClients() {
+        if (mpdbHandler == null) {
+            throw new IllegalStateException("the MPDB listener is disabled (mpdb.enable = false)");
+        }
+        return mpdbHandler.clients();
+    }
+
+    /** The port the counter listener is bound to. */
     public int counterPort() {
         if (counter == null) {
             throw new IllegalStateException("the counter listener is disabled (counter.enable = false)");

@@ -1,18 +1,22 @@
 package kvgate.server;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.function.Consumer;
 
 /**
- * A TCP listener of one protocol. Every connection's pipeline starts the same way — idle timeout (when set), the
- * connection guard — and the protocol adds its codec and {@link ProtocolConnection}.
+ * The listeners. A TCP listener's connections all start their pipelines the same way — idle timeout (when set), the
+ * connection guard — and the protocol adds its codec and {@link ProtocolConnection}. A UDP listener is one channel
+ * with one handler for every datagram.
  */
 final class Listener {
     private Listener() {
@@ -42,6 +46,27 @@ final class Listener {
             return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
         } catch (Exception e) {
             throw new StartupException("cannot listen for " + protocol + " on " + host + ":" + port + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A UDP listener. Each read takes at most {@code maxDatagram + 1} bytes, so the handler sees that a longer
+     * datagram was longer (the rest of it is cut off by the socket) without a larger buffer being allocated.
+     */
+    static Channel bindDatagram(NetworkThreads threads, String protocol, String host, int port, int maxDatagram,
+                                ChannelHandler handler) throws StartupException {
+        Bootstrap bootstrap = new Bootstrap()
+                .group(threads.workers())
+                .channel(threads.datagramChannel())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.SO_RCVBUF, 1 << 20)
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(maxDatagram + 1))
+                .handler(handler);
+        try {
+            return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
+        } catch (Exception e) {
+            throw new StartupException("cannot listen for " + protocol + " on " + host + ":" + port + " (UDP): "
                     + e.getMessage(), e);
         }
     }

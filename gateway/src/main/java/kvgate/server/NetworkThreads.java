@@ -4,6 +4,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -42,6 +45,10 @@ public final class NetworkThreads implements AutoCloseable {
 
     public Class<? extends ServerChannel> serverChannel() {
         return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    public Class<? extends DatagramChannel> datagramChannel() {
+        return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
 
     public String transport() {

@@ -33,7 +33,8 @@ class ConfigurationTest {
         Settings settings = configuration.resolve(GatewaySettings.ALL);
         for (var setting : GatewaySettings.ALL) {
             if (setting.key().equals(GatewaySettings.COUNTER_ENABLE)
-                    || setting.key().equals(GatewaySettings.OKUYAMA_ENABLE)) {
+                    || setting.key().equals(GatewaySettings.OKUYAMA_ENABLE)
+                    || setting.key().equals(GatewaySettings.MPDB_ENABLE)) {
                 // Off by default (the counter extension's document says so); the shipped configuration turns them on.
                 assertEquals("true", settings.text(setting.key()));
                 continue;

@@ -40,6 +40,9 @@ public final class TestGateway implements AutoCloseable {
         settings.put("okuyama.enable", "true");
         settings.put("okuyama.bind", "127.0.0.1");
         settings.put("okuyama.port", "0");
+        settings.put("mpdb.enable", "true");
+        settings.put("mpdb.bind", "127.0.0.1");
+        settings.put("mpdb.port", "0");
         return settings;
     }
 
@@ -60,6 +63,10 @@ public final class TestGateway implements AutoCloseable {
 
     public int okuyamaPort() {
         return gateway.okuyamaPort();
+    }
+
+    public int mpdbPort() {
+        return gateway.mpdbPort();
     }
 
     public int counterPort() {
