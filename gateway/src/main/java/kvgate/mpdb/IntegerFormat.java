@@ -21,6 +21,8 @@ enum IntegerFormat {
     INT32(0xd2, Integer.MIN_VALUE, Integer.MAX_VALUE),
     INT64(0xd3, Long.MIN_VALUE, Long.MAX_VALUE);
 
+    private static final IntegerFormat[] ALL = values();
+
     /** The format code of a value written the way a MsgPack packer writes it: in the fewest bytes. */
     static final byte MINIMAL = 0x00;
 
@@ -43,7 +45,7 @@ enum IntegerFormat {
     }
 
     static IntegerFormat of(byte code) {
-        for (IntegerFormat format : values()) {
+        for (IntegerFormat format : ALL) {
             if (format.code == code) {
                 return format;
             }

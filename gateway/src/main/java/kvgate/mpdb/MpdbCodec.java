@@ -319,8 +319,13 @@ public final class MpdbCodec {
         }
     }
 
+    /** An unsigned 64-bit value held in a long: above 2^63 it must not go out as a negative int64. */
     private static void packUnsigned(MessagePacker packer, long value) throws IOException {
-        packer.packBigInteger(new BigInteger(Long.toUnsignedString(value)));
+        if (value >= 0) {
+            packer.packLong(value);
+        } else {
+            packer.packBigInteger(new BigInteger(Long.toUnsignedString(value)));
+        }
     }
 
     private static void packValue(MessagePacker packer, MpdbValue value) throws IOException {

@@ -99,9 +99,10 @@ public record MpdbValue(Type type, byte format, byte[] bytes) {
                 return null;
             }
         }
-        BigInteger number = new BigInteger(new String(bytes, StandardCharsets.US_ASCII));
+        String text = new String(bytes, StandardCharsets.US_ASCII);
+        BigInteger number = new BigInteger(text);
         if (number.compareTo(UINT64_MAX) > 0 || number.compareTo(BigInteger.valueOf(Long.MIN_VALUE)) < 0
-                || !number.toString().equals(new String(bytes, StandardCharsets.US_ASCII))) {
+                || !number.toString().equals(text)) {
             return null;
         }
         return number;

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.collections.BucketManifests;
@@ -195,13 +196,7 @@ public final class Gateway implements AutoCloseable {
             Channel okuyama = null;
             if (gateway.bool(GatewaySettings.OKUYAMA_ENABLE)) {
                 OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
-                Namespace okuyamaNamespace;
-                try {
-                    okuyamaNamespace = new Namespace(gateway.text(GatewaySettings.OKUYAMA_NAMESPACE));
-                } catch (IllegalArgumentException e) {
-                    throw new ConfigurationException(GatewaySettings.OKUYAMA_NAMESPACE + " = "
-                            + gateway.text(GatewaySettings.OKUYAMA_NAMESPACE) + ": " + e.getMessage());
-                }
+                Namespace okuyamaNamespace = parsed(gateway, GatewaySettings.OKUYAMA_NAMESPACE, Namespace::new);
                 int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, gateway.size(GatewaySettings.OKUYAMA_MAX_LINE));
                 okuyama = Listener.bind(threads, OKUYAMA, gateway.text(GatewaySettings.OKUYAMA_BIND),
                         gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout,
@@ -216,13 +211,8 @@ public final class Gateway implements AutoCloseable {
             Channel mpdb = null;
             MpdbDatagramHandler mpdbHandler = null;
             if (gateway.bool(GatewaySettings.MPDB_ENABLE)) {
-                MpdbNamespaces namespaces;
-                try {
-                    namespaces = new MpdbNamespaces(gateway.text(GatewaySettings.MPDB_NAMESPACE_PREFIX));
-                } catch (IllegalArgumentException e) {
-                    throw new ConfigurationException(GatewaySettings.MPDB_NAMESPACE_PREFIX + " = "
-                            + gateway.text(GatewaySettings.MPDB_NAMESPACE_PREFIX) + ": " + e.getMessage());
-                }
+                MpdbNamespaces namespaces = parsed(gateway, GatewaySettings.MPDB_NAMESPACE_PREFIX,
+                        MpdbNamespaces::new);
                 int maxDatagram = Math.toIntExact(gateway.size(GatewaySettings.MPDB_MAX_DATAGRAM));
                 // No reply datagram holds more pairs than it has bytes, so a scan never needs more.
                 MpdbTranslator translator = new MpdbTranslator(namespaces, dispatcher, maxDatagram);
@@ -299,6 +289,17 @@ public final class Gateway implements AutoCloseable {
         return counters;
     }
 
+    /** A setting's text made into what it names; a refusal (IllegalArgumentException) names the key and value. */
+    private static <T> T parsed(Settings settings, String key, Function<String, T> parse)
+            throws ConfigurationException {
+        String text = settings.text(key);
+        try {
+            return parse.apply(text);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(key + " = " + text + ": " + e.getMessage());
+        }
+    }
+
     /** Every configuration key, checked: the gateway's own and each loaded backend type's, as {@code <type>.<key>}. */
     private static Settings resolveAll(Configuration configuration, PluginCatalog plugins)
             throws ConfigurationException {
@@ -332,42 +333,35 @@ public final class Gateway implements AutoCloseable {
 
     /** The port the memcached listener is bound to (useful with {@code memcached.port = 0}). */
     public int memcachedPort() {
-        if (memcached == null) {
-            throw new IllegalStateException("the memcached listener is disabled");
-        }
-        return ((InetSocketAddress) memcached.localAddress()).getPort();
+        return port(memcached, GatewaySettings.MEMCACHED_ENABLE);
     }
 
     /** The port the okuyama listener is bound to. */
     public int okuyamaPort() {
-        if (okuyama == null) {
-            throw new IllegalStateException("the okuyama listener is disabled (okuyama.enable = false)");
-        }
-        return ((InetSocketAddress) okuyama.localAddress()).getPort();
+        return port(okuyama, GatewaySettings.OKUYAMA_ENABLE);
     }
 
     /** The UDP port the MPDB listener is bound to. */
     public int mpdbPort() {
-        if (mpdb == null) {
-            throw new IllegalStateException("the MPDB listener is disabled (mpdb.enable = false)");
-        }
-        return ((InetSocketAddress) mpdb.localAddress()).getPort();
+        return port(mpdb, GatewaySettings.MPDB_ENABLE);
     }
 
     /** MPDB clients whose ordering state the gateway holds now. */
     public long mpdbClients() {
-        if (mpdbHandler == null) {
-            throw new IllegalStateException("the MPDB listener is disabled (mpdb.enable = false)");
-        }
+        port(mpdb, GatewaySettings.MPDB_ENABLE);
         return mpdbHandler.clients();
     }
 
     /** The port the counter listener is bound to. */
     public int counterPort() {
-        if (counter == null) {
-            throw new IllegalStateException("the counter listener is disabled (counter.enable = false)");
+        return port(counter, GatewaySettings.COUNTER_ENABLE);
+    }
+
+    private static int port(Channel listener, String enable) {
+        if (listener == null) {
+            throw new IllegalStateException("that listener is disabled (" + enable + " = false)");
         }
-        return ((InetSocketAddress) counter.localAddress()).getPort();
+        return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
     public GatewayMetrics metrics() {
