@@ -11,7 +11,9 @@ import java.util.List;
  *
  * <p>Each request reserves a slot as it is read; a slot is filled when its reply is known (or known to be silent),
  * and filled slots at the head are written. Writes made while a read burst is being processed are flushed once at
- * its end; later completions flush as they drain. Reading pauses while {@code maxInFlight} requests await replies
+ * its end. Writes of later completions are flushed by a task queued on the event loop, which runs once the loop has
+ * handled the I/O at hand: a backend's reply burst completes many requests at once, and they leave in one write
+ * rather than one system call each. Reading pauses while {@code maxInFlight} requests await replies
  * or the socket's outbound buffer is full, so a client that sends without reading cannot make the gateway buffer
  * without bound.
  *
@@ -35,6 +37,11 @@ public final class ReplyQueue<R> {
     private boolean unflushed;
     private boolean closing;
     private boolean paused;
+    private boolean flushQueued;
+    private final Runnable queuedFlush = () -> {
+        flushQueued = false;
+        flushIfNeeded();
+    };
 
     public ReplyQueue(ChannelHandlerContext ctx, int maxInFlight) {
         this.ctx = ctx;
@@ -110,8 +117,9 @@ public final class ReplyQueue<R> {
                 return;
             }
         }
-        if (!reading) {
-            flushIfNeeded();
+        if (!reading && unflushed && !flushQueued) {
+            flushQueued = true;
+            ctx.channel().eventLoop().execute(queuedFlush);
         }
         updateReading();
     }

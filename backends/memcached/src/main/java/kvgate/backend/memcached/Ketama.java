@@ -19,8 +19,19 @@ public final class Ketama {
     private static final int POINTS_PER_SERVER = 160;
     private static final int POINTS_PER_HASH = 4;
 
+    /** Digests are costly to look up and not thread-safe: one per thread, reused. */
+    private static final ThreadLocal<MessageDigest> MD5 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("MD5");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has MD5", e);
+        }
+    });
+
     private final long[] points;
     private final int[] servers;
+    /** A pool of one holds every key: no hash to compute. */
+    private final boolean single;
 
     public Ketama(List<ServerAddress> pool) {
         long totalWeight = 0;
@@ -50,6 +61,7 @@ public final class Ketama {
             }
         }
         Arrays.sort(packed);
+        single = pool.size() == 1;
         points = new long[total];
         servers = new int[total];
         for (int i = 0; i < total; i++) {
@@ -61,6 +73,9 @@ public final class Ketama {
 
     /** The index, in the pool, of the server that holds {@code key}. */
     public int serverFor(byte[] key) {
+        if (single) {
+            return 0;
+        }
         long hash = littleEndian(md5(key), 0);
         int low = 0;
         int high = points.length;
@@ -82,10 +97,6 @@ public final class Ketama {
     }
 
     private static byte[] md5(byte[] data) {
-        try {
-            return MessageDigest.getInstance("MD5").digest(data);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has MD5", e);
-        }
+        return MD5.get().digest(data);
     }
 }

@@ -1,6 +1,8 @@
 package kvgate.backend.memcached;
 
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -24,7 +26,9 @@ import kvgate.spi.Status;
 
 /**
  * A pool of memcached servers as a backend. Each key goes to one server by {@link Ketama}; each server has one
- * pipelined {@link ServerConnection}. The operations memcached has natively map to its binary opcodes; a batch of
+ * pipelined {@link ServerConnection} per event loop of the gateway, and an operation takes the connection of the
+ * loop it is called on, so it never changes threads (the connection of the first loop serves callers that are not
+ * on a loop, keeping their order). The operations memcached has natively map to its binary opcodes; a batch of
  * gets for one server goes out as quiet gets closed by a noop.
  *
  * <p>A server that is down, ejected or too slow makes its operations {@link Status#TEMPORARY_FAILURE} quickly;
@@ -41,7 +45,8 @@ final class MemcachedBackend implements Backend {
     /** How often the servers' item counts are read for the gateway's stats. */
     private static final long STATS_INTERVAL_MILLIS = 1000;
 
-    private final List<ServerConnection> servers;
+    private final List<Server> servers;
+    private final EventLoop[] loops;
     private final Ketama ketama;
     private final Clock clock;
     private final ScheduledFuture<?> statsPoll;
@@ -51,20 +56,46 @@ final class MemcachedBackend implements Backend {
                      int failureLimit, long retryMillis, int maxItemSize) {
         this.clock = clock;
         this.ketama = new Ketama(addresses);
-        List<ServerConnection> connections = new ArrayList<>(addresses.size());
-        for (ServerAddress address : addresses) {
-            connections.add(new ServerConnection(address, eventLoops.next(), timeoutMillis, failureLimit,
-                    retryMillis, maxItemSize + 64 * 1024));
+        List<EventLoop> loopList = new ArrayList<>();
+        for (EventExecutor executor : eventLoops) {
+            loopList.add((EventLoop) executor);
         }
-        this.servers = List.copyOf(connections);
+        this.loops = loopList.toArray(EventLoop[]::new);
+        List<Server> pool = new ArrayList<>(addresses.size());
+        for (ServerAddress address : addresses) {
+            ServerHealth health = new ServerHealth(address, failureLimit, retryMillis);
+            ServerConnection[] connections = new ServerConnection[loops.length];
+            for (int i = 0; i < loops.length; i++) {
+                connections[i] = new ServerConnection(address, health, loops[i], timeoutMillis,
+                        maxItemSize + 64 * 1024);
+            }
+            pool.add(new Server(health, connections));
+        }
+        this.servers = List.copyOf(pool);
         this.statsPoll = eventLoops.next().scheduleWithFixedDelay(this::readItemCounts, 0, STATS_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** One server of the pool: its health, and its connection on each event loop (indexed as {@link #loops}). */
+    private record Server(ServerHealth health, ServerConnection[] connections) {
+    }
+
+    /** The index of the event loop running the caller, or 0 for a thread that is not one of them. */
+    private int loopIndex() {
+        for (int i = 0; i < loops.length; i++) {
+            if (loops[i].inEventLoop()) {
+                return i;
+            }
+        }
+        return 0;
     }
 
     /** Sums the servers' {@code curr_items}; a server that does not answer leaves the last sum in place. */
     private void readItemCounts() {
         List<CompletableFuture<Long>> counts = new ArrayList<>();
-        for (ServerConnection server : servers) {
+        int loop = loopIndex();
+        for (Server pooled : servers) {
+            ServerConnection server = pooled.connections()[loop];
             ServerRequest stat = new ServerRequest(ServerRequest.STAT, null, null, null, 0);
             counts.add(stat.reply.thenApply(done -> {
                 for (ServerReply part : stat.parts) {
@@ -95,7 +126,7 @@ final class MemcachedBackend implements Backend {
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         Map<ServerConnection, List<ServerRequest>> batches = new LinkedHashMap<>();
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
-        Translator translator = new Translator(batches, operations.size() > 1);
+        Translator translator = new Translator(batches, loopIndex(), operations.size() > 1);
         for (Operation operation : operations) {
             results.add(operation.accept(translator));
         }
@@ -112,10 +143,13 @@ final class MemcachedBackend implements Backend {
     /** Turns one operation into requests added to the batch, and their replies into its result. */
     private final class Translator implements Operation.Visitor<CompletionStage<Result>> {
         private final Map<ServerConnection, List<ServerRequest>> batches;
+        /** The caller's event loop: requests go out through each server's connection on it. */
+        private final int loop;
         private final boolean quietGets;
 
-        Translator(Map<ServerConnection, List<ServerRequest>> batches, boolean quietGets) {
+        Translator(Map<ServerConnection, List<ServerRequest>> batches, int loop, boolean quietGets) {
             this.batches = batches;
+            this.loop = loop;
             this.quietGets = quietGets;
         }
 
@@ -123,7 +157,8 @@ final class MemcachedBackend implements Backend {
                                   long cas) {
             byte[] serverKey = ServerKeys.of(namespace, key);
             ServerRequest request = new ServerRequest(opcode, extras, serverKey, value, cas);
-            batches.computeIfAbsent(servers.get(ketama.serverFor(serverKey)), server -> new ArrayList<>())
+            batches.computeIfAbsent(servers.get(ketama.serverFor(serverKey)).connections()[loop],
+                            server -> new ArrayList<>())
                     .add(request);
             return request;
         }
@@ -184,9 +219,9 @@ final class MemcachedBackend implements Backend {
                         "memcached cannot flush one namespace (" + flush.namespace() + ") without the others"));
             }
             List<CompletableFuture<Result>> flushed = new ArrayList<>();
-            for (ServerConnection server : servers) {
+            for (Server server : servers) {
                 ServerRequest request = new ServerRequest(ServerRequest.FLUSH, null, null, null, 0);
-                batches.computeIfAbsent(server, s -> new ArrayList<>()).add(request);
+                batches.computeIfAbsent(server.connections()[loop], s -> new ArrayList<>()).add(request);
                 flushed.add(outcome(request, reply -> Result.DONE).toCompletableFuture());
             }
             return CompletableFuture.allOf(flushed.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
@@ -252,7 +287,7 @@ final class MemcachedBackend implements Backend {
 
     @Override
     public Map<String, String> stats() {
-        long ejected = servers.stream().filter(ServerConnection::ejected).count();
+        long ejected = servers.stream().filter(server -> server.health().ejected()).count();
         return Map.of("servers", Integer.toString(servers.size()), "servers_ejected", Long.toString(ejected),
                 "curr_items", Long.toString(items));
     }
@@ -260,6 +295,10 @@ final class MemcachedBackend implements Backend {
     @Override
     public void close() {
         statsPoll.cancel(false);
-        servers.forEach(ServerConnection::close);
+        for (Server server : servers) {
+            for (ServerConnection connection : server.connections()) {
+                connection.close();
+            }
+        }
     }
 }

@@ -14,6 +14,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,55 +25,48 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one pipelined connection to one memcached server, and that server's health. Every field is confined to one
- * event loop of the gateway; callers hand requests over with {@link #send}.
+ * One pipelined connection to one memcached server, owned by one event loop of the gateway: each loop has its own
+ * connection to each server, so a client connection's requests and replies never change threads on the way, and
+ * memcached spreads the loops' connections over its worker threads. Every field is confined to the loop; callers
+ * on other threads hand requests over with {@link #send}.
  *
  * <p>Requests are written back to back; replies come in request order, matched by opaque, so quiet gets that got
  * no reply are known to have missed when a later reply arrives. A request without a reply within the timeout
- * closes the connection (the stream can no longer be trusted) and fails everything pending on it.
+ * closes the connection (the stream can no longer be trusted) and fails everything pending on it. One timer per
+ * connection watches the oldest pending request (replies come in order, so it is the first to run late), instead
+ * of a timer per request.
  *
  * <p>Failures in a row (timeouts, refused or broken connections; a connection given up with all its pending
- * requests is one failure) up to the limit eject the server: its requests fail at once until a probe, one at a time
- * every retry interval, gets a noop answered again.
+ * requests is one failure) up to the limit eject the server, on every loop at once ({@link ServerHealth}): its
+ * requests fail at once until a probe, one at a time every retry interval, gets a noop answered again.
  */
 final class ServerConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
     private static final int HEADER_LENGTH = 24;
 
     private final ServerAddress address;
+    private final ServerHealth health;
     private final EventLoop loop;
     private final long timeoutMillis;
-    private final int failureLimit;
-    private final long retryMillis;
+    private final long timeoutNanos;
     private final Bootstrap bootstrap;
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    /** Requests written and not yet answered, oldest first. */
+    private final ArrayDeque<ServerRequest> pending = new ArrayDeque<>();
     /** Requests waiting for the connection to be established. */
     private final List<ServerRequest> waiting = new ArrayList<>();
     private Channel channel;
     private boolean connecting;
     private boolean closed;
     private int nextOpaque;
-    private int failuresInARow;
-    /**
-     * From the failure that reaches the limit until a probe is answered. Written on the loop only; volatile because
-     * stats read it from other threads.
-     */
-    private volatile boolean ejected;
-    /** A probe is scheduled or in flight: there is never more than one. */
-    private boolean probing;
-    /** Probes sent since the start; tests read it to check that probes do not multiply. */
-    private int probesSent;
+    /** Fires when the oldest pending request is due; null while nothing is pending. */
+    private ScheduledFuture<?> timer;
 
-    private record Pending(ServerRequest request, ScheduledFuture<?> timeout) {
-    }
-
-    ServerConnection(ServerAddress address, EventLoop loop, long timeoutMillis, int failureLimit, long retryMillis,
-                     int maxReply) {
+    ServerConnection(ServerAddress address, ServerHealth health, EventLoop loop, long timeoutMillis, int maxReply) {
         this.address = address;
+        this.health = health;
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
-        this.failureLimit = failureLimit;
-        this.retryMillis = retryMillis;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         // The gateway's event loops use epoll exactly when it is available; the socket type must match them.
         Class<? extends SocketChannel> type = Epoll.isAvailable() ? EpollSocketChannel.class
                 : NioSocketChannel.class;
@@ -85,6 +79,10 @@ final class ServerConnection {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline()
+                                // Flushes of the requests of many client connections served by this loop in one
+                                // round of I/O become one write to the server, as a proxy's should.
+                                .addLast(new FlushConsolidationHandler(
+                                        FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
                                 .addLast(new LengthFieldBasedFrameDecoder(maxReply, 8, 4, 12, 0))
                                 .addLast(new ReplyHandler());
                     }
@@ -104,14 +102,14 @@ final class ServerConnection {
         }
     }
 
-    /** Whether the server is ejected now (read from any thread: a hint for stats only). */
+    /** Whether the server is ejected now. */
     boolean ejected() {
-        return ejected;
+        return health.ejected();
     }
 
-    /** Probes sent so far; read it on the connection's event loop. */
+    /** Probes sent to this connection's server so far. */
     int probesSent() {
-        return probesSent;
+        return health.probesSent();
     }
 
     private void sendOnLoop(List<ServerRequest> requests) {
@@ -131,8 +129,8 @@ final class ServerConnection {
             // connection's requests, a quiet get among them later read as a miss when their replies come.
             lost(channel, "connection lost");
         }
-        if (ejected && !probe) {
-            fail(requests, "memcached server " + address + " is ejected after " + failuresInARow
+        if (health.ejected() && !probe) {
+            fail(requests, "memcached server " + address + " is ejected after " + health.failuresInARow()
                     + " failures in a row");
             return;
         }
@@ -144,14 +142,42 @@ final class ServerConnection {
         connect();
     }
 
+    /**
+     * Writes the requests as one buffer; the flush is consolidated with those of other batches written in the same
+     * round of the loop (see the pipeline), so each is not a system call of its own.
+     */
     private void write(List<ServerRequest> requests) {
+        int size = 0;
+        for (ServerRequest request : requests) {
+            size += request.encodedLength();
+        }
+        ByteBuf out = channel.alloc().ioBuffer(size);
+        long deadline = System.nanoTime() + timeoutNanos;
         for (ServerRequest request : requests) {
             request.opaque = ++nextOpaque;
-            ScheduledFuture<?> timeout = loop.schedule(() -> timedOut(request), timeoutMillis, TimeUnit.MILLISECONDS);
-            pending.add(new Pending(request, timeout));
-            channel.write(request.encode(channel.alloc()), channel.voidPromise());
+            request.deadline = deadline;
+            request.encode(out);
+            pending.add(request);
         }
-        channel.flush();
+        channel.writeAndFlush(out, channel.voidPromise());
+        if (timer == null) {
+            timer = loop.schedule(this::checkTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The timer fired: give the connection up if its oldest request is late, else wait for that one's deadline. */
+    private void checkTimeout() {
+        timer = null;
+        ServerRequest oldest = pending.peek();
+        if (oldest == null || channel == null) {
+            return;
+        }
+        long left = oldest.deadline - System.nanoTime();
+        if (left <= 0) {
+            lost(channel, "no reply within " + timeoutMillis + " ms");
+        } else {
+            timer = loop.schedule(this::checkTimeout, left, TimeUnit.NANOSECONDS);
+        }
     }
 
     private void connect() {
@@ -183,13 +209,6 @@ final class ServerConnection {
         });
     }
 
-    private void timedOut(ServerRequest request) {
-        if (request.reply.isDone() || channel == null) {
-            return;
-        }
-        lost(channel, "no reply within " + timeoutMillis + " ms");
-    }
-
     private void disconnected(Channel gone) {
         lost(gone, "connection lost");
     }
@@ -206,33 +225,24 @@ final class ServerConnection {
         }
         channel = null;
         gone.close();
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
         if (!pending.isEmpty()) {
             if (!closed) {
                 failed(why + " with " + pending.size() + " requests pending");
             }
-            List<ServerRequest> lost = new ArrayList<>(pending.size());
-            for (Pending p : pending) {
-                p.timeout().cancel(false);
-                lost.add(p.request());
-            }
+            List<ServerRequest> lost = new ArrayList<>(pending);
             pending.clear();
             fail(lost, "memcached server " + address + ": " + why);
         }
     }
 
-    /** Counts one failure in a row; at the limit, ejects the server and schedules a probe unless one is pending. */
+    /** Counts one failure in a row; when that ejects the server, this connection runs the probes. */
     private void failed(String why) {
-        failuresInARow++;
-        if (failuresInARow >= failureLimit && !ejected) {
-            ejected = true;
-            LOG.warn("memcached server {} ejected after {} failures in a row (last: {}); probing every {} ms",
-                    address, failuresInARow, why, retryMillis);
-            if (!probing) {
-                probing = true;
-                loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
-            }
-        } else {
-            LOG.debug("memcached server {}: {}", address, why);
+        if (health.failed(why)) {
+            loop.schedule(this::probe, health.retryMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -244,50 +254,41 @@ final class ServerConnection {
      * however many failures the outage brings.
      */
     private void probe() {
-        if (closed || !ejected) {
-            probing = false;
+        if (closed || !health.ejected()) {
+            health.probeEnded();
             return;
         }
-        probesSent++;
+        health.probeSent();
         ServerRequest noop = ServerRequest.noop();
         noop.reply.whenComplete((reply, error) -> { // completed on the loop, like every request
-            if (error == null || closed || !ejected) {
-                probing = false;
+            if (error == null || closed || !health.ejected()) {
+                health.probeEnded();
             } else {
                 LOG.debug("memcached server {} still down: {}", address, error.getMessage());
-                loop.schedule(this::probe, retryMillis, TimeUnit.MILLISECONDS);
+                loop.schedule(this::probe, health.retryMillis(), TimeUnit.MILLISECONDS);
             }
         });
         sendOnLoop(List.of(noop), true);
     }
 
-    private void answered() {
-        if (ejected) {
-            ejected = false;
-            LOG.info("memcached server {} is back", address);
-        }
-        failuresInARow = 0;
-    }
-
     private void received(ServerReply reply) {
-        Pending first = pending.peek();
-        if (first != null && first.request().opcode == ServerRequest.STAT && first.request().opaque == reply.opaque()
+        ServerRequest first = pending.peek();
+        if (first != null && first.opcode == ServerRequest.STAT && first.opaque == reply.opaque()
                 && reply.status() == ServerReply.SUCCESS && reply.key().length > 0) {
-            first.request().parts.add(reply); // one stat of many; the one with an empty key ends them
+            first.parts.add(reply); // one stat of many; the one with an empty key ends them
             return;
         }
         while (!pending.isEmpty()) {
-            Pending head = pending.poll();
-            head.timeout().cancel(false);
-            if (head.request().opaque == reply.opaque()) {
-                answered();
-                head.request().reply.complete(reply);
+            ServerRequest head = pending.poll();
+            if (head.opaque == reply.opaque()) {
+                health.answered();
+                head.reply.complete(reply);
                 return;
             }
-            if (head.request().quiet()) {
-                head.request().reply.complete(null); // passed over: a quiet miss
+            if (head.quiet()) {
+                head.reply.complete(null); // passed over: a quiet miss
             } else {
-                head.request().reply.completeExceptionally(new ServerUnavailable("memcached server " + address
+                head.reply.completeExceptionally(new ServerUnavailable("memcached server " + address
                         + " skipped a reply"));
             }
         }

@@ -1,7 +1,6 @@
 package kvgate.backend.memcached;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +35,8 @@ final class ServerRequest {
     /** A stat request's replies before the terminator: one per stat, all with the request's opaque. */
     final List<ServerReply> parts;
     int opaque;
+    /** When the request is late: {@link System#nanoTime()} at its write plus the timeout. */
+    long deadline;
 
     ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas) {
         this.opcode = opcode;
@@ -54,10 +55,14 @@ final class ServerRequest {
         return opcode == GETQ;
     }
 
-    ByteBuf encode(ByteBufAllocator allocator) {
+    int encodedLength() {
+        return 24 + extras.length + key.length + value.length;
+    }
+
+    /** Writes the request, with its opaque, at the end of {@code out}. */
+    void encode(ByteBuf out) {
         int body = extras.length + key.length + value.length;
-        return allocator.ioBuffer(24 + body)
-                .writeByte(0x80)
+        out.writeByte(0x80)
                 .writeByte(opcode)
                 .writeShort(key.length)
                 .writeByte(extras.length)

@@ -253,8 +253,9 @@ class ServerConnectionFailureTest {
 
     /** A connection of its own to {@code port} on the loopback, closed after the test. */
     private ServerConnection connection(int port, long timeoutMillis, int failureLimit, long retryMillis) {
-        ServerConnection connection = new ServerConnection(new ServerAddress("127.0.0.1", port, 1), loops.next(),
-                timeoutMillis, failureLimit, retryMillis, 1 << 20);
+        ServerAddress address = new ServerAddress("127.0.0.1", port, 1);
+        ServerConnection connection = new ServerConnection(address, new ServerHealth(address, failureLimit,
+                retryMillis), loops.next(), timeoutMillis, 1 << 20);
         toClose.add(connection::close);
         return connection;
     }
