@@ -25,6 +25,11 @@ public record Item(byte[] value, int flags, long cas, long expiresAt) {
 
     /** Whether the item is expired at {@code nowMillis}; an expired item must behave exactly like a missing one. */
     public boolean isExpiredAt(long nowMillis) {
+        return isExpiredAt(expiresAt, nowMillis);
+    }
+
+    /** Whether an item with this absolute expiry (or {@link #NEVER}) has expired at {@code nowMillis}. */
+    public static boolean isExpiredAt(long expiresAt, long nowMillis) {
         return expiresAt != NEVER && expiresAt <= nowMillis;
     }
 }

@@ -1,56 +1,90 @@
 package kvgate.backend.local;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import kvgate.spi.Item;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.WriteBuffer;
 import org.h2.mvstore.type.BasicDataType;
 
 /**
- * How an {@link Item} is laid out in the store file: a format byte (so the layout can change without breaking old
- * files), the value with its length, flags, CAS and expiry.
+ * An {@link Item} as the store keeps it: in memory one array, flags, CAS and expiry ahead of the value, so an item
+ * costs one object and 20 bytes besides its value (an Item record and its value array would cost two objects and
+ * about 56 bytes: a million small items in memory must fit in twice what memcached needs). In the store file: a
+ * format byte (so the layout can change without breaking old files), the value with its length, flags, CAS and
+ * expiry.
  */
-final class ItemType extends BasicDataType<Item> {
+final class ItemType extends BasicDataType<byte[]> {
     static final ItemType INSTANCE = new ItemType();
 
     private static final byte FORMAT_1 = 1;
-    /** Rough heap cost of an item besides its value: the record, the array header, the page slot. */
-    private static final int OVERHEAD = 64;
+    private static final int FLAGS = 0;
+    private static final int CAS = 4;
+    private static final int EXPIRES_AT = 12;
+    private static final int VALUE = 20;
+    /** Rough heap cost of an item besides its value: the array header and fields, the page slot. */
+    private static final int OVERHEAD = 48;
 
     private ItemType() {
     }
 
-    @Override
-    public int getMemory(Item item) {
-        return OVERHEAD + item.value().length;
+    /** An item in its stored form. */
+    static byte[] pack(Item item) {
+        byte[] value = item.value();
+        byte[] packed = new byte[VALUE + value.length];
+        ByteBuffer.wrap(packed).putInt(FLAGS, item.flags()).putLong(CAS, item.cas())
+                .putLong(EXPIRES_AT, item.expiresAt());
+        System.arraycopy(value, 0, packed, VALUE, value.length);
+        return packed;
+    }
+
+    /** The item a stored form holds; null for null. */
+    static Item unpack(byte[] packed) {
+        if (packed == null) {
+            return null;
+        }
+        ByteBuffer fields = ByteBuffer.wrap(packed);
+        return new Item(Arrays.copyOfRange(packed, VALUE, packed.length), fields.getInt(FLAGS),
+                fields.getLong(CAS), fields.getLong(EXPIRES_AT));
+    }
+
+    /** Whether a stored item has expired at {@code now}, read without unpacking it. */
+    static boolean isExpiredAt(byte[] packed, long now) {
+        return Item.isExpiredAt(ByteBuffer.wrap(packed).getLong(EXPIRES_AT), now);
     }
 
     @Override
-    public void write(WriteBuffer buffer, Item item) {
+    public int getMemory(byte[] packed) {
+        return OVERHEAD + packed.length;
+    }
+
+    @Override
+    public void write(WriteBuffer buffer, byte[] packed) {
+        ByteBuffer fields = ByteBuffer.wrap(packed);
         buffer.put(FORMAT_1)
-                .putVarInt(item.value().length)
-                .put(item.value())
-                .putInt(item.flags())
-                .putLong(item.cas())
-                .putVarLong(item.expiresAt());
+                .putVarInt(packed.length - VALUE)
+                .put(packed, VALUE, packed.length - VALUE)
+                .putInt(fields.getInt(FLAGS))
+                .putLong(fields.getLong(CAS))
+                .putVarLong(fields.getLong(EXPIRES_AT));
     }
 
     @Override
-    public Item read(ByteBuffer buffer) {
+    public byte[] read(ByteBuffer buffer) {
         byte format = buffer.get();
         if (format != FORMAT_1) {
             throw new IllegalStateException("unknown item format " + format + " in the store file");
         }
-        byte[] value = new byte[DataUtils.readVarInt(buffer)];
-        buffer.get(value);
-        int flags = buffer.getInt();
-        long cas = buffer.getLong();
-        long expiresAt = DataUtils.readVarLong(buffer);
-        return new Item(value, flags, cas, expiresAt);
+        int length = DataUtils.readVarInt(buffer);
+        byte[] packed = new byte[VALUE + length];
+        buffer.get(packed, VALUE, length);
+        ByteBuffer.wrap(packed).putInt(FLAGS, buffer.getInt()).putLong(CAS, buffer.getLong())
+                .putLong(EXPIRES_AT, DataUtils.readVarLong(buffer));
+        return packed;
     }
 
     @Override
-    public Item[] createStorage(int size) {
-        return new Item[size];
+    public byte[][] createStorage(int size) {
+        return new byte[size][];
     }
 }

@@ -1,11 +1,11 @@
 package kvgate.backend.local;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.List;
@@ -33,9 +33,8 @@ import org.h2.mvstore.type.LongDataType;
 import org.h2.mvstore.type.StringDataType;
 
 /**
- * The local store. Each namespace is one MVStore map from key to {@link Item}; keys are kept as ISO-8859-1
- * strings, which map every byte to one character and back, so any byte sequence is a key and costs one byte a
- * character in memory.
+ * The local store. Each namespace is one MVStore map from key to item, both kept as byte arrays in memory
+ * ({@link KeyType}, {@link ItemType}): any byte sequence is a key, and an item is one array of its fields and value.
  *
  * <p>Every key operation runs {@link ItemTransition} under a lock stripe for its key: the map reads and writes are
  * in memory and take microseconds, so the lock is held only that long, and no two writers of one key interleave.
@@ -51,7 +50,7 @@ final class LocalStore implements Backend {
     private final MVStore store;
     private final boolean inMemory;
     private final MVMap<String, Long> meta;
-    private final Map<Namespace, MVMap<String, Item>> maps = new ConcurrentHashMap<>();
+    private final Map<Namespace, MVMap<byte[], byte[]>> maps = new ConcurrentHashMap<>();
     private final Object[] stripes = new Object[STRIPES];
     private final Clock clock;
     private final int maxItemSize;
@@ -121,7 +120,7 @@ final class LocalStore implements Backend {
             @Override
             public CompletionStage<Result> get(Operation.Get get) {
                 // A read needs no stripe: a map read sees either the whole old or the whole new item.
-                Item item = map(get.namespace()).get(keyOf(get.key()));
+                Item item = ItemType.unpack(map(get.namespace()).get(get.key()));
                 long now = clock.millis();
                 return CompletableFuture.completedFuture(ItemTransition.apply(get, item, now, casClock::next,
                         maxItemSize).result());
@@ -167,25 +166,27 @@ final class LocalStore implements Backend {
         }
         long now = clock.millis();
         List<Result.Entry> entries = new ArrayList<>();
-        for (Map.Entry<String, Item> entry : map(scan.namespace()).entrySet()) {
-            if (!entry.getValue().isExpiredAt(now)) {
+        for (Map.Entry<byte[], byte[]> entry : map(scan.namespace()).entrySet()) {
+            if (!ItemType.isExpiredAt(entry.getValue(), now)) {
                 if (entries.size() == scan.limit()) {
                     return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
                 }
-                entries.add(new Result.Entry(entry.getKey().getBytes(StandardCharsets.ISO_8859_1), entry.getValue()));
+                entries.add(new Result.Entry(entry.getKey().clone(), ItemType.unpack(entry.getValue())));
             }
         }
         return new Result.Entries(entries);
     }
 
     private CompletionStage<Result> mutate(Operation.KeyOperation operation) {
-        MVMap<String, Item> map = map(operation.namespace());
-        String key = keyOf(operation.key());
+        MVMap<byte[], byte[]> map = map(operation.namespace());
+        byte[] key = operation.key();
         ItemTransition transition;
         synchronized (stripeOf(key)) {
-            transition = ItemTransition.apply(operation, map.get(key), clock.millis(), casClock::next, maxItemSize);
+            transition = ItemTransition.apply(operation, ItemType.unpack(map.get(key)), clock.millis(),
+                    casClock::next, maxItemSize);
             switch (transition.effect()) {
-                case PUT -> map.put(key, transition.next());
+                // A copy of the key: the map keeps it, and the operation's array is not the store's to keep.
+                case PUT -> map.put(key.clone(), ItemType.pack(transition.next()));
                 case REMOVE -> map.remove(key);
                 case NONE -> {
                 }
@@ -212,15 +213,15 @@ final class LocalStore implements Backend {
     void purgeExpired() {
         try {
             long now = clock.millis();
-            for (MVMap<String, Item> map : storedMaps()) {
-                Iterator<Map.Entry<String, Item>> entries = map.entrySet().iterator();
+            for (MVMap<byte[], byte[]> map : storedMaps()) {
+                Iterator<Map.Entry<byte[], byte[]>> entries = map.entrySet().iterator();
                 while (entries.hasNext() && !closing) {
-                    Map.Entry<String, Item> entry = entries.next();
-                    if (entry.getValue().isExpiredAt(now)) {
-                        String key = entry.getKey();
+                    Map.Entry<byte[], byte[]> entry = entries.next();
+                    if (ItemType.isExpiredAt(entry.getValue(), now)) {
+                        byte[] key = entry.getKey();
                         synchronized (stripeOf(key)) {
-                            Item current = map.get(key);
-                            if (current != null && current.isExpiredAt(now)) {
+                            byte[] current = map.get(key);
+                            if (current != null && ItemType.isExpiredAt(current, now)) {
                                 map.remove(key);
                             }
                         }
@@ -239,7 +240,7 @@ final class LocalStore implements Backend {
     @Override
     public Map<String, String> stats() {
         long items = 0;
-        for (MVMap<String, Item> map : storedMaps()) {
+        for (MVMap<byte[], byte[]> map : storedMaps()) {
             items += map.sizeAsLong();
         }
         return Map.of("curr_items", Long.toString(items));
@@ -263,14 +264,14 @@ final class LocalStore implements Backend {
         store.close();
     }
 
-    private MVMap<String, Item> map(Namespace namespace) {
+    private MVMap<byte[], byte[]> map(Namespace namespace) {
         return maps.computeIfAbsent(namespace, ns -> store.openMap(NAMESPACE_PREFIX + ns.name(),
-                new MVMap.Builder<String, Item>().keyType(StringDataType.INSTANCE).valueType(ItemType.INSTANCE)));
+                new MVMap.Builder<byte[], byte[]>().keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)));
     }
 
     /** Every namespace map in the store, including those no request has touched since start-up. */
-    private List<MVMap<String, Item>> storedMaps() {
-        List<MVMap<String, Item>> all = new ArrayList<>();
+    private List<MVMap<byte[], byte[]>> storedMaps() {
+        List<MVMap<byte[], byte[]>> all = new ArrayList<>();
         for (String name : store.getMapNames()) {
             if (name.startsWith(NAMESPACE_PREFIX)) {
                 all.add(map(new Namespace(name.substring(NAMESPACE_PREFIX.length()))));
@@ -279,11 +280,7 @@ final class LocalStore implements Backend {
         return all;
     }
 
-    private Object stripeOf(String key) {
-        return stripes[key.hashCode() & (STRIPES - 1)];
-    }
-
-    private static String keyOf(byte[] key) {
-        return new String(key, StandardCharsets.ISO_8859_1);
+    private Object stripeOf(byte[] key) {
+        return stripes[Arrays.hashCode(key) & (STRIPES - 1)];
     }
 }

@@ -43,6 +43,9 @@ import kvgate.spi.Setting;
 import kvgate.spi.Settings;
 import kvgate.spi.Status;
 import kvgate.spi.StoreMode;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+import org.h2.mvstore.type.StringDataType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -300,6 +303,31 @@ class LocalStoreTest {
                 run(reopened, new Operation.Get(NS, high))).item().value()));
         assertEquals("low", text(assertInstanceOf(Result.Value.class,
                 run(reopened, new Operation.Get(NS, low))).item().value()));
+    }
+
+    @Test
+    void aStoreFileWrittenWithStringKeysOpensWithTheSameKeysInUnsignedByteOrder() throws Exception {
+        // Earlier versions kept keys as ISO-8859-1 strings; the file form of a key is unchanged, so such a file
+        // opens with every key found, and scans keep their order (0xff sorts after 0x7f, as unsigned bytes do).
+        try (MVStore old = new MVStore.Builder().fileName(dir.resolve("kvgate.mv.db").toString()).open()) {
+            MVMap<String, byte[]> map = old.openMap("ns:" + NS.name(), new MVMap.Builder<String, byte[]>()
+                    .keyType(StringDataType.INSTANCE).valueType(ItemType.INSTANCE));
+            map.put("\u00ff\u0000\u0080", ItemType.pack(new Item(bytes("high"), 7, 11, Item.NEVER)));
+            map.put("\u007f\u0000\u0080", ItemType.pack(new Item(bytes("low"), 8, 12, START + 5000)));
+            old.commit();
+        }
+
+        Backend reopened = openFile("0");
+        Item high = assertInstanceOf(Result.Value.class,
+                run(reopened, new Operation.Get(NS, new byte[] {(byte) 0xff, 0x00, (byte) 0x80}))).item();
+        assertEquals(List.of("high", 7, 11L, Item.NEVER), List.of(text(high.value()), high.flags(), high.cas(),
+                high.expiresAt()));
+        Result.Entries entries = assertInstanceOf(Result.Entries.class, run(reopened, new Operation.Scan(NS, 10)));
+        assertEquals(List.of("\u007f\u0000\u0080", "\u00ff\u0000\u0080"),
+                entries.entries().stream().map(entry -> text(entry.key())).toList());
+        Item low = entries.entries().get(0).item();
+        assertEquals(List.of("low", 8, 12L, START + 5000), List.of(text(low.value()), low.flags(), low.cas(),
+                low.expiresAt()));
     }
 
     @Test
