@@ -1,0 +1,203 @@
+package kvgate.backend.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lettuce connections of one backend. On a standalone server: a shared one that flushes every command (for
+ * threads that are not the gateway's), and one per gateway event loop with manual flushing, so that a pipelined
+ * burst from a client goes to Redis in one write. On a cluster: one shared auto-flushing connection (Lettuce keeps
+ * one connection per node inside it), see {@link #open}. A Lettuce connection is safe to share between threads, but its auto-flush switch is the
+ * connection's, not the caller's: turning it off on a shared connection would let one thread's flush carry, or
+ * miss, another's commands. A connection used only by the one event loop that owns it has no such race.
+ *
+ * <p>Lettuce runs on {@link ClientResources} of its own (two I/O threads): its event loop groups are created and
+ * shut down by its resources, and the transport it picks need not be the one the gateway's loops were built for.
+ *
+ * <p>Failing fast: commands are rejected at once while a connection is down (never buffered), every command has a
+ * timeout, and connections reconnect on their own, retrying at most every second.
+ */
+final class RedisConnections implements AutoCloseable {
+
+    /** One connection and its commands. */
+    record Channel(StatefulConnection<byte[], byte[]> connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+                   boolean manualFlush) {
+        /** Sends what was queued since the last call (a no-op for the shared, auto-flushing connection). */
+        void flush() {
+            if (manualFlush) {
+                connection.flushCommands();
+            }
+        }
+    }
+
+    /** What to connect to: one server, or the seed nodes of a cluster. */
+    sealed interface Target {
+        record Standalone(RedisURI uri) implements Target {
+        }
+
+        record Cluster(List<RedisURI> seeds) implements Target {
+        }
+    }
+
+    private final ClientResources resources;
+    private final AbstractRedisClient client;
+    private final Channel shared;
+    private final Map<EventExecutor, Channel> byLoop;
+    private final List<EventExecutor> loops;
+
+    private RedisConnections(ClientResources resources, AbstractRedisClient client, Channel shared,
+                             Map<EventExecutor, Channel> byLoop) {
+        this.resources = resources;
+        this.client = client;
+        this.shared = shared;
+        this.byLoop = byLoop;
+        this.loops = List.copyOf(byLoop.keySet());
+    }
+
+    /** Connects; blocks until every connection is up, or fails with what went wrong. */
+    static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
+                                 EventLoopGroup eventLoops) {
+        ClientResources resources = ClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        SocketOptions socket = SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
+        AbstractRedisClient client = null;
+        List<StatefulConnection<byte[], byte[]>> opened = new ArrayList<>();
+        try {
+            Map<EventExecutor, Channel> byLoop = new IdentityHashMap<>();
+            Channel shared;
+            if (target instanceof Target.Cluster cluster) {
+                cluster.seeds().forEach(seed -> seed.setTimeout(timeout));
+                RedisClusterClient clusterClient = RedisClusterClient.create(resources, cluster.seeds());
+                client = clusterClient;
+                clusterClient.setOptions(ClusterClientOptions.builder()
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .autoReconnect(true)
+                        .socketOptions(socket)
+                        .timeoutOptions(timeouts)
+                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                                .enablePeriodicRefresh(topologyRefresh)
+                                .enableAllAdaptiveRefreshTriggers()
+                                .build())
+                        .build());
+                // One auto-flushing connection: a cluster connection routes each command to its node only once
+                // that node's connection future completes, possibly after a manual flush was already called, so
+                // a batch would wait for the next flush. Lettuce writes each command as it comes instead.
+                shared = clusterChannel(clusterClient, opened);
+                StatefulRedisClusterConnection<byte[], byte[]> nodes =
+                        (StatefulRedisClusterConnection<byte[], byte[]>) shared.connection();
+                for (RedisClusterNode node : nodes.getPartitions()) {
+                    if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                        loadScripts(nodes.getConnection(node.getNodeId()).sync());
+                    }
+                }
+            } else {
+                RedisURI uri = ((Target.Standalone) target).uri();
+                uri.setTimeout(timeout);
+                RedisClient standalone = RedisClient.create(resources, uri);
+                client = standalone;
+                standalone.setOptions(ClientOptions.builder()
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .autoReconnect(true)
+                        .socketOptions(socket)
+                        .timeoutOptions(timeouts)
+                        .build());
+                shared = standaloneChannel(standalone, opened, false);
+                loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).sync());
+                if (eventLoops != null) {
+                    for (EventExecutor loop : eventLoops) {
+                        byLoop.put(loop, standaloneChannel(standalone, opened, true));
+                    }
+                }
+            }
+            return new RedisConnections(resources, client, shared, byLoop);
+        } catch (RuntimeException e) {
+            opened.forEach(StatefulConnection::close);
+            if (client != null) {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened) {
+        StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        opened.add(connection);
+        // Node connections open lazily, and commands sent while one is still connecting would be rejected:
+        // open them all now. Nodes that join later are connected at their first command.
+        for (RedisClusterNode node : connection.getPartitions()) {
+            connection.getConnection(node.getNodeId());
+        }
+        return new Channel(connection, connection.async(), false);
+    }
+
+    private static Channel standaloneChannel(RedisClient client, List<StatefulConnection<byte[], byte[]>> opened,
+                                             boolean manualFlush) {
+        StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        opened.add(connection);
+        connection.setAutoFlushCommands(!manualFlush);
+        return new Channel(connection, connection.async(), manualFlush);
+    }
+
+    /**
+     * Loads every script, so that EVALSHA finds them: falling back to EVAL later would send that command after
+     * the ones pipelined behind it.
+     */
+    private static void loadScripts(RedisScriptingCommands<byte[], byte[]> node) {
+        for (Script script : Script.ALL) {
+            node.scriptLoad(script.body());
+        }
+    }
+
+    /** The connection for the calling thread: its own on a gateway event loop, the shared one elsewhere. */
+    Channel current() {
+        for (EventExecutor loop : loops) {
+            if (loop.inEventLoop()) {
+                return byLoop.get(loop);
+            }
+        }
+        return shared;
+    }
+
+    /** The auto-flushing connection, safe from any thread (Lettuce's own completions included). */
+    Channel shared() {
+        return shared;
+    }
+
+    @Override
+    public void close() {
+        byLoop.values().forEach(channel -> channel.connection().close());
+        shared.connection().close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}
