@@ -116,7 +116,7 @@ final class RedisConnections implements AutoCloseable {
                         (StatefulRedisClusterConnection<byte[], byte[]>) shared.connection();
                 for (RedisClusterNode node : nodes.getPartitions()) {
                     if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                        loadScripts(nodes.getConnection(node.getNodeId()).sync());
+                        loadScripts(nodes.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync());
                     }
                 }
             } else {
@@ -154,8 +154,9 @@ final class RedisConnections implements AutoCloseable {
         opened.add(connection);
         // Node connections open lazily, and commands sent while one is still connecting would be rejected:
         // open them all now. Nodes that join later are connected at their first command.
+        // (Lettuce routes by host and port, so those name the connections to open.)
         for (RedisClusterNode node : connection.getPartitions()) {
-            connection.getConnection(node.getNodeId());
+            connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
         }
         return new Channel(connection, connection.async(), false);
     }
