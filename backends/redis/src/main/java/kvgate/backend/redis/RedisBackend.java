@@ -41,10 +41,12 @@ final class RedisBackend implements Backend {
     private static final long STATS_INTERVAL_MILLIS = 1000;
 
     private final ScheduledFuture<?> statsPoll;
+    private final TagsAndSearch tagsAndSearch;
     private volatile long keys;
 
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler) {
         this.connections = connections;
+        this.tagsAndSearch = new TagsAndSearch(this, connections);
         this.statsPoll = scheduler.scheduleWithFixedDelay(this::readKeyCount, 0, STATS_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         this.clock = clock;
@@ -53,7 +55,7 @@ final class RedisBackend implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.SHARED, Capability.SCAN);
+        return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH);
     }
 
     @Override
@@ -146,6 +148,31 @@ final class RedisBackend implements Backend {
                         KeyLayout.itemPrefix(flush.namespace(), shard)).toCompletableFuture());
             }
             return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
+        }
+
+        @Override
+        public CompletionStage<Result> tag(Operation.Tag tag) {
+            return tagsAndSearch.tag(channel, tag);
+        }
+
+        @Override
+        public CompletionStage<Result> untag(Operation.Untag untag) {
+            return tagsAndSearch.untag(channel, untag);
+        }
+
+        @Override
+        public CompletionStage<Result> taggedKeys(Operation.TaggedKeys taggedKeys) {
+            return tagsAndSearch.taggedKeys(channel, taggedKeys);
+        }
+
+        @Override
+        public CompletionStage<Result> index(Operation.Index index) {
+            return tagsAndSearch.index(channel, index);
+        }
+
+        @Override
+        public CompletionStage<Result> search(Operation.Search search) {
+            return tagsAndSearch.search(channel, search);
         }
 
         @Override

@@ -23,8 +23,10 @@ record Script(String name, String body, String sha) {
     static final Script ARITHMETIC = item("arithmetic");
     static final Script SCAN = plain("scan");
     static final Script FLUSH = plain("flush");
+    static final Script TAG = plain("tag");
+    static final Script INDEX = plain("index");
 
-    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH};
+    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH, TAG, INDEX};
 
     private static Script item(String name) {
         return of(name, resource("prelude") + "\n" + resource(name));
