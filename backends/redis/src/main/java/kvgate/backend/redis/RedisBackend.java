@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,11 +43,14 @@ final class RedisBackend implements Backend {
 
     private final ScheduledFuture<?> statsPoll;
     private final TagsAndSearch tagsAndSearch;
+    private final RedisCounters counters;
     private volatile long keys;
 
-    RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler) {
+    RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
+                 long counterLeaseMillis, long counterIntervalSeconds) {
         this.connections = connections;
         this.tagsAndSearch = new TagsAndSearch(this, connections);
+        this.counters = new RedisCounters(this, connections, counterLeaseMillis, counterIntervalSeconds, scheduler);
         this.statsPoll = scheduler.scheduleWithFixedDelay(this::readKeyCount, 0, STATS_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         this.clock = clock;
@@ -55,7 +59,7 @@ final class RedisBackend implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH);
+        return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS);
     }
 
     @Override
@@ -176,6 +180,31 @@ final class RedisBackend implements Backend {
         }
 
         @Override
+        public CompletionStage<Result> acquire(Operation.Acquire acquire) {
+            return counters.acquire(channel, acquire);
+        }
+
+        @Override
+        public CompletionStage<Result> release(Operation.Release release) {
+            return counters.release(channel, release);
+        }
+
+        @Override
+        public CompletionStage<Result> releaseAll(Operation.ReleaseAll releaseAll) {
+            return counters.releaseAll(channel, releaseAll);
+        }
+
+        @Override
+        public CompletionStage<Result> readCounter(Operation.ReadCounter read) {
+            return counters.read(channel, read);
+        }
+
+        @Override
+        public CompletionStage<Result> dumpCounters(Operation.DumpCounters dump) {
+            return counters.dump(channel, dump);
+        }
+
+        @Override
         public CompletionStage<Result> scan(Operation.Scan scan) {
             List<CompletableFuture<List<Object>>> shards = new ArrayList<>(KeyLayout.SHARDS);
             byte[] wanted = KeyLayout.ascii(Integer.toString(scan.limit() + 1));
@@ -291,12 +320,15 @@ final class RedisBackend implements Backend {
 
     @Override
     public Map<String, String> stats() {
-        return Map.of("curr_items", Long.toString(keys));
+        Map<String, String> stats = new LinkedHashMap<>(counters.stats());
+        stats.put("curr_items", Long.toString(keys));
+        return stats;
     }
 
     @Override
     public void close() {
         statsPoll.cancel(false);
+        counters.close();
         connections.close();
     }
 }

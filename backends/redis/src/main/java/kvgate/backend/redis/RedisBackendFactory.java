@@ -60,7 +60,9 @@ public final class RedisBackendFactory implements BackendFactory {
         }
         RedisConnections connections = RedisConnections.open(target, timeout,
                 Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops());
-        return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops());
+        return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
+                settings.integer(BackendContext.COUNTER_LEASE_MS),
+                settings.integer(BackendContext.COUNTER_STATS_INTERVAL));
     }
 
     private static List<RedisURI> seeds(String list) {

@@ -25,8 +25,9 @@ record Script(String name, String body, String sha) {
     static final Script FLUSH = plain("flush");
     static final Script TAG = plain("tag");
     static final Script INDEX = plain("index");
+    static final Script COUNTER = plain("counter");
 
-    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH, TAG, INDEX};
+    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH, TAG, INDEX, COUNTER};
 
     private static Script item(String name) {
         return of(name, resource("prelude") + "\n" + resource(name));
