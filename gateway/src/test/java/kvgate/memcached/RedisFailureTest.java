@@ -89,7 +89,8 @@ class RedisFailureTest {
     private static void awaitServing(BinaryClient client, String key) throws Exception {
         long deadline = System.currentTimeMillis() + RECOVERY_MS;
         while (client.set(key, "v", 0, 0).status() != 0) {
-            assertTrue(System.currentTimeMillis() < deadline, "the gateway did not recover within " + RECOVERY_MS + " ms");
+            assertTrue(System.currentTimeMillis() < deadline,
+                    "the gateway did not recover within " + RECOVERY_MS + " ms");
             Thread.sleep(100);
         }
     }

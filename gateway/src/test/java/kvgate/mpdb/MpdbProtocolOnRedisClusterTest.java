@@ -7,7 +7,10 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The MPDB suite on the Redis backend (a real three-master Redis Cluster): GETBUCKET is the backend's own scan of its index shards. */
+/**
+ * The MPDB suite on the Redis backend (a real three-master Redis Cluster): GETBUCKET is the backend's own scan of its
+ * index shards.
+ */
 class MpdbProtocolOnRedisClusterTest extends MpdbProtocolSuite {
     private static RedisServers servers;
 

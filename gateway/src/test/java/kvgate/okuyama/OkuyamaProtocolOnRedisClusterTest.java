@@ -5,7 +5,10 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The okuyama protocol suite on the Redis backend (a real three-master Redis Cluster): tags and search kept in Redis natively. */
+/**
+ * The okuyama protocol suite on the Redis backend (a real three-master Redis Cluster): tags and search kept in Redis
+ * natively.
+ */
 class OkuyamaProtocolOnRedisClusterTest extends OkuyamaProtocolSuite {
     private static RedisServers servers;
 

@@ -5,7 +5,10 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The okuyama protocol suite on the Redis backend (a real standalone redis-server): tags and search kept in Redis natively. */
+/**
+ * The okuyama protocol suite on the Redis backend (a real standalone redis-server): tags and search kept in Redis
+ * natively.
+ */
 class OkuyamaProtocolOnRedisTest extends OkuyamaProtocolSuite {
     private static RedisServers servers;
 

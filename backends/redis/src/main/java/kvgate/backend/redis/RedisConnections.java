@@ -31,9 +31,10 @@ import java.util.concurrent.TimeUnit;
  * The Lettuce connections of one backend. On a standalone server: a shared one that flushes every command (for
  * threads that are not the gateway's), and one per gateway event loop with manual flushing, so that a pipelined
  * burst from a client goes to Redis in one write. On a cluster: one shared auto-flushing connection (Lettuce keeps
- * one connection per node inside it), see {@link #open}. A Lettuce connection is safe to share between threads, but its auto-flush switch is the
- * connection's, not the caller's: turning it off on a shared connection would let one thread's flush carry, or
- * miss, another's commands. A connection used only by the one event loop that owns it has no such race.
+ * one connection per node inside it), see {@link #open}. A Lettuce connection is safe to share between threads,
+ * but its auto-flush switch is the connection's, not the caller's: turning it off on a shared connection would let
+ * one thread's flush carry, or miss, another's commands. A connection used only by the one event loop that owns it
+ * has no such race.
  *
  * <p>Lettuce runs on {@link ClientResources} of its own (two I/O threads): its event loop groups are created and
  * shut down by its resources, and the transport it picks need not be the one the gateway's loops were built for.

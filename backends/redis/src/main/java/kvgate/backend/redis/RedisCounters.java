@@ -61,19 +61,23 @@ final class RedisCounters implements AutoCloseable {
     CompletionStage<Result> acquire(RedisConnections.Channel channel, Operation.Acquire acquire) {
         CounterId id = new CounterId(acquire.namespace(), new String(acquire.name(), StandardCharsets.ISO_8859_1));
         namespaces.add(acquire.namespace());
-        return run(channel, id, "acquire", acquire.owner(), acquire.resources(), acquire.maximum()).thenCompose(reply -> {
-            if (!reply.ok()) {
-                return CompletableFuture.completedFuture(reply.failure());
-            }
-            held.computeIfAbsent(acquire.owner(), owner -> ConcurrentHashMap.newKeySet()).add(id);
-            Result acquired = new Result.Number(acquire.resources(), 0);
-            if (reply.number(1) == 0) {
-                return CompletableFuture.completedFuture(acquired);
-            }
-            objects.incrementAndGet();
-            return connections.shared().commands().sadd(directory(id.namespace()), id.nameBytes())
-                    .thenApply(added -> acquired);
-        });
+        // Noted before the script runs, so that a ReleaseAll started right after (the connection closed with the
+        // acquisition in flight) releases it too; noting a refused acquisition is harmless.
+        held.computeIfAbsent(acquire.owner(), owner -> ConcurrentHashMap.newKeySet()).add(id);
+        return run(channel, id, "acquire", acquire.owner(), acquire.resources(), acquire.maximum())
+                .thenCompose(reply -> reply.ok() ? listed(id, reply.number(1) == 1, acquire.resources())
+                        : CompletableFuture.completedFuture(reply.failure()));
+    }
+
+    /** Lists a counter the acquisition created in its namespace's directory, for dumps. */
+    private CompletionStage<Result> listed(CounterId id, boolean created, long resources) {
+        Result acquired = new Result.Number(resources, 0);
+        if (!created) {
+            return CompletableFuture.completedFuture(acquired);
+        }
+        objects.incrementAndGet();
+        return connections.shared().commands().sadd(directory(id.namespace()), id.nameBytes())
+                .thenApply(added -> acquired);
     }
 
     CompletionStage<Result> release(RedisConnections.Channel channel, Operation.Release release) {
