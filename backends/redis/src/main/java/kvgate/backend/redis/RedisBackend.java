@@ -145,13 +145,8 @@ final class RedisBackend implements Backend {
 
         @Override
         public CompletionStage<Result> flush(Operation.Flush flush) {
-            List<CompletableFuture<Long>> shards = new ArrayList<>(KeyLayout.SHARDS);
-            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
-                shards.add(RedisBackend.this.<Long>run(channel, Script.FLUSH, ScriptOutputType.INTEGER,
-                        keys(KeyLayout.indexShard(flush.namespace(), shard)),
-                        KeyLayout.itemPrefix(flush.namespace(), shard)).toCompletableFuture());
-            }
-            return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
+            return everyShard(channel, Script.FLUSH, ScriptOutputType.INTEGER, flush.namespace())
+                    .thenApply(done -> Result.DONE);
         }
 
         @Override
@@ -206,18 +201,12 @@ final class RedisBackend implements Backend {
 
         @Override
         public CompletionStage<Result> scan(Operation.Scan scan) {
-            List<CompletableFuture<List<Object>>> shards = new ArrayList<>(KeyLayout.SHARDS);
             byte[] wanted = KeyLayout.ascii(Integer.toString(scan.limit() + 1));
-            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
-                shards.add(RedisBackend.this.<List<Object>>run(channel, Script.SCAN, ScriptOutputType.MULTI,
-                        keys(KeyLayout.indexShard(scan.namespace(), shard)),
-                        KeyLayout.itemPrefix(scan.namespace(), shard), wanted).toCompletableFuture());
-            }
-            return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            return RedisBackend.this.<List<Object>>everyShard(channel, Script.SCAN, ScriptOutputType.MULTI,
+                    scan.namespace(), wanted).thenApply(shards -> {
                 long now = clock.millis();
                 List<Result.Entry> entries = new ArrayList<>();
-                for (CompletableFuture<List<Object>> shard : shards) {
-                    List<Object> found = shard.join();
+                for (List<Object> found : shards) {
                     for (int i = 0; i < found.size(); i += 2) {
                         Item item = StoredItem.decode((byte[]) found.get(i + 1));
                         if (!item.isExpiredAt(now)) {
@@ -232,6 +221,27 @@ final class RedisBackend implements Backend {
                 return new Result.Entries(entries);
             });
         }
+    }
+
+    /**
+     * Runs a script on each index shard of a namespace: KEYS is the shard, ARGV the item key prefix of the shard
+     * then {@code args}. Completes with the replies in shard order once all are in.
+     */
+    private <T> CompletionStage<List<T>> everyShard(RedisConnections.Channel channel, Script script,
+                                                    ScriptOutputType type, Namespace namespace, byte[]... args) {
+        List<CompletableFuture<T>> shards = new ArrayList<>(KeyLayout.SHARDS);
+        for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+            byte[][] argv = new byte[args.length + 1][];
+            argv[0] = KeyLayout.itemPrefix(namespace, shard);
+            System.arraycopy(args, 0, argv, 1, args.length);
+            shards.add(this.<T>run(channel, script, type, keys(KeyLayout.indexShard(namespace, shard)), argv)
+                    .toCompletableFuture());
+        }
+        return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<T> replies = new ArrayList<>(shards.size());
+            shards.forEach(shard -> replies.add(shard.join()));
+            return replies;
+        });
     }
 
     /** Runs an item script: KEYS are the item and its index shard, ARGV the client's key then {@code args}. */

@@ -88,8 +88,6 @@ final class RedisConnections implements AutoCloseable {
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2,
                         TimeUnit.MILLISECONDS))
                 .build();
-        SocketOptions socket = SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build();
-        TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
         AbstractRedisClient client = null;
         List<StatefulConnection<byte[], byte[]>> opened = new ArrayList<>();
         try {
@@ -99,12 +97,9 @@ final class RedisConnections implements AutoCloseable {
                 cluster.seeds().forEach(seed -> seed.setTimeout(timeout));
                 RedisClusterClient clusterClient = RedisClusterClient.create(resources, cluster.seeds());
                 client = clusterClient;
-                clusterClient.setOptions(ClusterClientOptions.builder()
-                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                        .autoReconnect(true)
-                        .socketOptions(socket)
-                        .timeoutOptions(timeouts)
-                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+                failFast(options, timeout);
+                clusterClient.setOptions(options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                                 .enablePeriodicRefresh(topologyRefresh)
                                 .enableAllAdaptiveRefreshTriggers()
                                 .build())
@@ -125,12 +120,7 @@ final class RedisConnections implements AutoCloseable {
                 uri.setTimeout(timeout);
                 RedisClient standalone = RedisClient.create(resources, uri);
                 client = standalone;
-                standalone.setOptions(ClientOptions.builder()
-                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                        .autoReconnect(true)
-                        .socketOptions(socket)
-                        .timeoutOptions(timeouts)
-                        .build());
+                standalone.setOptions(failFast(ClientOptions.builder(), timeout).build());
                 shared = standaloneChannel(standalone, opened, false);
                 loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).sync());
                 if (eventLoops != null) {
@@ -148,6 +138,17 @@ final class RedisConnections implements AutoCloseable {
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    /**
+     * Commands fail rather than wait: rejected while disconnected (not buffered), timed out after {@code timeout};
+     * connections come back on their own. (A cluster's builder returns itself from these, so it is set too.)
+     */
+    private static ClientOptions.Builder failFast(ClientOptions.Builder options, Duration timeout) {
+        return options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .autoReconnect(true)
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(timeout));
     }
 
     private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened) {
