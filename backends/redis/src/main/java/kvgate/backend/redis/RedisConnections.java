@@ -25,13 +25,14 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Lettuce connections of one backend. On a standalone server: a shared one that flushes every command (for
- * threads that are not the gateway's), and one per gateway event loop with manual flushing, so that a pipelined
- * burst from a client goes to Redis in one write. On a cluster: one shared auto-flushing connection (Lettuce keeps
- * one connection per node inside it), see {@link #open}. A Lettuce connection is safe to share between threads,
+ * The Lettuce connections of one backend: a shared one that flushes every command (for threads that are not the
+ * gateway's), and one per gateway event loop with manual flushing, so that a pipelined burst from a client goes to
+ * Redis in one write (on a cluster: one write per node, Lettuce keeping a connection per node inside each cluster
+ * connection, all opened at start). A Lettuce connection is safe to share between threads,
  * but its auto-flush switch is the connection's, not the caller's: turning it off on a shared connection would let
  * one thread's flush carry, or miss, another's commands. A connection used only by the one event loop that owns it
  * has no such race.
@@ -43,6 +44,12 @@ import java.util.concurrent.TimeUnit;
  * timeout, and connections reconnect on their own, retrying at most every second.
  */
 final class RedisConnections implements AutoCloseable {
+    /**
+     * On a cluster, how often each loop's connection is flushed besides after each batch: a command that Lettuce
+     * writes later on its own (to a node whose connection was still opening, or again after a MOVED or ASK
+     * redirection) is queued after the batch's flush, and goes out at the latest with this sweep.
+     */
+    private static final long SWEEP_MILLIS = 10;
 
     /** One connection and its commands. */
     record Channel(StatefulConnection<byte[], byte[]> connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
@@ -69,14 +76,22 @@ final class RedisConnections implements AutoCloseable {
     private final Channel shared;
     private final Map<EventExecutor, Channel> byLoop;
     private final List<EventExecutor> loops;
+    /** The cluster's periodic flushes of each loop's connection (see {@link #open}); empty on a standalone server. */
+    private final List<ScheduledFuture<?>> sweeps;
 
     private RedisConnections(ClientResources resources, AbstractRedisClient client, Channel shared,
-                             Map<EventExecutor, Channel> byLoop) {
+                             Map<EventExecutor, Channel> byLoop, boolean cluster) {
         this.resources = resources;
         this.client = client;
         this.shared = shared;
         this.byLoop = byLoop;
         this.loops = List.copyOf(byLoop.keySet());
+        List<ScheduledFuture<?>> sweeps = new ArrayList<>();
+        if (cluster) {
+            byLoop.forEach((loop, channel) -> sweeps.add(loop.scheduleWithFixedDelay(channel::flush,
+                    SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS)));
+        }
+        this.sweeps = List.copyOf(sweeps);
     }
 
     /** Connects; blocks until every connection is up, or fails with what went wrong. */
@@ -104,15 +119,17 @@ final class RedisConnections implements AutoCloseable {
                                 .enableAllAdaptiveRefreshTriggers()
                                 .build())
                         .build());
-                // One auto-flushing connection: a cluster connection routes each command to its node only once
-                // that node's connection future completes, possibly after a manual flush was already called, so
-                // a batch would wait for the next flush. Lettuce writes each command as it comes instead.
-                shared = clusterChannel(clusterClient, opened);
+                shared = clusterChannel(clusterClient, opened, false);
                 StatefulRedisClusterConnection<byte[], byte[]> nodes =
                         (StatefulRedisClusterConnection<byte[], byte[]>) shared.connection();
                 for (RedisClusterNode node : nodes.getPartitions()) {
                     if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
                         loadScripts(nodes.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync());
+                    }
+                }
+                if (eventLoops != null) {
+                    for (EventExecutor loop : eventLoops) {
+                        byLoop.put(loop, clusterChannel(clusterClient, opened, true));
                     }
                 }
             } else {
@@ -129,7 +146,7 @@ final class RedisConnections implements AutoCloseable {
                     }
                 }
             }
-            return new RedisConnections(resources, client, shared, byLoop);
+            return new RedisConnections(resources, client, shared, byLoop, target instanceof Target.Cluster);
         } catch (RuntimeException e) {
             opened.forEach(StatefulConnection::close);
             if (client != null) {
@@ -151,7 +168,8 @@ final class RedisConnections implements AutoCloseable {
                 .timeoutOptions(TimeoutOptions.enabled(timeout));
     }
 
-    private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened) {
+    private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened,
+                                          boolean manualFlush) {
         StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         opened.add(connection);
         // Node connections open lazily, and commands sent while one is still connecting would be rejected:
@@ -160,7 +178,8 @@ final class RedisConnections implements AutoCloseable {
         for (RedisClusterNode node : connection.getPartitions()) {
             connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
         }
-        return new Channel(connection, connection.async(), false);
+        connection.setAutoFlushCommands(!manualFlush);
+        return new Channel(connection, connection.async(), manualFlush);
     }
 
     private static Channel standaloneChannel(RedisClient client, List<StatefulConnection<byte[], byte[]>> opened,
@@ -198,6 +217,7 @@ final class RedisConnections implements AutoCloseable {
 
     @Override
     public void close() {
+        sweeps.forEach(sweep -> sweep.cancel(false));
         byLoop.values().forEach(channel -> channel.connection().close());
         shared.connection().close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
