@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Redis dies (SIGKILL) under a gateway and comes back on its port: while it is gone every request gets the
  * temporary failure reply quickly, never a hang; once it is back the gateway serves again on its own. Once with a
- * standalone server, once with one master of a three-master cluster.
+ * standalone server, once with one master of a three-master cluster. And a cluster failover: a master dies for
+ * good, its replica takes over, and the gateway follows the new topology without a restart.
  */
 class RedisFailureTest {
     private static final int TIMEOUT_MS = 500;
@@ -63,6 +64,37 @@ class RedisFailureTest {
             servers.restart(1);
             for (int i = 0; i < 30; i++) {
                 awaitServing(client, "after-" + i);
+            }
+        }
+    }
+
+    @Test
+    void aClusterFailoverIsFollowedWithoutARestart() throws Exception {
+        try (RedisServers servers = RedisServers.clusterWithReplicas(3);
+             TestGateway gateway = TestGateway.start(settings(servers));
+             BinaryClient client = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
+            for (int i = 0; i < 30; i++) {
+                assertEquals(0, client.set("kept-" + i, "v" + i, 0, 0).status());
+            }
+            // Writes reach replicas asynchronously; WAIT on the master makes sure its replica has them.
+            RedisServers.cli(servers.port(1), "WAIT", "1", "5000");
+            servers.kill(1);
+            long deadline = System.currentTimeMillis() + RECOVERY_MS;
+            while (!servers.isMaster(4)) {
+                assertTrue(System.currentTimeMillis() < deadline, "the replica was not promoted");
+                Thread.sleep(100);
+            }
+            for (int i = 0; i < 30; i++) {
+                String key = "kept-" + i;
+                Response read = timed(() -> client.get(key));
+                while (read.status() != 0) {
+                    assertEquals(TEMPORARY_FAILURE, read.status());
+                    assertTrue(System.currentTimeMillis() < deadline, "the gateway did not follow the failover");
+                    Thread.sleep(100);
+                    read = timed(() -> client.get(key));
+                }
+                assertEquals("v" + i, read.valueText());
+                awaitServing(client, key);
             }
         }
     }

@@ -38,9 +38,22 @@ public final class RedisServers implements AutoCloseable {
 
     /** A cluster of {@code masters} masters without replicas; returns once every node reports the cluster ok. */
     public static RedisServers cluster(int masters) throws Exception {
-        RedisServers servers = start(true, masters);
+        return cluster(masters, false);
+    }
+
+    /**
+     * A cluster of {@code masters} masters, each with one replica (servers {@code masters} to
+     * {@code 2 * masters - 1}, replica {@code masters + i} of master {@code i}); returns once the cluster is ok and
+     * every replica replicates.
+     */
+    public static RedisServers clusterWithReplicas(int masters) throws Exception {
+        return cluster(masters, true);
+    }
+
+    private static RedisServers cluster(int masters, boolean replicas) throws Exception {
+        RedisServers servers = start(true, replicas ? 2 * masters : masters);
         try {
-            servers.formCluster();
+            servers.formCluster(masters);
         } catch (Exception | AssertionError e) {
             servers.close();
             throw e;
@@ -78,22 +91,40 @@ public final class RedisServers implements AutoCloseable {
         Ports.awaitListening(ports[index], processes[index], "redis-server on port " + ports[index], 10_000);
     }
 
-    private void formCluster() throws Exception {
+    private void formCluster(int masters) throws Exception {
         int count = ports.length;
-        for (int i = 0; i < count; i++) {
-            int first = 16384 * i / count;
-            int last = 16384 * (i + 1) / count - 1;
+        for (int i = 0; i < masters; i++) {
+            int first = 16384 * i / masters;
+            int last = 16384 * (i + 1) / masters - 1;
             cli(ports[i], "CLUSTER", "ADDSLOTSRANGE", Integer.toString(first), Integer.toString(last));
         }
         for (int i = 1; i < count; i++) {
             cli(ports[0], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(ports[i]), Integer.toString(busPorts[i]));
         }
         long deadline = System.currentTimeMillis() + 20_000;
+        for (int i = masters; i < count; i++) {
+            String master = cli(ports[i - masters], "CLUSTER", "MYID").strip();
+            // The replica must know the master before it can follow it.
+            while (!cli(ports[i], "CLUSTER", "REPLICATE", master).startsWith("OK")) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("server " + i + " would not replicate " + master);
+                }
+                Thread.sleep(50);
+            }
+        }
         for (int port : ports) {
             while (!cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")
                     || !cli(port, "CLUSTER", "INFO").contains("cluster_known_nodes:" + count)) {
                 if (System.currentTimeMillis() > deadline) {
                     throw new AssertionError("the cluster did not form: " + cli(port, "CLUSTER", "INFO"));
+                }
+                Thread.sleep(50);
+            }
+        }
+        for (int i = masters; i < count; i++) {
+            while (!cli(ports[i], "INFO", "replication").contains("master_link_status:up")) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("replica " + i + " is not in sync");
                 }
                 Thread.sleep(50);
             }
@@ -117,13 +148,18 @@ public final class RedisServers implements AutoCloseable {
         return ports[index];
     }
 
+    /** Whether server {@code index} reports itself a master (a replica promoted by a failover does). */
+    public boolean isMaster(int index) throws Exception {
+        return cli(ports[index], "ROLE").startsWith("master");
+    }
+
     /** The gateway settings that put its data on these servers. */
     public Map<String, String> backendSettings() {
         if (!cluster) {
             return Map.of("backend", "redis", "redis.uri", "redis://127.0.0.1:" + ports[0]);
         }
         List<String> nodes = new ArrayList<>();
-        for (int port : ports) {
+        for (int port : ports) { // replicas too: any node tells the topology
             nodes.add("127.0.0.1:" + port);
         }
         return Map.of("backend", "redis", "redis.cluster", String.join(",", nodes));
