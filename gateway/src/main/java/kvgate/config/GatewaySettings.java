@@ -48,6 +48,7 @@ public final class GatewaySettings {
     public static final String COUNTER_BUCKETS = "counter.buckets";
     public static final String COUNTER_STATS_INTERVAL = "counter.stats_interval";
     public static final String COUNTER_STORE = "counter.store";
+    public static final String COUNTER_LEASE_MS = kvgate.spi.BackendContext.COUNTER_LEASE_MS;
     /** {@link #COUNTER_STORE} value for the built-in store: in this process's memory, not persisted. */
     public static final String MEMORY_COUNTER_STORE = "memory";
 
@@ -135,7 +136,11 @@ public final class GatewaySettings {
                     "expected number of counters (sizes the counter table)"),
             Setting.integer(COUNTER_STATS_INTERVAL, 86_400, 10, 86_400 * 366,
                     "seconds of the interval over which dump reports each counter's maximum consumption; "
-                            + "also accepted as counter.stat_interval"));
+                            + "also accepted as counter.stat_interval"),
+            Setting.integer(COUNTER_LEASE_MS, 10_000, 300, 86_400_000,
+                    "with a shared counter store, a gateway renews its connections' acquisitions every third of "
+                            + "this; those of a gateway that died without closing its connections are released this "
+                            + "many milliseconds after its last renewal"));
 
     private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
 

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
@@ -15,6 +16,9 @@ import kvgate.spi.Backend;
  */
 public final class CounterStats {
     public static final String PROTOCOL = "counter";
+    /** The counter store's items of the reference server's stats reply, in its order. */
+    private static final List<String> STORE_ITEMS = List.of("objects", "total_objects", "used_memory", "conflicts",
+            "gc_count", "last_gc_elapsed", "total_gc_elapsed");
 
     private final GatewayMetrics metrics;
     private final Backend store;
@@ -37,7 +41,13 @@ public final class CounterStats {
     }
 
     Map<String, String> items() {
-        Map<String, String> items = new LinkedHashMap<>(store.stats());
+        // The reference's store items, in its order, from whatever the store reports (a store shared with the data
+        // backend reports more; one that cannot measure an item reports 0).
+        Map<String, String> reported = store.stats();
+        Map<String, String> items = new LinkedHashMap<>();
+        for (String name : STORE_ITEMS) {
+            items.put(name, reported.getOrDefault(name, "0"));
+        }
         items.put("curr_connections", Long.toString(metrics.currentConnections(PROTOCOL)));
         items.put("total_connections", Long.toString(metrics.totalConnections(PROTOCOL)));
         items.put("command:noop", Long.toString((long) noops.count()));

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import kvgate.spi.Item;
+import kvgate.spi.NGrams;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -93,23 +94,13 @@ final class GenericSearch {
                 Item item = items.get(i);
                 if (item == null) {
                     removed.add(candidates.get(i));
-                } else if (holds(new String(item.value(), StandardCharsets.UTF_8), search)) {
+                } else if (search.matches(new String(item.value(), StandardCharsets.UTF_8))) {
                     hits.add(keys.get(i));
                 }
             }
             lists.prune(postings, removed);
             return new Result.Keys(hits);
         });
-    }
-
-    private static boolean holds(String text, Operation.Search search) {
-        for (String word : search.words()) {
-            boolean found = text.contains(word);
-            if (found != search.all()) {
-                return found;
-            }
-        }
-        return search.all();
     }
 
     private static Set<String> retain(Set<String> kept, Set<String> other) {

@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -130,8 +132,8 @@ public final class Gateway implements AutoCloseable {
             Clock clock = Clock.systemUTC();
             threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
             try {
-                backend = factory.extension().open(new BackendContext(type, all.under(type + "."), clock,
-                        maxItemSize, threads.workers()));
+                backend = factory.extension().open(new BackendContext(type, backendSettings(all, gateway, type),
+                        clock, maxItemSize, threads.workers()));
             } catch (Exception | LinkageError e) {
                 throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
                         + ") failed to open: " + e.getMessage(), e);
@@ -272,8 +274,8 @@ public final class Gateway implements AutoCloseable {
                         + plugins.backends().keySet() + ", or " + GatewaySettings.MEMORY_COUNTER_STORE);
             }
             try {
-                counters = factory.extension().open(new BackendContext(store, all.under(store + "."), clock,
-                        maxItemSize, eventLoops));
+                counters = factory.extension().open(new BackendContext(store, backendSettings(all, gateway, store),
+                        clock, maxItemSize, eventLoops));
             } catch (Exception | LinkageError e) {
                 throw new StartupException("counter store plugin " + factory.pluginId() + " (type " + store
                         + ") failed to open: " + e.getMessage(), e);
@@ -287,6 +289,17 @@ public final class Gateway implements AutoCloseable {
                     + "declare Capability.COUNTERS); use " + GatewaySettings.MEMORY_COUNTER_STORE);
         }
         return counters;
+    }
+
+    /**
+     * What a backend of {@code type} is given: its own settings without their prefix, and the gateway's counter
+     * settings a counter store reads (see {@link BackendContext#settings()}).
+     */
+    private static Settings backendSettings(Settings all, Settings gateway, String type) {
+        Map<String, String> values = new HashMap<>(all.under(type + ".").asMap());
+        values.put(BackendContext.COUNTER_LEASE_MS, gateway.text(GatewaySettings.COUNTER_LEASE_MS));
+        values.put(BackendContext.COUNTER_STATS_INTERVAL, gateway.text(GatewaySettings.COUNTER_STATS_INTERVAL));
+        return new Settings(values);
     }
 
     /** A setting's text made into what it names; a refusal (IllegalArgumentException) names the key and value. */

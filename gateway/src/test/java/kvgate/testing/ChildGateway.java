@@ -50,6 +50,11 @@ public final class ChildGateway implements AutoCloseable {
         return port;
     }
 
+    /** Returns once this gateway accepts connections on another of its listeners' {@code port}. */
+    public void awaitListening(int otherPort) throws Exception {
+        Ports.awaitListening(otherPort, process, "the gateway process", 30_000);
+    }
+
     /** SIGKILL: no shutdown hook runs, nothing more is committed. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();

@@ -208,6 +208,17 @@ public sealed interface Operation {
             }
         }
 
+        /** Whether {@code text} (a current value) holds all of the words, or any of them: what a hit must do. */
+        public boolean matches(String text) {
+            for (String word : words) {
+                boolean found = text.contains(word);
+                if (found != all) {
+                    return found;
+                }
+            }
+            return all;
+        }
+
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.search(this);

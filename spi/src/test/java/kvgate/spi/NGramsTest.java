@@ -1,4 +1,4 @@
-package kvgate.dispatch;
+package kvgate.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,15 +1,19 @@
-package kvgate.dispatch;
+package kvgate.spi;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
 
-/** The n-grams of a text: its runs of n characters (Unicode code points, not bytes or UTF-16 units). */
-final class NGrams {
+/**
+ * The n-grams of a text: its runs of n characters (Unicode code points, not bytes or UTF-16 units). The full-text
+ * index of {@link Operation.Index} and {@link Operation.Search} is defined by them, so every backend that keeps the
+ * index itself, and the gateway's generic one, cut the same grams.
+ */
+public final class NGrams {
     private NGrams() {
     }
 
     /** Every distinct run of {@code min} to {@code max} characters of {@code text}, shorter runs first. */
-    static Set<String> of(String text, int min, int max) {
+    public static Set<String> of(String text, int min, int max) {
         int[] points = text.codePoints().toArray();
         Set<String> grams = new LinkedHashSet<>();
         for (int n = min; n <= max && n <= points.length; n++) {
@@ -21,7 +25,7 @@ final class NGrams {
     }
 
     /** The grams a word is looked up by: its runs of {@code n} characters, or the whole word when shorter. */
-    static Set<String> lookup(String word, int n) {
+    public static Set<String> lookup(String word, int n) {
         int length = word.codePointCount(0, word.length());
         return length <= n ? Set.of(word) : of(word, n, n);
     }

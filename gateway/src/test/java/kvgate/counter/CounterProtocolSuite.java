@@ -17,17 +17,15 @@ import kvgate.testing.CounterClient;
 import kvgate.testing.CounterClient.Response;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The counter protocol over real sockets: every operation, every error, layouts parsed byte by byte. */
-class CounterProtocolTest {
-    private static TestGateway gateway;
-
-    @BeforeAll
-    static void start() throws Exception {
-        gateway = TestGateway.start();
-    }
+/**
+ * The counter protocol over real sockets: every operation, every error, layouts parsed byte by byte. One suite, run
+ * on every counter store by a subclass that starts the gateway on it.
+ */
+abstract class CounterProtocolSuite {
+    /** Set by the subclass before the tests run. */
+    static TestGateway gateway;
 
     @AfterAll
     static void stop() {

@@ -1,0 +1,74 @@
+package kvgate.backend.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import kvgate.spi.Namespace;
+
+/**
+ * Where things live in Redis. Every key starts with {@code kvgate:} and a letter for its kind, then a hash tag
+ * ({@code {...}}) that decides its cluster slot:
+ *
+ * <ul>
+ *   <li>{@code kvgate:i{<namespace>#<shard>}<key>}: an item;</li>
+ *   <li>{@code kvgate:x{<namespace>#<shard>}}: the index shard listing the keys of that namespace and shard;</li>
+ *   <li>{@code kvgate:t{<namespace>#<tag>}}: a tag's keys, a sorted set scored in the order they were tagged;</li>
+ *   <li>{@code kvgate:g{<namespace>#<group length>:<group>}<gram>}: the keys whose value held an n-gram, a set.</li>
+ * </ul>
+ *
+ * <p>An item and the index shard that lists it share a hash tag, so one script creates or removes both atomically
+ * on a cluster. A namespace spreads over {@link #SHARDS} shards, each its own slot, so one busy namespace (the
+ * default one) is still spread over the cluster, while a scan or flush visits a fixed number of sets instead of the
+ * keyspace. Namespace names hold no {@code #} or braces, so no two (namespace, shard) pairs share a tag.
+ *
+ * <p>Every tag is its own slot. All grams of one index group of a namespace share one slot, so a search intersects
+ * or unites them in Redis with one SINTER; the price is that one index group lives on one node. A brace inside a
+ * tag or group ends the hash tag early, identically for every key that must share the slot, so it stays correct.
+ */
+final class KeyLayout {
+    /** Index shards per namespace. Part of the stored layout: changing it orphans existing items. */
+    static final int SHARDS = 64;
+
+    private KeyLayout() {
+    }
+
+    /** The shard of a key: stable across processes and versions (Arrays.hashCode is specified). */
+    static int shardOf(byte[] key) {
+        return Math.floorMod(Arrays.hashCode(key), SHARDS);
+    }
+
+    /** The prefix of every item key of one namespace shard; the item key is this followed by the client's key. */
+    static byte[] itemPrefix(Namespace namespace, int shard) {
+        return ascii("kvgate:i{" + namespace.name() + "#" + shard + "}");
+    }
+
+    static byte[] itemKey(Namespace namespace, byte[] key) {
+        return concat(itemPrefix(namespace, shardOf(key)), key);
+    }
+
+    static byte[] indexShard(Namespace namespace, int shard) {
+        return ascii("kvgate:x{" + namespace.name() + "#" + shard + "}");
+    }
+
+    static byte[] indexOf(Namespace namespace, byte[] key) {
+        return indexShard(namespace, shardOf(key));
+    }
+
+    static byte[] tagKey(Namespace namespace, byte[] tag) {
+        return concat(concat(ascii("kvgate:t{" + namespace.name() + "#"), tag), ascii("}"));
+    }
+
+    /** The group's length first, so that no two (group, gram) pairs share a key whatever characters they hold. */
+    static byte[] gramKey(Namespace namespace, String group, String gram) {
+        return ascii("kvgate:g{" + namespace.name() + "#" + group.length() + ":" + group + "}" + gram);
+    }
+
+    static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

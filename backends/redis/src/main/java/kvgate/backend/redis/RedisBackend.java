@@ -1,0 +1,344 @@
+package kvgate.backend.redis;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import kvgate.spi.Backend;
+import kvgate.spi.Capability;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+
+/**
+ * Redis or Redis Cluster as a backend. A get is one GET; every other key operation is one script ({@link Script})
+ * that reads the item, decides as {@link kvgate.spi.ItemTransition} does, and writes it and its namespace index
+ * together, so CAS checks, add, replace, append and arithmetic are atomic however many gateways share the store.
+ *
+ * <p>Operations that arrive together go out on the calling event loop's own connection and are flushed once
+ * ({@link RedisConnections}). Every failure to reach Redis in time is {@link Status#TEMPORARY_FAILURE}.
+ */
+final class RedisBackend implements Backend {
+    private final RedisConnections connections;
+    private final Clock clock;
+    private final byte[] maxItemSize;
+
+    /** How often the key count is read for the gateway's stats. */
+    private static final long STATS_INTERVAL_MILLIS = 1000;
+
+    private final ScheduledFuture<?> statsPoll;
+    private final TagsAndSearch tagsAndSearch;
+    private final RedisCounters counters;
+    private volatile long keys;
+
+    RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
+                 long counterLeaseMillis, long counterIntervalSeconds) {
+        this.connections = connections;
+        this.tagsAndSearch = new TagsAndSearch(this, connections);
+        this.counters = new RedisCounters(this, connections, counterLeaseMillis, counterIntervalSeconds, scheduler);
+        this.statsPoll = scheduler.scheduleWithFixedDelay(this::readKeyCount, 0, STATS_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
+        this.clock = clock;
+        this.maxItemSize = KeyLayout.ascii(Integer.toString(maxItemSize));
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS);
+    }
+
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        return executeAll(List.of(operation)).get(0);
+    }
+
+    @Override
+    public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+        RedisConnections.Channel channel = connections.current();
+        List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
+        try {
+            for (Operation operation : operations) {
+                CompletionStage<Result> started;
+                try {
+                    started = operation.accept(new Starter(channel));
+                } catch (RuntimeException e) {
+                    started = CompletableFuture.completedFuture(unreachable(e));
+                }
+                results.add(started.exceptionally(RedisBackend::unreachable));
+            }
+        } finally {
+            channel.flush();
+        }
+        return results;
+    }
+
+    /** Starts one operation's commands on a connection, without flushing. */
+    private final class Starter implements Operation.Visitor<CompletionStage<Result>> {
+        private final RedisConnections.Channel channel;
+
+        Starter(RedisConnections.Channel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public CompletionStage<Result> get(Operation.Get get) {
+            return channel.commands().get(KeyLayout.itemKey(get.namespace(), get.key())).thenApply(raw -> {
+                if (raw == null) {
+                    return Result.failure(Status.NOT_FOUND);
+                }
+                Item item = StoredItem.decode(raw);
+                // Redis drops the key at its own clock; between that and the gateway's, the gateway's decides.
+                return item.isExpiredAt(clock.millis()) ? Result.failure(Status.NOT_FOUND) : new Result.Value(item);
+            });
+        }
+
+        @Override
+        public CompletionStage<Result> store(Operation.Store store) {
+            return item(channel, Script.STORE, store, KeyLayout.ascii(mode(store)), store.value(),
+                    KeyLayout.ascii(Integer.toUnsignedString(store.flags())),
+                    StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize)
+                    .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
+        }
+
+        @Override
+        public CompletionStage<Result> delete(Operation.Delete delete) {
+            return item(channel, Script.DELETE, delete, StoredItem.casArgument(delete.cas()))
+                    .thenApply(reply -> reply.ok() ? new Result.Removed(StoredItem.decode(reply.bytes(1)))
+                            : reply.failure());
+        }
+
+        @Override
+        public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
+            long delta = arithmetic.delta();
+            return item(channel, Script.ARITHMETIC, arithmetic,
+                    KeyLayout.ascii(arithmetic.increment() ? "incr" : "decr"),
+                    KeyLayout.ascii(Long.toString(delta >>> 32)), KeyLayout.ascii(Long.toString(delta & 0xffffffffL)),
+                    KeyLayout.ascii(Long.toUnsignedString(arithmetic.initial())),
+                    KeyLayout.ascii(arithmetic.createIfMissing() ? "create" : ""),
+                    StoredItem.expiryArgument(arithmetic.expiresAt()), StoredItem.casArgument(arithmetic.cas()))
+                    .thenApply(reply -> reply.ok()
+                            ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.number(2))
+                            : reply.failure());
+        }
+
+        @Override
+        public CompletionStage<Result> touch(Operation.Touch touch) {
+            return item(channel, Script.TOUCH, touch, StoredItem.expiryArgument(touch.expiresAt()))
+                    .thenApply(reply -> reply.ok() ? new Result.Value(StoredItem.decode(reply.bytes(1)))
+                            : reply.failure());
+        }
+
+        @Override
+        public CompletionStage<Result> flush(Operation.Flush flush) {
+            return everyShard(channel, Script.FLUSH, ScriptOutputType.INTEGER, flush.namespace())
+                    .thenApply(done -> Result.DONE);
+        }
+
+        @Override
+        public CompletionStage<Result> tag(Operation.Tag tag) {
+            return tagsAndSearch.tag(channel, tag);
+        }
+
+        @Override
+        public CompletionStage<Result> untag(Operation.Untag untag) {
+            return tagsAndSearch.untag(channel, untag);
+        }
+
+        @Override
+        public CompletionStage<Result> taggedKeys(Operation.TaggedKeys taggedKeys) {
+            return tagsAndSearch.taggedKeys(channel, taggedKeys);
+        }
+
+        @Override
+        public CompletionStage<Result> index(Operation.Index index) {
+            return tagsAndSearch.index(channel, index);
+        }
+
+        @Override
+        public CompletionStage<Result> search(Operation.Search search) {
+            return tagsAndSearch.search(channel, search);
+        }
+
+        @Override
+        public CompletionStage<Result> acquire(Operation.Acquire acquire) {
+            return counters.acquire(channel, acquire);
+        }
+
+        @Override
+        public CompletionStage<Result> release(Operation.Release release) {
+            return counters.release(channel, release);
+        }
+
+        @Override
+        public CompletionStage<Result> releaseAll(Operation.ReleaseAll releaseAll) {
+            return counters.releaseAll(channel, releaseAll);
+        }
+
+        @Override
+        public CompletionStage<Result> readCounter(Operation.ReadCounter read) {
+            return counters.read(channel, read);
+        }
+
+        @Override
+        public CompletionStage<Result> dumpCounters(Operation.DumpCounters dump) {
+            return counters.dump(channel, dump);
+        }
+
+        @Override
+        public CompletionStage<Result> scan(Operation.Scan scan) {
+            byte[] wanted = KeyLayout.ascii(Integer.toString(scan.limit() + 1));
+            return RedisBackend.this.<List<Object>>everyShard(channel, Script.SCAN, ScriptOutputType.MULTI,
+                    scan.namespace(), wanted).thenApply(shards -> {
+                long now = clock.millis();
+                List<Result.Entry> entries = new ArrayList<>();
+                for (List<Object> found : shards) {
+                    for (int i = 0; i < found.size(); i += 2) {
+                        Item item = StoredItem.decode((byte[]) found.get(i + 1));
+                        if (!item.isExpiredAt(now)) {
+                            if (entries.size() == scan.limit()) {
+                                return Result.failure(Status.TOO_LARGE,
+                                        "the namespace holds more than " + scan.limit() + " items");
+                            }
+                            entries.add(new Result.Entry((byte[]) found.get(i), item));
+                        }
+                    }
+                }
+                return new Result.Entries(entries);
+            });
+        }
+    }
+
+    /**
+     * Runs a script on each index shard of a namespace: KEYS is the shard, ARGV the item key prefix of the shard
+     * then {@code args}. Completes with the replies in shard order once all are in.
+     */
+    private <T> CompletionStage<List<T>> everyShard(RedisConnections.Channel channel, Script script,
+                                                    ScriptOutputType type, Namespace namespace, byte[]... args) {
+        List<CompletableFuture<T>> shards = new ArrayList<>(KeyLayout.SHARDS);
+        for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+            byte[][] argv = new byte[args.length + 1][];
+            argv[0] = KeyLayout.itemPrefix(namespace, shard);
+            System.arraycopy(args, 0, argv, 1, args.length);
+            shards.add(this.<T>run(channel, script, type, keys(KeyLayout.indexShard(namespace, shard)), argv)
+                    .toCompletableFuture());
+        }
+        return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<T> replies = new ArrayList<>(shards.size());
+            shards.forEach(shard -> replies.add(shard.join()));
+            return replies;
+        });
+    }
+
+    /** Runs an item script: KEYS are the item and its index shard, ARGV the client's key then {@code args}. */
+    private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
+                                             Operation.KeyOperation operation, byte[]... args) {
+        Namespace namespace = operation.namespace();
+        byte[] key = operation.key();
+        byte[][] argv = new byte[args.length + 1][];
+        argv[0] = key;
+        System.arraycopy(args, 0, argv, 1, args.length);
+        return this.<List<Object>>run(channel, script, ScriptOutputType.MULTI,
+                keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key)), argv)
+                .thenApply(ScriptReply::new);
+    }
+
+    /**
+     * Runs a script by its SHA-1. A server that does not know it (restarted, or a replica promoted since the
+     * scripts were loaded) gets the whole text once, on the shared connection: this thread's connection may not be
+     * flushed again soon, and the retry runs on a Lettuce thread.
+     */
+    <T> CompletionStage<T> run(RedisConnections.Channel channel, Script script, ScriptOutputType type, byte[][] keys,
+                               byte[]... args) {
+        CompletionStage<T> first = channel.commands().evalsha(script.sha(), type, keys, args);
+        return first.exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
+                ? connections.shared().commands().<T>eval(script.body(), type, keys, args)
+                : CompletableFuture.failedStage(error));
+    }
+
+    private static String mode(Operation.Store store) {
+        return switch (store.mode()) {
+            case SET -> "set";
+            case ADD -> "add";
+            case REPLACE -> "replace";
+            case APPEND -> "append";
+            case PREPEND -> "prepend";
+        };
+    }
+
+    static byte[][] keys(byte[]... keys) {
+        return keys;
+    }
+
+    /** A script's reply: a status word first, then what the status brings. */
+    record ScriptReply(List<Object> values) {
+        boolean ok() {
+            return text(0).equals("OK");
+        }
+
+        /** The failure the status word names ({@link Status}'s own names). */
+        Result failure() {
+            return Result.failure(Status.valueOf(text(0)));
+        }
+
+        String text(int index) {
+            return new String(bytes(index), StandardCharsets.US_ASCII);
+        }
+
+        byte[] bytes(int index) {
+            return (byte[]) values.get(index);
+        }
+
+        long number(int index) {
+            return (Long) values.get(index);
+        }
+    }
+
+    /** Whatever stopped a command from completing: Redis is unreachable, too slow, or refused it for now. */
+    static Result unreachable(Throwable error) {
+        Throwable cause = unwrap(error);
+        return Result.failure(Status.TEMPORARY_FAILURE, "redis: " + cause.getMessage());
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** Redis's key count (on a cluster, Lettuce sums the masters'): items, plus the index sets listing them. */
+    private void readKeyCount() {
+        connections.shared().commands().dbsize().thenAccept(count -> keys = count);
+    }
+
+    @Override
+    public Map<String, String> stats() {
+        Map<String, String> stats = new LinkedHashMap<>(counters.stats());
+        stats.put("curr_items", Long.toString(keys));
+        return stats;
+    }
+
+    @Override
+    public void close() {
+        statsPoll.cancel(false);
+        counters.close();
+        connections.close();
+    }
+}

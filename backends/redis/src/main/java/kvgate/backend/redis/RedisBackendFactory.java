@@ -1,0 +1,96 @@
+package kvgate.backend.redis;
+
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.BackendFactory;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import org.pf4j.Extension;
+
+/** Opens a Redis server or Redis Cluster: {@code backend = redis}, settings {@code redis.*}. */
+@Extension
+public final class RedisBackendFactory implements BackendFactory {
+
+    @Override
+    public String type() {
+        return "redis";
+    }
+
+    @Override
+    public List<Setting> settings() {
+        return List.of(
+                Setting.text("uri", "",
+                        "a standalone Redis server, redis://[password@]host:port[/database] (rediss:// for TLS); "
+                                + "set this or redis.cluster, not both"),
+                Setting.text("cluster", "",
+                        "the seed nodes of a Redis Cluster, host:port,...; the topology is learnt from them and "
+                                + "followed through failovers"),
+                Setting.integer("timeout_ms", 1000, 1, 600_000,
+                        "a command without a reply within this many milliseconds fails with a temporary failure; "
+                                + "also the connect timeout"),
+                Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
+                        "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
+                                + "reconnections"));
+    }
+
+    @Override
+    public Backend open(BackendContext context) {
+        Settings settings = context.settings();
+        String uri = settings.text("uri");
+        String cluster = settings.text("cluster");
+        if (uri.isEmpty() == cluster.isEmpty()) {
+            throw new IllegalArgumentException("set exactly one of redis.uri (a standalone server) and redis.cluster "
+                    + "(the seed nodes of a cluster)");
+        }
+        RedisConnections.Target target;
+        try {
+            target = uri.isEmpty() ? new RedisConnections.Target.Cluster(seeds(cluster))
+                    : new RedisConnections.Target.Standalone(RedisURI.create(uri));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException((uri.isEmpty() ? "redis.cluster = " + cluster : "redis.uri = " + uri)
+                    + ": " + e.getMessage(), e);
+        }
+        Duration timeout = Duration.ofMillis(settings.integer("timeout_ms"));
+        if (context.eventLoops() == null) {
+            throw new IllegalArgumentException("the redis backend needs the gateway's event loops");
+        }
+        RedisConnections connections = RedisConnections.open(target, timeout,
+                Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops());
+        return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
+                settings.integer(BackendContext.COUNTER_LEASE_MS),
+                settings.integer(BackendContext.COUNTER_STATS_INTERVAL));
+    }
+
+    private static List<RedisURI> seeds(String list) {
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String node : list.split(",")) {
+            String trimmed = node.strip();
+            if (trimmed.isEmpty()) {
+                continue;
+            }
+            int colon = trimmed.lastIndexOf(':');
+            if (colon < 1 || colon == trimmed.length() - 1) {
+                throw new IllegalArgumentException("expected host:port, not '" + trimmed + "'");
+            }
+            String host = trimmed.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(trimmed.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("bad port in '" + trimmed + "'");
+            }
+            seeds.add(RedisURI.create(host, port));
+        }
+        if (seeds.isEmpty()) {
+            throw new IllegalArgumentException("no node given");
+        }
+        return seeds;
+    }
+}

@@ -1,0 +1,226 @@
+package kvgate.backend.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lettuce connections of one backend: a shared one that flushes every command (for threads that are not the
+ * gateway's), and one per gateway event loop with manual flushing, so that a pipelined burst from a client goes to
+ * Redis in one write (on a cluster: one write per node, Lettuce keeping a connection per node inside each cluster
+ * connection, all opened at start). A Lettuce connection is safe to share between threads,
+ * but its auto-flush switch is the connection's, not the caller's: turning it off on a shared connection would let
+ * one thread's flush carry, or miss, another's commands. A connection used only by the one event loop that owns it
+ * has no such race.
+ *
+ * <p>Lettuce runs on {@link ClientResources} of its own (two I/O threads): its event loop groups are created and
+ * shut down by its resources, and the transport it picks need not be the one the gateway's loops were built for.
+ *
+ * <p>Failing fast: commands are rejected at once while a connection is down (never buffered), every command has a
+ * timeout, and connections reconnect on their own, retrying at most every second.
+ */
+final class RedisConnections implements AutoCloseable {
+    /**
+     * On a cluster, how often each loop's connection is flushed besides after each batch: a command that Lettuce
+     * writes later on its own (to a node whose connection was still opening, or again after a MOVED or ASK
+     * redirection) is queued after the batch's flush, and goes out at the latest with this sweep.
+     */
+    private static final long SWEEP_MILLIS = 10;
+
+    /** One connection and its commands. */
+    record Channel(StatefulConnection<byte[], byte[]> connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+                   boolean manualFlush) {
+        /** Sends what was queued since the last call (a no-op for the shared, auto-flushing connection). */
+        void flush() {
+            if (manualFlush) {
+                connection.flushCommands();
+            }
+        }
+    }
+
+    /** What to connect to: one server, or the seed nodes of a cluster. */
+    sealed interface Target {
+        record Standalone(RedisURI uri) implements Target {
+        }
+
+        record Cluster(List<RedisURI> seeds) implements Target {
+        }
+    }
+
+    private final ClientResources resources;
+    private final AbstractRedisClient client;
+    private final Channel shared;
+    private final Map<EventExecutor, Channel> byLoop;
+    private final List<EventExecutor> loops;
+    /** The cluster's periodic flushes of each loop's connection (see {@link #open}); empty on a standalone server. */
+    private final List<ScheduledFuture<?>> sweeps;
+
+    private RedisConnections(ClientResources resources, AbstractRedisClient client, Channel shared,
+                             Map<EventExecutor, Channel> byLoop, boolean cluster) {
+        this.resources = resources;
+        this.client = client;
+        this.shared = shared;
+        this.byLoop = byLoop;
+        this.loops = List.copyOf(byLoop.keySet());
+        List<ScheduledFuture<?>> sweeps = new ArrayList<>();
+        if (cluster) {
+            byLoop.forEach((loop, channel) -> sweeps.add(loop.scheduleWithFixedDelay(channel::flush,
+                    SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS)));
+        }
+        this.sweeps = List.copyOf(sweeps);
+    }
+
+    /** Connects; blocks until every connection is up, or fails with what went wrong. */
+    static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
+                                 EventLoopGroup eventLoops) {
+        ClientResources resources = ClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        AbstractRedisClient client = null;
+        List<StatefulConnection<byte[], byte[]>> opened = new ArrayList<>();
+        try {
+            Map<EventExecutor, Channel> byLoop = new IdentityHashMap<>();
+            Channel shared;
+            if (target instanceof Target.Cluster cluster) {
+                cluster.seeds().forEach(seed -> seed.setTimeout(timeout));
+                RedisClusterClient clusterClient = RedisClusterClient.create(resources, cluster.seeds());
+                client = clusterClient;
+                ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+                failFast(options, timeout);
+                clusterClient.setOptions(options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                                .enablePeriodicRefresh(topologyRefresh)
+                                .enableAllAdaptiveRefreshTriggers()
+                                .build())
+                        .build());
+                shared = clusterChannel(clusterClient, opened, false);
+                StatefulRedisClusterConnection<byte[], byte[]> nodes =
+                        (StatefulRedisClusterConnection<byte[], byte[]>) shared.connection();
+                for (RedisClusterNode node : nodes.getPartitions()) {
+                    if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                        loadScripts(nodes.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync());
+                    }
+                }
+                if (eventLoops != null) {
+                    for (EventExecutor loop : eventLoops) {
+                        byLoop.put(loop, clusterChannel(clusterClient, opened, true));
+                    }
+                }
+            } else {
+                RedisURI uri = ((Target.Standalone) target).uri();
+                uri.setTimeout(timeout);
+                RedisClient standalone = RedisClient.create(resources, uri);
+                client = standalone;
+                standalone.setOptions(failFast(ClientOptions.builder(), timeout).build());
+                shared = standaloneChannel(standalone, opened, false);
+                loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).sync());
+                if (eventLoops != null) {
+                    for (EventExecutor loop : eventLoops) {
+                        byLoop.put(loop, standaloneChannel(standalone, opened, true));
+                    }
+                }
+            }
+            return new RedisConnections(resources, client, shared, byLoop, target instanceof Target.Cluster);
+        } catch (RuntimeException e) {
+            opened.forEach(StatefulConnection::close);
+            if (client != null) {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /**
+     * Commands fail rather than wait: rejected while disconnected (not buffered), timed out after {@code timeout};
+     * connections come back on their own. (A cluster's builder returns itself from these, so it is set too.)
+     */
+    private static ClientOptions.Builder failFast(ClientOptions.Builder options, Duration timeout) {
+        return options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .autoReconnect(true)
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .timeoutOptions(TimeoutOptions.enabled(timeout));
+    }
+
+    private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened,
+                                          boolean manualFlush) {
+        StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        opened.add(connection);
+        // Node connections open lazily, and commands sent while one is still connecting would be rejected:
+        // open them all now. Nodes that join later are connected at their first command.
+        // (Lettuce routes by host and port, so those name the connections to open.)
+        for (RedisClusterNode node : connection.getPartitions()) {
+            connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+        }
+        connection.setAutoFlushCommands(!manualFlush);
+        return new Channel(connection, connection.async(), manualFlush);
+    }
+
+    private static Channel standaloneChannel(RedisClient client, List<StatefulConnection<byte[], byte[]>> opened,
+                                             boolean manualFlush) {
+        StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        opened.add(connection);
+        connection.setAutoFlushCommands(!manualFlush);
+        return new Channel(connection, connection.async(), manualFlush);
+    }
+
+    /**
+     * Loads every script, so that EVALSHA finds them: falling back to EVAL later would send that command after
+     * the ones pipelined behind it.
+     */
+    private static void loadScripts(RedisScriptingCommands<byte[], byte[]> node) {
+        for (Script script : Script.ALL) {
+            node.scriptLoad(script.body());
+        }
+    }
+
+    /** The connection for the calling thread: its own on a gateway event loop, the shared one elsewhere. */
+    Channel current() {
+        for (EventExecutor loop : loops) {
+            if (loop.inEventLoop()) {
+                return byLoop.get(loop);
+            }
+        }
+        return shared;
+    }
+
+    /** The auto-flushing connection, safe from any thread (Lettuce's own completions included). */
+    Channel shared() {
+        return shared;
+    }
+
+    @Override
+    public void close() {
+        sweeps.forEach(sweep -> sweep.cancel(false));
+        byLoop.values().forEach(channel -> channel.connection().close());
+        shared.connection().close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}

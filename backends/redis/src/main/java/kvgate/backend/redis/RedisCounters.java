@@ -1,0 +1,183 @@
+package kvgate.backend.redis;
+
+import io.lettuce.core.ScriptOutputType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+
+/**
+ * The counter protocol's resource counters in Redis, shared by every gateway on it, with the memory store's
+ * semantics (consumption, interval maximum, collection of counters at 0). Each counter is a hash and a sorted set
+ * of leases under one hash tag ({@code kvgate:c{<namespace>#<name>}}, {@code kvgate:l{<namespace>#<name>}}), changed
+ * only by {@code counter.lua}, so the check against the maximum and the grant are one atomic step whichever gateway
+ * asks. A namespace's counter names are listed in {@code kvgate:d{<namespace>}} for dumps.
+ *
+ * <p>Leases: an acquisition records its owner (one client connection) with a deadline {@code counter.lease_ms}
+ * ahead; this gateway renews the deadlines of every owner it serves every third of that, until the owner's
+ * connection closes (ReleaseAll). A gateway killed without closing its connections stops renewing, and every script
+ * touching the counter first gives back what owners with a passed deadline held. Deadlines are the server's time.
+ */
+final class RedisCounters implements AutoCloseable {
+    private record CounterId(Namespace namespace, String name) {
+        byte[] nameBytes() {
+            return name.getBytes(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private final RedisBackend backend;
+    private final RedisConnections connections;
+    private final byte[] leaseMillis;
+    private final byte[] intervalSeconds;
+    /** What each owner served by this gateway holds something of: whose leases to renew and release. */
+    private final Map<String, Set<CounterId>> held = new ConcurrentHashMap<>();
+    private final Set<Namespace> namespaces = ConcurrentHashMap.newKeySet();
+    private final AtomicLong objects = new AtomicLong();
+    private final ScheduledFuture<?> renewal;
+
+    RedisCounters(RedisBackend backend, RedisConnections connections, long leaseMillis, long intervalSeconds,
+                  ScheduledExecutorService scheduler) {
+        this.backend = backend;
+        this.connections = connections;
+        this.leaseMillis = KeyLayout.ascii(Long.toString(leaseMillis));
+        this.intervalSeconds = KeyLayout.ascii(Long.toString(intervalSeconds));
+        long every = Math.max(1, leaseMillis / 3);
+        this.renewal = scheduler.scheduleWithFixedDelay(this::renewAndCount, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    CompletionStage<Result> acquire(RedisConnections.Channel channel, Operation.Acquire acquire) {
+        CounterId id = new CounterId(acquire.namespace(), new String(acquire.name(), StandardCharsets.ISO_8859_1));
+        namespaces.add(acquire.namespace());
+        // Noted before the script runs, so that a ReleaseAll started right after (the connection closed with the
+        // acquisition in flight) releases it too; noting a refused acquisition is harmless.
+        held.computeIfAbsent(acquire.owner(), owner -> ConcurrentHashMap.newKeySet()).add(id);
+        return run(channel, id, "acquire", acquire.owner(), acquire.resources(), acquire.maximum())
+                .thenCompose(reply -> reply.ok() ? listed(id, reply.number(1) == 1, acquire.resources())
+                        : CompletableFuture.completedFuture(reply.failure()));
+    }
+
+    /** Lists a counter the acquisition created in its namespace's directory, for dumps. */
+    private CompletionStage<Result> listed(CounterId id, boolean created, long resources) {
+        Result acquired = new Result.Number(resources, 0);
+        if (!created) {
+            return CompletableFuture.completedFuture(acquired);
+        }
+        objects.incrementAndGet();
+        return connections.shared().commands().sadd(directory(id.namespace()), id.nameBytes())
+                .thenApply(added -> acquired);
+    }
+
+    CompletionStage<Result> release(RedisConnections.Channel channel, Operation.Release release) {
+        CounterId id = new CounterId(release.namespace(), new String(release.name(), StandardCharsets.ISO_8859_1));
+        return run(channel, id, "release", release.owner(), release.resources(), 0)
+                .thenApply(reply -> reply.ok() ? Result.DONE : reply.failure());
+    }
+
+    CompletionStage<Result> releaseAll(RedisConnections.Channel channel, Operation.ReleaseAll releaseAll) {
+        Set<CounterId> counters = held.remove(releaseAll.owner());
+        if (counters == null) {
+            return CompletableFuture.completedFuture(Result.DONE);
+        }
+        List<CompletableFuture<RedisBackend.ScriptReply>> released = new ArrayList<>();
+        for (CounterId id : counters) {
+            released.add(run(channel, id, "releaseall", releaseAll.owner(), 0, 0).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
+    }
+
+    CompletionStage<Result> read(RedisConnections.Channel channel, Operation.ReadCounter read) {
+        CounterId id = new CounterId(read.namespace(), new String(read.name(), StandardCharsets.ISO_8859_1));
+        return run(channel, id, "read", read.owner(), 0, 0)
+                .thenApply(reply -> reply.ok() ? new Result.Number(reply.number(1), 0) : reply.failure());
+    }
+
+    CompletionStage<Result> dump(RedisConnections.Channel channel, Operation.DumpCounters dump) {
+        byte[] directory = directory(dump.namespace());
+        return channel.commands().smembers(directory).thenCompose(names -> {
+            List<byte[]> listed = new ArrayList<>(names);
+            List<CompletableFuture<RedisBackend.ScriptReply>> reads = new ArrayList<>(listed.size());
+            for (byte[] name : listed) {
+                CounterId id = new CounterId(dump.namespace(), new String(name, StandardCharsets.ISO_8859_1));
+                reads.add(run(connections.shared(), id, "read", dump.owner(), 0, 0).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
+                List<Result.CounterState> states = new ArrayList<>(listed.size());
+                for (int i = 0; i < listed.size(); i++) {
+                    RedisBackend.ScriptReply reply = reads.get(i).join();
+                    if (reply.ok()) {
+                        states.add(new Result.CounterState(listed.get(i), reply.number(1), reply.number(2)));
+                    } else {
+                        // Collected at 0 since it was listed: drop it from the directory (a new acquisition
+                        // lists it again).
+                        connections.shared().commands().srem(directory, listed.get(i));
+                    }
+                }
+                return (Result) new Result.Counters(states);
+            });
+        });
+    }
+
+    private CompletionStage<RedisBackend.ScriptReply> run(RedisConnections.Channel channel, CounterId id,
+                                                         String operation, String owner, long resources,
+                                                         long maximum) {
+        String tag = "{" + id.namespace().name() + "#";
+        byte[] suffix = id.nameBytes();
+        byte[][] keys = RedisBackend.keys(
+                KeyLayout.concat(KeyLayout.concat(KeyLayout.ascii("kvgate:c" + tag), suffix), KeyLayout.ascii("}")),
+                KeyLayout.concat(KeyLayout.concat(KeyLayout.ascii("kvgate:l" + tag), suffix), KeyLayout.ascii("}")));
+        return backend.<List<Object>>run(channel, Script.COUNTER, ScriptOutputType.MULTI, keys,
+                        KeyLayout.ascii(operation), owner.getBytes(StandardCharsets.UTF_8),
+                        KeyLayout.ascii(Long.toString(resources)), KeyLayout.ascii(Long.toString(maximum)),
+                        leaseMillis, intervalSeconds)
+                .thenApply(RedisBackend.ScriptReply::new);
+    }
+
+    private static byte[] directory(Namespace namespace) {
+        return KeyLayout.ascii("kvgate:d{" + namespace.name() + "}");
+    }
+
+    /** Renews the lease of every owner this gateway serves, and counts the counters for the stats. */
+    private void renewAndCount() {
+        held.forEach((owner, counters) -> {
+            for (CounterId id : counters) {
+                run(connections.shared(), id, "renew", owner, 0, 0);
+            }
+        });
+        List<CompletableFuture<Long>> sizes = new ArrayList<>();
+        for (Namespace namespace : namespaces) {
+            sizes.add(connections.shared().commands().scard(directory(namespace)).toCompletableFuture());
+        }
+        CompletableFuture.allOf(sizes.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            long total = 0;
+            for (CompletableFuture<Long> size : sizes) {
+                total += size.join();
+            }
+            objects.set(total);
+        });
+    }
+
+    /** The reference server's counter statistics that mean something here; the rest are 0. */
+    Map<String, String> stats() {
+        Map<String, String> stats = new LinkedHashMap<>();
+        stats.put("objects", Long.toString(objects.get()));
+        return stats;
+    }
+
+    @Override
+    public void close() {
+        renewal.cancel(false);
+    }
+}

@@ -1,0 +1,39 @@
+package kvgate.backend.redis;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import kvgate.spi.Item;
+
+/**
+ * An item as Redis holds it: one string, a 20-byte header (flags: 4 bytes, CAS: 8, expiry in epoch milliseconds or
+ * 0: 8, all big-endian) and the value. One string rather than a hash: a get is one GET of one value, and the
+ * scripts read and write the whole item in one call. The key also carries a PEXPIREAT, so Redis drops expired items
+ * itself; the header keeps the expiry for the replies that report it.
+ */
+final class StoredItem {
+    static final int HEADER = 20;
+
+    private StoredItem() {
+    }
+
+    static Item decode(byte[] raw) {
+        ByteBuffer header = ByteBuffer.wrap(raw, 0, HEADER);
+        int flags = header.getInt();
+        long cas = header.getLong();
+        long expiresAt = header.getLong();
+        return new Item(Arrays.copyOfRange(raw, HEADER, raw.length), flags, cas, expiresAt);
+    }
+
+    /** A CAS to compare with, as the scripts see it (the header's 8 bytes); empty for "no CAS check". */
+    static byte[] casArgument(long cas) {
+        return cas == 0 ? new byte[0] : ByteBuffer.allocate(Long.BYTES).putLong(cas).array();
+    }
+
+    /**
+     * An expiry as the scripts take it: epoch milliseconds, 0 for never. A time before the epoch is expired all the
+     * same, and is sent as 1 ms after it because the header holds unsigned numbers.
+     */
+    static byte[] expiryArgument(long expiresAt) {
+        return KeyLayout.ascii(Long.toString(expiresAt < 0 ? 1 : expiresAt));
+    }
+}

@@ -1,0 +1,33 @@
+-- ARGV: key, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit.
+-- Returns {status} or {'OK', cas}.
+local mode, value, flags, expires, wanted = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local item = read()
+local joining = mode == 'append' or mode == 'prepend'
+if item == nil then
+  if joining then
+    return {'NOT_STORED'}
+  end
+  if mode == 'replace' or wanted ~= '' then
+    return {'NOT_FOUND'}
+  end
+else
+  if mode == 'add' or cas_differs(item, wanted) then
+    return {'EXISTS'}
+  end
+end
+if joining then
+  if #item.value + #value > tonumber(ARGV[7]) then
+    return {'TOO_LARGE'}
+  end
+  if mode == 'append' then
+    value = item.value .. value
+  else
+    value = value .. item.value
+  end
+  flags, expires = item.flags, item.expires
+elseif #value > tonumber(ARGV[7]) then
+  return {'TOO_LARGE'}
+end
+local cas, micros = next_cas(item)
+write(value, flags, cas, expires, micros)
+return {'OK', cas}
