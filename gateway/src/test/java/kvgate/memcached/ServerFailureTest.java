@@ -48,6 +48,7 @@ class ServerFailureTest {
     /** How long polls for an expected state wait before the test fails. */
     private static final long DEADLINE_MS = 5000;
     private static final int TEMPORARY_FAILURE = BinaryStatus.TEMPORARY_FAILURE.code();
+    private static final int INTERNAL_ERROR = BinaryStatus.INTERNAL_ERROR.code();
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();
 
     private MemcachedServers servers;
@@ -207,6 +208,30 @@ class ServerFailureTest {
     }
 
     @Test
+    void aWriteLeftWithoutReplyIsAnInternalErrorWhileReadsAndUnsentWritesAreTemporaryFailures() throws Exception {
+        List<Integer> dead = new ArrayList<>();
+        for (int i = 0; i < KEYS && dead.size() < 3; i++) {
+            if (dead(i)) {
+                dead.add(i);
+            }
+        }
+        servers.pause(VICTIM, true);
+        try (BinaryClient client = client()) {
+            // Written, then timed out: the hung server may still carry the set out, so its outcome is unknown.
+            assertEquals(INTERNAL_ERROR, client.set(key(dead.get(0)), "maybe", 0, 0).status());
+            // A read has no outcome to lose: retrying it is safe. This second timeout ejects the server...
+            assertEquals(TEMPORARY_FAILURE, client.get(key(dead.get(1))).status());
+            // ...and a write that is never sent is a temporary failure, at once.
+            long start = System.nanoTime();
+            assertEquals(TEMPORARY_FAILURE, client.set(key(dead.get(2)), "never", 0, 0).status());
+            assertTrue(millisSince(start) < FAST_MILLIS, "an ejected server's write took " + millisSince(start)
+                    + " ms");
+        } finally {
+            servers.pause(VICTIM, false);
+        }
+    }
+
+    @Test
     void pipelinedQuietRequestsAnswerLiveKeysAndFailDeadOnesAloud() throws Exception {
         List<Integer> live = new ArrayList<>();
         List<Integer> dead = new ArrayList<>();
@@ -310,6 +335,7 @@ class ServerFailureTest {
         final AtomicLong requests = new AtomicLong();
         final AtomicLong deadFailedFast = new AtomicLong();
         final AtomicLong liveServedAfterEjection = new AtomicLong();
+        final AtomicLong writesLost = new AtomicLong();
         volatile boolean running = true;
         /** When the killed server's process was gone: no request started later may succeed on it. */
         volatile long killedAt = Long.MAX_VALUE;
@@ -397,6 +423,9 @@ class ServerFailureTest {
                         deadFailedFast.incrementAndGet();
                     }
                 }
+            } else if (reply.status() == INTERNAL_ERROR && expected == null && start <= ejectedAt) {
+                // A set in flight when the server died: it may have been carried out, so its outcome is unknown.
+                writesLost.incrementAndGet();
             } else if (reply.status() == NOT_FOUND) {
                 problems.add(context + ": a silent miss, as if the key had moved");
             } else {

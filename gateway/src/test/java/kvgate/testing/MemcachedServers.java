@@ -66,6 +66,18 @@ public final class MemcachedServers implements AutoCloseable {
         processes[index].waitFor(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * Stops (SIGSTOP) or continues (SIGCONT) one server: a stopped server keeps its connections and accepts bytes
+     * into its socket buffers, but answers nothing, as a hung host would.
+     */
+    public void pause(int index, boolean paused) throws Exception {
+        Process kill = new ProcessBuilder("kill", paused ? "-STOP" : "-CONT",
+                Long.toString(processes[index].pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill " + (paused ? "-STOP" : "-CONT") + " failed");
+        }
+    }
+
     /** Starts a killed server again on its port, empty. */
     public void restart(int index) throws Exception {
         startServer(index);

@@ -239,11 +239,17 @@ final class MemcachedBackend implements Backend {
         Result of(ServerReply reply);
     }
 
-    /** The result of a request: {@code success} for a success (or a quiet pass), else the status mapped. */
+    /**
+     * The result of a request: {@code success} for a success (or a quiet pass), else the status mapped. A write
+     * whose reply was lost may have been carried out: that is a backend error (outcome unknown), not a temporary
+     * failure, which tells a client that retrying is safe.
+     */
     private static CompletionStage<Result> outcome(ServerRequest request, Success success) {
         return request.reply.handle((reply, error) -> {
             if (error != null) { // completed by the connection itself, so never wrapped
-                return Result.failure(Status.TEMPORARY_FAILURE, error.getMessage());
+                Status status = error instanceof ReplyLost && request.mutating() ? Status.BACKEND_ERROR
+                        : Status.TEMPORARY_FAILURE;
+                return Result.failure(status, error.getMessage());
             }
             if (reply == null || reply.status() == ServerReply.SUCCESS) {
                 return success.of(reply);

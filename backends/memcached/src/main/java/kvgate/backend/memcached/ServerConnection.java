@@ -233,9 +233,11 @@ final class ServerConnection {
             if (!closed) {
                 failed(why + " with " + pending.size() + " requests pending");
             }
-            List<ServerRequest> lost = new ArrayList<>(pending);
+            ReplyLost failure = new ReplyLost("memcached server " + address + ": " + why);
+            for (ServerRequest request : pending) {
+                request.reply.completeExceptionally(failure);
+            }
             pending.clear();
-            fail(lost, "memcached server " + address + ": " + why);
         }
     }
 
@@ -288,7 +290,7 @@ final class ServerConnection {
             if (head.quiet()) {
                 head.reply.complete(null); // passed over: a quiet miss
             } else {
-                head.reply.completeExceptionally(new ServerUnavailable("memcached server " + address
+                head.reply.completeExceptionally(new ReplyLost("memcached server " + address
                         + " skipped a reply"));
             }
         }

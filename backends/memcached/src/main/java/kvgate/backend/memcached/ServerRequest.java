@@ -55,6 +55,14 @@ final class ServerRequest {
         return opcode == GETQ;
     }
 
+    /** Whether the request changes data, so that a lost reply leaves its outcome unknown. */
+    boolean mutating() {
+        return switch (opcode) {
+            case GET, GETQ, NOOP, STAT -> false;
+            default -> true;
+        };
+    }
+
     int encodedLength() {
         return 24 + extras.length + key.length + value.length;
     }

@@ -1,6 +1,9 @@
 package kvgate.backend.memcached;
 
-/** A request could not be served by its server: down, ejected, timed out or disconnected. */
+/**
+ * A request never reached its server: the server is down, ejected or not connected, or the backend is closed. The
+ * server did not carry it out, so a retry is safe.
+ */
 final class ServerUnavailable extends Exception {
     ServerUnavailable(String message) {
         super(message, null, false, false); // expected under failure: no stack trace
