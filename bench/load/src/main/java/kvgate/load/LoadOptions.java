@@ -1,6 +1,8 @@
 package kvgate.load;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -23,10 +25,11 @@ import java.util.Map;
  * @param multiKeys keys per okuyama getMultiValue (a tenth of okuyama's reads are getMultiValue)
  * @param collections collections of the manifest the collections protocol sets, keys spread over them
  * @param seed seed of the random choices (keys, the request mix)
+ * @param watch process ids whose CPU use over the measured period is reported beside the generator's (Linux)
  */
 public record LoadOptions(Protocol protocol, String host, int port, int connections, int depth, double seconds,
         double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate, long fill,
-        boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed) {
+        boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<Long> watch) {
 
     static final String USAGE = """
             usage: kvgate-load --protocol=P --port=N [options]
@@ -42,6 +45,7 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
               --fill=0              store N items (keys 0 to N-1) and stop, reporting the fill
               --prefill=true        store the key space once before the warm-up, so gets hit
               --timeout-ms=5000 --multi-keys=10 --collections=4 --seed=1
+              --watch=PID,...       also report these processes' CPU use, and the machine's, over the period
             Prints one JSON line on stdout and a summary on stderr.""";
 
     public LoadOptions {
@@ -65,6 +69,7 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                 "--key-size of at least " + (KeySpace.PREFIX.length + Long.toString(largest).length()) + " for "
                         + (largest + 1) + " keys");
         require(keySize <= 240, "--key-size of at most 240");
+        watch = List.copyOf(watch);
     }
 
     private static void require(boolean condition, String what) {
@@ -102,7 +107,7 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                 a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
                 a.integer("threads", 1), a.decimal("rate", 0), a.number("fill", 0),
                 Boolean.parseBoolean(a.text("prefill", "true")), a.integer("timeout-ms", 5000),
-                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1));
+                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.numbers("watch"));
         if (!given.isEmpty()) {
             throw new IllegalArgumentException("unknown option --" + given.keySet().iterator().next());
         }
@@ -123,6 +128,20 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("--" + name + " is not a whole number: " + value);
             }
+        }
+
+        List<Long> numbers(String name) {
+            List<Long> numbers = new ArrayList<>();
+            for (String part : text(name, "").split(",")) {
+                if (!part.isBlank()) {
+                    try {
+                        numbers.add(Long.parseLong(part.strip()));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--" + name + " is not a list of numbers: " + part);
+                    }
+                }
+            }
+            return numbers;
         }
 
         int integer(String name, int fallback) {

@@ -140,13 +140,11 @@ public final class LoadRun {
                 int stride = clients.size();
                 reset();
                 recording = fillMode;
-                long t0 = System.nanoTime();
-                double cpu0 = cpuNanos();
+                Usage usage = new Usage();
                 awaitAll(clients, (client, done) -> client.fill(client.index, stride, count, done), "the fill");
                 if (fillMode) {
                     recording = false;
-                    double seconds = (System.nanoTime() - t0) / 1e9;
-                    return report("fill", seconds, 0, (cpuNanos() - cpu0) / 1e9 / seconds * 100);
+                    return report("fill", usage.end(), 0);
                 }
             }
 
@@ -164,20 +162,18 @@ public final class LoadRun {
             sleep(options.warmup());
             checkFailure();
             reset();
-            double cpu0 = cpuNanos();
-            long t0 = System.nanoTime();
+            Usage usage = new Usage();
             recording = true;
             sleep(options.seconds());
             recording = false;
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            double cpu = (cpuNanos() - cpu0) / 1e9 / seconds * 100;
+            Usage.Measured measured = usage.end();
             pacers.forEach(Pacer::stop);
             long unsent = 0;
             for (Client client : clients) {
                 unsent += client.loop().submit(client::stop).get();
             }
             drain(clients);
-            return report(options.openLoop() ? "open" : "closed", seconds, unsent, cpu);
+            return report(options.openLoop() ? "open" : "closed", measured, unsent);
         } finally {
             pacers.forEach(Pacer::stop);
             expiries.forEach(expiry -> expiry.cancel(false));
@@ -264,10 +260,34 @@ public final class LoadRun {
         timeouts.reset();
     }
 
-    private Report report(String mode, double seconds, long unsent, double cpuPercent) {
+    private Report report(String mode, Usage.Measured measured, long unsent) {
         Histogram histogram = latencies.getIntervalHistogram();
-        return Report.of(options, mode, epoll ? "epoll" : "nio", seconds, answered.sum(), reads.sum(), misses.sum(),
-                errors.sum(), timeouts.sum(), unsent, histogram, cpuPercent, List.copyOf(problems));
+        return Report.of(options, mode, epoll ? "epoll" : "nio", measured.seconds(), answered.sum(), reads.sum(),
+                misses.sum(), errors.sum(), timeouts.sum(), unsent, histogram, measured.cpu(), measured.watched(),
+                measured.machine(), measured.interrupts(), List.copyOf(problems));
+    }
+
+    /** Time and CPU from the moment it is made: the generator's own, the watched processes', the machine's. */
+    private final class Usage {
+        record Measured(double seconds, double cpu, List<Double> watched, double machine, double interrupts) {
+        }
+
+        private final long start = System.nanoTime();
+        private final double cpu = cpuNanos();
+        private final long[] watched = options.watch().stream().mapToLong(ProcCpu::process).toArray();
+        private final long machine = ProcCpu.machineProcesses();
+        private final long interrupts = ProcCpu.machineInterrupts();
+
+        Measured end() {
+            double seconds = (System.nanoTime() - start) / 1e9;
+            List<Double> watchedCpu = new ArrayList<>();
+            for (int i = 0; i < watched.length; i++) {
+                watchedCpu.add(ProcCpu.percent(watched[i], ProcCpu.process(options.watch().get(i)), seconds));
+            }
+            return new Measured(seconds, (cpuNanos() - cpu) / 1e9 / seconds * 100, watchedCpu,
+                    ProcCpu.percent(machine, ProcCpu.machineProcesses(), seconds),
+                    ProcCpu.percent(interrupts, ProcCpu.machineInterrupts(), seconds));
+        }
     }
 
     private static void sleep(double seconds) throws InterruptedException {
