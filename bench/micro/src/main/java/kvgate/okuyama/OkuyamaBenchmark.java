@@ -1,0 +1,137 @@
+package kvgate.okuyama;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import kvgate.bench.Contexts;
+import kvgate.bench.InstantBackend;
+import kvgate.dispatch.Dispatcher;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.server.Translation;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Result;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The okuyama codec and translator on kvgate-load's lines: getValue and setValue of a 32-byte key with a 100-byte
+ * value (Base64 on the wire), each decoded from a direct buffer, translated both ways, and the reply line encoded.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class OkuyamaBenchmark {
+    private final OkuyamaLineDecoder decoder = new OkuyamaLineDecoder(4 << 20);
+    private final OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
+    private final List<Object> lines = new ArrayList<>(1);
+    private ChannelHandlerContext decoderContext;
+    private ChannelHandlerContext encoderContext;
+    private ByteBuf getLine;
+    private ByteBuf setLine;
+    private ByteBuf out;
+    private String hitReply;
+    private ScheduledExecutorService scheduler;
+    private OkuyamaTranslator translator;
+    private OkuyamaLine.Text get;
+    private OkuyamaLine.Text set;
+    private Result hit;
+
+    @Setup
+    public void setUp() {
+        byte[] value = new byte[100];
+        Arrays.fill(value, (byte) 'v');
+        Base64.Encoder base64 = Base64.getEncoder();
+        String key = base64.encodeToString("load:000000000000000000000004242".getBytes(StandardCharsets.US_ASCII));
+        String encodedValue = base64.encodeToString(value);
+        get = new OkuyamaLine.Text("2," + key);
+        set = new OkuyamaLine.Text("1," + key + ",(B),0," + encodedValue);
+        getLine = line(get.text());
+        setLine = line(set.text());
+        hitReply = "2,true," + encodedValue;
+        decoderContext = Contexts.of(decoder);
+        encoderContext = Contexts.of(encoder);
+        out = Unpooled.directBuffer(256);
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        Dispatcher dispatcher = new Dispatcher(new InstantBackend(), List.of(), new GatewayMetrics(), scheduler);
+        translator = new OkuyamaTranslator(new Namespace("default"), dispatcher, Clock.systemUTC(), 1 << 20);
+        hit = new Result.Value(new Item(value, 0, 1234, Item.NEVER));
+    }
+
+    private static ByteBuf line(String text) {
+        ByteBuf line = Unpooled.directBuffer(text.length() + 1);
+        line.writeCharSequence(text, StandardCharsets.ISO_8859_1);
+        return line.writeByte('\n');
+    }
+
+    @TearDown
+    public void tearDown() {
+        getLine.release();
+        setLine.release();
+        out.release();
+        scheduler.shutdownNow();
+    }
+
+    private Object decode(ByteBuf line) {
+        line.readerIndex(0);
+        lines.clear();
+        decoder.decode(decoderContext, line, lines);
+        Object decoded = lines.get(0);
+        ReferenceCountUtil.release(decoded);
+        return decoded;
+    }
+
+    @Benchmark
+    public Object decodeGet() {
+        return decode(getLine);
+    }
+
+    @Benchmark
+    public Object decodeSet() {
+        return decode(setLine);
+    }
+
+    @Benchmark
+    public ByteBuf encodeGetHit() {
+        out.clear();
+        encoder.encode(encoderContext, hitReply, out);
+        return out;
+    }
+
+    private Translation.Answer<String> roundTrip(OkuyamaLine.Text line, Result result) {
+        Translation<String> translation = translator.translate(line);
+        return ((Translation.Forward<String>) translation).reply().apply(result);
+    }
+
+    @Benchmark
+    public Translation.Answer<String> translateGetHit() {
+        return roundTrip(get, hit);
+    }
+
+    @Benchmark
+    public Translation.Answer<String> translateSet() {
+        return roundTrip(set, new Result.Stored(1235));
+    }
+}
