@@ -51,6 +51,14 @@ class LoadGeneratorTest {
         return report;
     }
 
+    /** Runs as {@link #run} and checks that the gateway's meters of {@code verbs} grew by at least the ops. */
+    private static Report runServed(List<Verb> verbs, String protocol, int port, String... more) throws Exception {
+        long before = served(verbs.toArray(Verb[]::new));
+        Report report = run(protocol, port, more);
+        assertTrue(served(verbs.toArray(Verb[]::new)) - before >= report.ops(), report::summary);
+        return report;
+    }
+
     /** Meters of the verbs given, summed. */
     private static long served(Verb... verbs) {
         GatewayMetrics metrics = gateway.gateway().metrics();
@@ -91,10 +99,8 @@ class LoadGeneratorTest {
 
     @Test
     void collectionsLoadSetsItsManifestAndStoresInItsCollections() throws Exception {
-        long before = served(Verb.GET, Verb.SET);
         // Keys of their own length, so that none is one the other tests stored in the default collection.
-        Report report = run("collections", gateway.port(), "--collections=3", "--key-size=40");
-        assertTrue(served(Verb.GET, Verb.SET) - before >= report.ops(), report::summary);
+        runServed(List.of(Verb.GET, Verb.SET), "collections", gateway.port(), "--collections=3", "--key-size=40");
         try (BinaryClient client = new BinaryClient(gateway.port())) {
             client.hello(BinaryClient.COLLECTIONS);
             byte[] plain = new KeySpace(40).bytes(4);
@@ -110,17 +116,13 @@ class LoadGeneratorTest {
 
     @Test
     void counterLoadAcquiresAndReleasesEveryName() throws Exception {
-        long before = served(Verb.ACQUIRE, Verb.RELEASE);
-        Report report = run("counter", gateway.counterPort());
-        assertTrue(served(Verb.ACQUIRE, Verb.RELEASE) - before >= report.ops(), report::summary);
+        Report report = runServed(List.of(Verb.ACQUIRE, Verb.RELEASE), "counter", gateway.counterPort());
         assertEquals(0, report.reads());
     }
 
     @Test
     void okuyamaLoadMixesSetsGetsAndMultiGets() throws Exception {
-        long before = served(Verb.GET, Verb.SET);
-        Report report = run("okuyama", gateway.okuyamaPort(), "--multi-keys=5");
-        assertTrue(served(Verb.GET, Verb.SET) - before >= report.ops(), report::summary);
+        Report report = runServed(List.of(Verb.GET, Verb.SET), "okuyama", gateway.okuyamaPort(), "--multi-keys=5");
         assertEquals(0, report.misses());
         try (OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
             String key = java.util.Base64.getEncoder().encodeToString(key(3));
@@ -131,9 +133,7 @@ class LoadGeneratorTest {
 
     @Test
     void mpdbLoadInsertsAndGetsOverUdp() throws Exception {
-        long before = served(Verb.GET, Verb.SET);
-        Report report = run("mpdb", gateway.mpdbPort());
-        assertTrue(served(Verb.GET, Verb.SET) - before >= report.ops(), report::summary);
+        Report report = runServed(List.of(Verb.GET, Verb.SET), "mpdb", gateway.mpdbPort());
         assertEquals(0, report.misses());
         try (MpdbClient client = new MpdbClient(gateway.mpdbPort())) {
             String key = new String(key(11), java.nio.charset.StandardCharsets.US_ASCII);

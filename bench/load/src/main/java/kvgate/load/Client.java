@@ -1,5 +1,6 @@
 package kvgate.load;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
 /**
@@ -12,6 +13,8 @@ abstract class Client {
 
     protected final LoadRun run;
     protected final int index;
+    /** The client's socket, once connected (or bound). */
+    protected Channel channel;
     private Mode mode = Mode.IDLE;
     private int preambleStep;
     private long nextFill;
@@ -28,7 +31,13 @@ abstract class Client {
         this.index = index;
     }
 
-    abstract EventLoop loop();
+    final void attach(Channel connected) {
+        this.channel = connected;
+    }
+
+    final EventLoop loop() {
+        return channel.eventLoop();
+    }
 
     /** Whether the pipeline takes another request now. */
     abstract boolean room();

@@ -1,9 +1,7 @@
 package kvgate.load;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
@@ -29,7 +27,6 @@ final class DatagramClient extends Client {
     private final long[] lastSent;
     private final ByteBuf[] payloads;
     private long nextEcho = 1;
-    private Channel channel;
     private boolean closing;
 
     DatagramClient(LoadRun run, int index, MpdbConversation conversation, InetSocketAddress server) {
@@ -49,15 +46,6 @@ final class DatagramClient extends Client {
 
     SimpleChannelInboundHandler<DatagramPacket> replies() {
         return new Replies();
-    }
-
-    void attach(Channel channel) {
-        this.channel = channel;
-    }
-
-    @Override
-    EventLoop loop() {
-        return channel.eventLoop();
     }
 
     private int slot(long echo) {

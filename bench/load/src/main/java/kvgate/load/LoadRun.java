@@ -68,11 +68,15 @@ public final class LoadRun {
 
     // --- recording: called on event loops ---
 
+    /**
+     * Counts a reply: its latency and kind only in the measured period (or the fill, in fill mode); an error at any
+     * time, as an error in the fill or the warm-up is as wrong as one measured.
+     */
     void record(long start, Outcome outcome, String problem) {
-        if (!recording) {
-            return;
-        }
-        if (outcome.answered()) {
+        if (!outcome.answered()) {
+            errors.increment();
+            note(problem);
+        } else if (recording) {
             latencies.recordValue(Math.max(1, System.nanoTime() - start));
             answered.increment();
             if (outcome.read()) {
@@ -81,18 +85,13 @@ public final class LoadRun {
                     misses.increment();
                 }
             }
-        } else {
-            errors.increment();
-            note(problem);
         }
     }
 
     void lost(int requests, boolean timeout, String problem) {
-        if (recording) {
-            errors.add(requests);
-            if (timeout) {
-                timeouts.add(requests);
-            }
+        errors.add(requests);
+        if (timeout) {
+            timeouts.add(requests);
         }
         note(problem);
     }
@@ -256,8 +255,6 @@ public final class LoadRun {
         answered.reset();
         reads.reset();
         misses.reset();
-        errors.reset();
-        timeouts.reset();
     }
 
     private Report report(String mode, Usage.Measured measured, long unsent) {

@@ -13,7 +13,7 @@ import org.HdrHistogram.Histogram;
  * @param ops requests answered as expected (stores, hits and misses)
  * @param misses reads that found nothing (not errors)
  * @param errors replies that are not a success or are wrong, unreadable replies, requests lost to a timeout or a
- *     closed connection
+ *     closed connection: over the whole run, the fill and the warm-up included
  * @param unsent requests a fixed rate made due that never left, for lack of room in the pipelines (open loop)
  * @param watchedCpu CPU use of the processes watched, in their order, percent of one core (-1: unknown)
  * @param machineCpu CPU the machine's processes used (user, system, steal), percent of one core (-1: unknown)

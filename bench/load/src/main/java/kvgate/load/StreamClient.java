@@ -1,9 +1,7 @@
 package kvgate.load;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.EventLoop;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +20,6 @@ final class StreamClient extends Client {
     private int head;
     private int count;
     private int nextTag = 1;
-    private Channel channel;
     private ByteBuf batch;
     private boolean closing;
 
@@ -40,15 +37,6 @@ final class StreamClient extends Client {
     /** The handler that reads this client's replies; the channel's only one. */
     ByteToMessageDecoder replies() {
         return new Replies();
-    }
-
-    void attach(Channel channel) {
-        this.channel = channel;
-    }
-
-    @Override
-    EventLoop loop() {
-        return channel.eventLoop();
     }
 
     @Override

@@ -3,36 +3,19 @@ package kvgate.memcached;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import kvgate.bench.Contexts;
+import kvgate.bench.Benchmarked;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The memcached binary codec on the frames of bin/bench's load: a Get and a Set of a 32-byte key with a 100-byte
  * value decoded from a direct buffer, and the replies to them encoded, each call as the pipeline makes it.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class BinaryCodecBenchmark {
+public class BinaryCodecBenchmark extends Benchmarked {
     static final byte[] KEY = "load:000000000000000000000004242".getBytes(StandardCharsets.US_ASCII);
     static final byte[] VALUE = new byte[100];
 
@@ -42,9 +25,9 @@ public class BinaryCodecBenchmark {
 
     private final BinaryFrameDecoder decoder = new BinaryFrameDecoder(1 << 20, 32L << 20);
     private final BinaryResponseEncoder encoder = new BinaryResponseEncoder();
-    private final List<Object> frames = new ArrayList<>(1);
-    private ChannelHandlerContext decoderContext;
-    private ChannelHandlerContext encoderContext;
+    private Decoding decoding;
+    private Encoding getHitEncoding;
+    private Encoding storedEncoding;
     private ByteBuf getFrame;
     private ByteBuf setFrame;
     private ByteBuf out;
@@ -62,14 +45,17 @@ public class BinaryCodecBenchmark {
 
     @Setup
     public void setUp() {
-        decoderContext = Contexts.of(decoder);
-        encoderContext = Contexts.of(encoder);
+        ChannelHandlerContext decoderContext = Contexts.of(decoder);
+        decoding = (in, out) -> decoder.decodeFrame(decoderContext, in, out);
+        ChannelHandlerContext encoderContext = Contexts.of(encoder);
         getFrame = request(0x00, BinaryResponse.EMPTY, KEY, BinaryResponse.EMPTY);
         setFrame = request(0x01, new byte[8], KEY, VALUE);
         out = Unpooled.directBuffer(256);
         getHit = new BinaryResponse(0x00, 0, 7, 1234, new byte[4], BinaryResponse.EMPTY, VALUE);
         stored = new BinaryResponse(0x01, 0, 7, 1235, BinaryResponse.EMPTY, BinaryResponse.EMPTY,
                 BinaryResponse.EMPTY);
+        getHitEncoding = buffer -> encoder.encode(encoderContext, getHit, buffer);
+        storedEncoding = buffer -> encoder.encode(encoderContext, stored, buffer);
     }
 
     @TearDown
@@ -79,36 +65,23 @@ public class BinaryCodecBenchmark {
         out.release();
     }
 
-    private Object decode(ByteBuf frame) {
-        frame.readerIndex(0);
-        frames.clear();
-        decoder.decodeFrame(decoderContext, frame, frames);
-        Object decoded = frames.get(0);
-        ReferenceCountUtil.release(decoded);
-        return decoded;
-    }
-
     @Benchmark
     public Object decodeGet() {
-        return decode(getFrame);
+        return decodeOne(decoding, getFrame);
     }
 
     @Benchmark
     public Object decodeSet() {
-        return decode(setFrame);
+        return decodeOne(decoding, setFrame);
     }
 
     @Benchmark
     public ByteBuf encodeGetHit() {
-        out.clear();
-        encoder.encode(encoderContext, getHit, out);
-        return out;
+        return encodeOne(getHitEncoding, out);
     }
 
     @Benchmark
     public ByteBuf encodeStored() {
-        out.clear();
-        encoder.encode(encoderContext, stored, out);
-        return out;
+        return encodeOne(storedEncoding, out);
     }
 }

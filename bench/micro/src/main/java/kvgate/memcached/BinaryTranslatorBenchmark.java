@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import kvgate.bench.InstantBackend;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.ManifestLimits;
@@ -14,29 +13,16 @@ import kvgate.metrics.GatewayMetrics;
 import kvgate.server.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Result;
+import kvgate.bench.Benchmarked;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The memcached binary translator, both ways, for a Get (hit) and a Set: a decoded request to the operation to
  * dispatch, then the backend's result to the reply. The dispatch itself is left out: the result is handed over.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class BinaryTranslatorBenchmark {
+public class BinaryTranslatorBenchmark extends Benchmarked {
     private ScheduledExecutorService scheduler;
     private BinaryTranslator translator;
     private BinaryRequest get;
@@ -71,18 +57,13 @@ public class BinaryTranslatorBenchmark {
         scheduler.shutdownNow();
     }
 
-    private Translation.Answer<BinaryResponse> roundTrip(BinaryRequest request, Result result) {
-        Translation<BinaryResponse> translation = translator.translate(request);
-        return ((Translation.Forward<BinaryResponse>) translation).reply().apply(result);
-    }
-
     @Benchmark
     public Translation.Answer<BinaryResponse> getHit() {
-        return roundTrip(get, hit);
+        return forwardAndAnswer(translator.translate(get), hit);
     }
 
     @Benchmark
     public Translation.Answer<BinaryResponse> set() {
-        return roundTrip(set, storedResult);
+        return forwardAndAnswer(translator.translate(set), storedResult);
     }
 }

@@ -4,31 +4,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
+import kvgate.bench.Benchmarked;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The MPDB codec on kvgate-load's datagrams: a GET and an INSERT of one 32-byte key with a 100-byte string value
  * decoded, and the reply to the GET (the pair found) and to the INSERT encoded.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class MpdbCodecBenchmark {
+public class MpdbCodecBenchmark extends Benchmarked {
     private static final String KEY = "load:000000000000000000000004242";
 
     private byte[] get;

@@ -3,16 +3,13 @@ package kvgate.okuyama;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import kvgate.bench.Contexts;
 import kvgate.bench.InstantBackend;
 import kvgate.dispatch.Dispatcher;
@@ -21,34 +18,20 @@ import kvgate.server.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Result;
+import kvgate.bench.Benchmarked;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The okuyama codec and translator on kvgate-load's lines: getValue and setValue of a 32-byte key with a 100-byte
  * value (Base64 on the wire), each decoded from a direct buffer, translated both ways, and the reply line encoded.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 3, time = 1)
-public class OkuyamaBenchmark {
+public class OkuyamaBenchmark extends Benchmarked {
     private final OkuyamaLineDecoder decoder = new OkuyamaLineDecoder(4 << 20);
     private final OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
-    private final List<Object> lines = new ArrayList<>(1);
-    private ChannelHandlerContext decoderContext;
-    private ChannelHandlerContext encoderContext;
+    private Decoding decoding;
+    private Encoding hitEncoding;
     private ByteBuf getLine;
     private ByteBuf setLine;
     private ByteBuf out;
@@ -71,8 +54,10 @@ public class OkuyamaBenchmark {
         getLine = line(get.text());
         setLine = line(set.text());
         hitReply = "2,true," + encodedValue;
-        decoderContext = Contexts.of(decoder);
-        encoderContext = Contexts.of(encoder);
+        ChannelHandlerContext decoderContext = Contexts.of(decoder);
+        decoding = (in, out) -> decoder.decode(decoderContext, in, out);
+        ChannelHandlerContext encoderContext = Contexts.of(encoder);
+        hitEncoding = buffer -> encoder.encode(encoderContext, hitReply, buffer);
         out = Unpooled.directBuffer(256);
         scheduler = Executors.newSingleThreadScheduledExecutor();
         Dispatcher dispatcher = new Dispatcher(new InstantBackend(), List.of(), new GatewayMetrics(), scheduler);
@@ -94,44 +79,28 @@ public class OkuyamaBenchmark {
         scheduler.shutdownNow();
     }
 
-    private Object decode(ByteBuf line) {
-        line.readerIndex(0);
-        lines.clear();
-        decoder.decode(decoderContext, line, lines);
-        Object decoded = lines.get(0);
-        ReferenceCountUtil.release(decoded);
-        return decoded;
-    }
-
     @Benchmark
     public Object decodeGet() {
-        return decode(getLine);
+        return decodeOne(decoding, getLine);
     }
 
     @Benchmark
     public Object decodeSet() {
-        return decode(setLine);
+        return decodeOne(decoding, setLine);
     }
 
     @Benchmark
     public ByteBuf encodeGetHit() {
-        out.clear();
-        encoder.encode(encoderContext, hitReply, out);
-        return out;
-    }
-
-    private Translation.Answer<String> roundTrip(OkuyamaLine.Text line, Result result) {
-        Translation<String> translation = translator.translate(line);
-        return ((Translation.Forward<String>) translation).reply().apply(result);
+        return encodeOne(hitEncoding, out);
     }
 
     @Benchmark
     public Translation.Answer<String> translateGetHit() {
-        return roundTrip(get, hit);
+        return forwardAndAnswer(translator.translate(get), hit);
     }
 
     @Benchmark
     public Translation.Answer<String> translateSet() {
-        return roundTrip(set, new Result.Stored(1235));
+        return forwardAndAnswer(translator.translate(set), new Result.Stored(1235));
     }
 }
