@@ -1,0 +1,164 @@
+package kvgate.load;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one run does.
+ *
+ * @param connections TCP connections, or UDP sockets for MPDB (each a client with its own echo sequence)
+ * @param depth requests in flight per connection (pipelining); for MPDB at most the gateway's {@code mpdb.window}
+ * @param seconds length of the measured period
+ * @param warmup seconds of the same load before it, not recorded
+ * @param keys size of the key space (counter: the number of counter names)
+ * @param keySize bytes of each key (a prefix and a zero-padded number)
+ * @param valueSize bytes of each stored value
+ * @param getRatio share of reads among the requests (binary, collections, okuyama, MPDB)
+ * @param threads network threads of the generator
+ * @param rate total requests per second at fixed intended send times (open loop); 0: each connection sends as fast
+ *     as its replies come back (closed loop)
+ * @param fill store this many items (keys 0 to fill - 1) and stop; 0: a load run
+ * @param prefill store every key of the key space once before the warm-up, so that gets hit
+ * @param timeoutMillis a request unanswered this long is an error (a TCP connection is then given up)
+ * @param multiKeys keys per okuyama getMultiValue (a tenth of okuyama's reads are getMultiValue)
+ * @param collections collections of the manifest the collections protocol sets, keys spread over them
+ * @param seed seed of the random choices (keys, the request mix)
+ * @param watch process ids whose CPU use over the measured period is reported beside the generator's (Linux)
+ */
+public record LoadOptions(Protocol protocol, String host, int port, int connections, int depth, double seconds,
+        double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate, long fill,
+        boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<Long> watch) {
+
+    static final String USAGE = """
+            usage: kvgate-load --protocol=P --port=N [options]
+              --protocol=binary|collections|counter|okuyama|mpdb
+              --host=127.0.0.1 --port=N
+              --connections=16      TCP connections (MPDB: UDP sockets, one client each)
+              --depth=1             requests in flight per connection (MPDB: at most the gateway's mpdb.window)
+              --seconds=10          measured period          --warmup=2   unrecorded load before it
+              --rate=0              total requests/s at fixed intended send times (open loop), latency counted
+                                    from each request's intended time; 0: closed loop, as fast as replies come
+              --keys=10000 --key-size=32 --value-size=100 --get-ratio=0.9
+              --threads=1           network threads of the generator
+              --fill=0              store N items (keys 0 to N-1) and stop, reporting the fill
+              --prefill=true        store the key space once before the warm-up, so gets hit
+              --timeout-ms=5000 --multi-keys=10 --collections=4 --seed=1
+              --watch=PID,...       also report these processes' CPU use, and the machine's, over the period
+            Prints one JSON line on stdout and a summary on stderr.""";
+
+    public LoadOptions {
+        require(port > 0 && port < 65536, "--port between 1 and 65535");
+        require(connections > 0, "--connections above 0");
+        require(depth > 0, "--depth above 0");
+        require(seconds > 0 || fill > 0, "--seconds above 0");
+        require(warmup >= 0, "--warmup 0 or more");
+        require(keys > 0, "--keys above 0");
+        require(valueSize >= 0, "--value-size 0 or more");
+        require(getRatio >= 0 && getRatio <= 1, "--get-ratio between 0 and 1");
+        require(threads > 0, "--threads above 0");
+        require(rate >= 0, "--rate 0 or more");
+        require(fill >= 0, "--fill 0 or more");
+        require(fill == 0 || protocol.storesItems(), "--fill with a protocol that stores items");
+        require(timeoutMillis > 0, "--timeout-ms above 0");
+        require(multiKeys > 0, "--multi-keys above 0");
+        require(collections > 0 && collections <= 100, "--collections between 1 and 100");
+        long largest = Math.max(keys, fill) - 1;
+        require(keySize >= KeySpace.PREFIX.length + Long.toString(largest).length(),
+                "--key-size of at least " + (KeySpace.PREFIX.length + Long.toString(largest).length()) + " for "
+                        + (largest + 1) + " keys");
+        require(keySize <= 240, "--key-size of at most 240");
+        watch = List.copyOf(watch);
+    }
+
+    private static void require(boolean condition, String what) {
+        if (!condition) {
+            throw new IllegalArgumentException("expected " + what);
+        }
+    }
+
+    /** Whether requests go out at a fixed rate rather than as fast as replies come back. */
+    public boolean openLoop() {
+        return rate > 0;
+    }
+
+    /** Parses {@code --name=value} (or {@code --name value}) arguments; see {@link #USAGE}. */
+    public static LoadOptions parse(String... args) {
+        Map<String, String> given = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + arg);
+            }
+            int equals = arg.indexOf('=');
+            if (equals > 0) {
+                given.put(arg.substring(2, equals), arg.substring(equals + 1));
+            } else if (i + 1 < args.length) {
+                given.put(arg.substring(2), args[++i]);
+            } else {
+                throw new IllegalArgumentException("no value for " + arg);
+            }
+        }
+        Arguments a = new Arguments(given);
+        LoadOptions options = new LoadOptions(Protocol.named(a.text("protocol", "binary")),
+                a.text("host", "127.0.0.1"), a.integer("port", 0), a.integer("connections", 16),
+                a.integer("depth", 1), a.decimal("seconds", 10), a.decimal("warmup", 2), a.number("keys", 10_000),
+                a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
+                a.integer("threads", 1), a.decimal("rate", 0), a.number("fill", 0),
+                Boolean.parseBoolean(a.text("prefill", "true")), a.integer("timeout-ms", 5000),
+                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.numbers("watch"));
+        if (!given.isEmpty()) {
+            throw new IllegalArgumentException("unknown option --" + given.keySet().iterator().next());
+        }
+        return options;
+    }
+
+    /** The given arguments, each taken out as it is read, so that what is left over is unknown. */
+    private record Arguments(Map<String, String> given) {
+        String text(String name, String fallback) {
+            String value = given.remove(name);
+            return value == null ? fallback : value;
+        }
+
+        long number(String name, long fallback) {
+            String value = text(name, null);
+            try {
+                return value == null ? fallback : Long.parseLong(value.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " is not a whole number: " + value);
+            }
+        }
+
+        List<Long> numbers(String name) {
+            List<Long> numbers = new ArrayList<>();
+            for (String part : text(name, "").split(",")) {
+                if (!part.isBlank()) {
+                    try {
+                        numbers.add(Long.parseLong(part.strip()));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--" + name + " is not a list of numbers: " + part);
+                    }
+                }
+            }
+            return numbers;
+        }
+
+        int integer(String name, int fallback) {
+            long value = number(name, fallback);
+            if (value != (int) value) {
+                throw new IllegalArgumentException("--" + name + " is too large: " + value);
+            }
+            return (int) value;
+        }
+
+        double decimal(String name, double fallback) {
+            String value = text(name, null);
+            try {
+                return value == null ? fallback : Double.parseDouble(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " is not a number: " + value);
+            }
+        }
+    }
+}

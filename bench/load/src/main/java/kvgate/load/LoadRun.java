@@ -1,0 +1,298 @@
+package kvgate.load;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * One run: connects the clients, sends their preambles, fills the key space, then loads the target (closed loop or
+ * at a fixed rate) through a warm-up and the measured period, and reports what the measured period saw. Clients
+ * live on the event loops; this class's methods other than the recording ones run on the caller's thread.
+ */
+public final class LoadRun {
+    private static final int PROBLEMS_KEPT = 5;
+
+    private final LoadOptions options;
+    private final Workload workload;
+    private final boolean epoll = Epoll.isAvailable();
+    private final Recorder latencies = new Recorder(3);
+    private final LongAdder answered = new LongAdder();
+    private final LongAdder reads = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final Queue<String> problems = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger problemCount = new AtomicInteger();
+    private volatile boolean recording;
+    private volatile String failure;
+
+    public LoadRun(LoadOptions options) {
+        this.options = options;
+        this.workload = new Workload(options);
+    }
+
+    /** Runs with {@code options} and returns the report (of the fill, in fill mode). */
+    public static Report run(LoadOptions options) throws Exception {
+        return new LoadRun(options).run();
+    }
+
+    LoadOptions options() {
+        return options;
+    }
+
+    // --- recording: called on event loops ---
+
+    /**
+     * Counts a reply: its latency and kind only in the measured period (or the fill, in fill mode); an error at any
+     * time, as an error in the fill or the warm-up is as wrong as one measured.
+     */
+    void record(long start, Outcome outcome, String problem) {
+        if (!outcome.answered()) {
+            errors.increment();
+            note(problem);
+        } else if (recording) {
+            latencies.recordValue(Math.max(1, System.nanoTime() - start));
+            answered.increment();
+            if (outcome.read()) {
+                reads.increment();
+                if (outcome == Outcome.MISS) {
+                    misses.increment();
+                }
+            }
+        }
+    }
+
+    void lost(int requests, boolean timeout, String problem) {
+        errors.add(requests);
+        if (timeout) {
+            timeouts.add(requests);
+        }
+        note(problem);
+    }
+
+    void fail(String problem) {
+        failure = problem;
+    }
+
+    private void note(String problem) {
+        if (problem != null && problemCount.getAndIncrement() < PROBLEMS_KEPT) {
+            problems.add(problem);
+        }
+    }
+
+    // --- the run ---
+
+    private Report run() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(options.threads(),
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        List<Client> clients = new ArrayList<>();
+        List<ScheduledFuture<?>> expiries = new ArrayList<>();
+        List<Pacer> pacers = new ArrayList<>();
+        try {
+            InetSocketAddress server = new InetSocketAddress(options.host(), options.port());
+            for (int i = 0; i < options.connections(); i++) {
+                clients.add(connect(group, server, i));
+            }
+            Map<EventLoop, List<Client>> byLoop = new LinkedHashMap<>();
+            for (Client client : clients) {
+                byLoop.computeIfAbsent(client.loop(), loop -> new ArrayList<>()).add(client);
+            }
+            byLoop.forEach((loop, own) -> expiries.add(loop.scheduleAtFixedRate(() -> {
+                long now = System.nanoTime();
+                for (Client client : own) {
+                    client.expire(now);
+                    client.flushIfDirty();
+                }
+            }, 50, 50, TimeUnit.MILLISECONDS)));
+
+            awaitAll(clients, (client, done) -> client.setup(done), "the preamble");
+
+            boolean fillMode = options.fill() > 0;
+            if (fillMode || options.prefill() && options.protocol().storesItems()) {
+                long count = fillMode ? options.fill() : options.keys();
+                int stride = clients.size();
+                reset();
+                recording = fillMode;
+                Usage usage = new Usage();
+                awaitAll(clients, (client, done) -> client.fill(client.index, stride, count, done), "the fill");
+                if (fillMode) {
+                    recording = false;
+                    return report("fill", usage.end(), 0);
+                }
+            }
+
+            for (Client client : clients) {
+                client.loop().execute(options.openLoop() ? client::loadOpenLoop : client::loadClosedLoop);
+            }
+            if (options.openLoop()) {
+                long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+                byLoop.forEach((loop, own) -> {
+                    Pacer pacer = new Pacer(loop, own, options.rate() * own.size() / clients.size());
+                    pacers.add(pacer);
+                    pacer.start(t0);
+                });
+            }
+            sleep(options.warmup());
+            checkFailure();
+            reset();
+            Usage usage = new Usage();
+            recording = true;
+            sleep(options.seconds());
+            recording = false;
+            Usage.Measured measured = usage.end();
+            pacers.forEach(Pacer::stop);
+            long unsent = 0;
+            for (Client client : clients) {
+                unsent += client.loop().submit(client::stop).get();
+            }
+            drain(clients);
+            return report(options.openLoop() ? "open" : "closed", measured, unsent);
+        } finally {
+            pacers.forEach(Pacer::stop);
+            expiries.forEach(expiry -> expiry.cancel(false));
+            for (Client client : clients) {
+                client.loop().execute(client::close);
+            }
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private Client connect(EventLoopGroup group, InetSocketAddress server, int index) throws InterruptedException {
+        Bootstrap bootstrap = new Bootstrap().group(group);
+        if (options.protocol() == Protocol.MPDB) {
+            DatagramClient client = new DatagramClient(this, index, new MpdbConversation(workload, index), server);
+            Channel channel = bootstrap.channel(epoll ? EpollDatagramChannel.class : NioDatagramChannel.class)
+                    .option(ChannelOption.SO_RCVBUF, 1 << 20)
+                    .handler(client.replies())
+                    .bind(new InetSocketAddress(server.getAddress() instanceof java.net.Inet6Address ? "::1" : "127.0.0.1", 0))
+                    .sync().channel();
+            client.attach(channel);
+            return client;
+        }
+        StreamClient client = new StreamClient(this, index, conversation(index));
+        Channel channel = bootstrap.channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.timeoutMillis())
+                .handler(client.replies())
+                .connect(server).sync().channel();
+        client.attach(channel);
+        return client;
+    }
+
+    private Conversation conversation(int index) {
+        return switch (options.protocol()) {
+            case BINARY -> new BinaryConversation(workload, index, false);
+            case COLLECTIONS -> new BinaryConversation(workload, index, true);
+            case COUNTER -> new CounterConversation(workload, index);
+            case OKUYAMA -> new OkuyamaConversation(workload, index);
+            case MPDB -> throw new IllegalStateException("MPDB runs over datagrams");
+        };
+    }
+
+    private interface Step {
+        void start(Client client, Runnable done);
+    }
+
+    /** Starts {@code step} on every client (on its loop) and waits until each has finished it or died. */
+    private void awaitAll(List<Client> clients, Step step, String what) throws InterruptedException {
+        CountDownLatch latch = new CountDownLatch(clients.size());
+        for (Client client : clients) {
+            client.loop().execute(() -> step.start(client, latch::countDown));
+        }
+        while (!latch.await(100, TimeUnit.MILLISECONDS)) {
+            checkFailure();
+        }
+        checkFailure();
+        if (clients.stream().noneMatch(Client::alive)) {
+            throw new IllegalStateException("every connection failed during " + what + ": " + problems);
+        }
+    }
+
+    /** Waits until no request is in flight, at most the timeout. */
+    private void drain(List<Client> clients) throws InterruptedException, ExecutionException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.timeoutMillis());
+        for (Client client : clients) {
+            while (client.loop().submit(client::inFlight).get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    private void checkFailure() {
+        if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
+    }
+
+    private void reset() {
+        latencies.reset();
+        answered.reset();
+        reads.reset();
+        misses.reset();
+    }
+
+    private Report report(String mode, Usage.Measured measured, long unsent) {
+        Histogram histogram = latencies.getIntervalHistogram();
+        return Report.of(options, mode, epoll ? "epoll" : "nio", measured.seconds(), answered.sum(), reads.sum(),
+                misses.sum(), errors.sum(), timeouts.sum(), unsent, histogram, measured.cpu(), measured.watched(),
+                measured.machine(), measured.interrupts(), List.copyOf(problems));
+    }
+
+    /** Time and CPU from the moment it is made: the generator's own, the watched processes', the machine's. */
+    private final class Usage {
+        record Measured(double seconds, double cpu, List<Double> watched, double machine, double interrupts) {
+        }
+
+        private final long start = System.nanoTime();
+        private final double cpu = cpuNanos();
+        private final long[] watched = options.watch().stream().mapToLong(ProcCpu::process).toArray();
+        private final long machine = ProcCpu.machineProcesses();
+        private final long interrupts = ProcCpu.machineInterrupts();
+
+        Measured end() {
+            double seconds = (System.nanoTime() - start) / 1e9;
+            List<Double> watchedCpu = new ArrayList<>();
+            for (int i = 0; i < watched.length; i++) {
+                watchedCpu.add(ProcCpu.percent(watched[i], ProcCpu.process(options.watch().get(i)), seconds));
+            }
+            return new Measured(seconds, (cpuNanos() - cpu) / 1e9 / seconds * 100, watchedCpu,
+                    ProcCpu.percent(machine, ProcCpu.machineProcesses(), seconds),
+                    ProcCpu.percent(interrupts, ProcCpu.machineInterrupts(), seconds));
+        }
+    }
+
+    private static void sleep(double seconds) throws InterruptedException {
+        Thread.sleep((long) (seconds * 1000));
+    }
+
+    private static double cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+}

@@ -1,0 +1,70 @@
+package kvgate.load;
+
+import io.netty.channel.EventLoop;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fixed-rate load for the clients of one event loop: request k is intended to leave at {@code t0 + k * interval},
+ * goes to the clients in turn, and counts its latency from that intended time, so a server that falls behind sees
+ * its queueing in the latencies instead of fewer requests (no coordinated omission). Woken at each intended time;
+ * the requests due at one wake-up go to the same client, so that they leave in one write, and the next wake-up's
+ * to the next client.
+ */
+final class Pacer implements Runnable {
+    private final EventLoop loop;
+    private final List<Client> clients;
+    private final double intervalNanos;
+    private long t0;
+    private long issued;
+    private int next;
+    private volatile boolean stopped;
+
+    Pacer(EventLoop loop, List<Client> clients, double rate) {
+        this.loop = loop;
+        this.clients = clients;
+        this.intervalNanos = 1e9 / rate;
+    }
+
+    void start(long t0) {
+        this.t0 = t0;
+        loop.execute(this);
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
+    @Override
+    public void run() {
+        if (stopped) {
+            return;
+        }
+        long now = System.nanoTime();
+        long due = t0 + (long) (issued * intervalNanos);
+        if (due <= now) {
+            Client client = nextAlive();
+            if (client == null) {
+                return; // every client of this loop is gone
+            }
+            while (due <= now) {
+                client.offer(due);
+                issued++;
+                due = t0 + (long) (issued * intervalNanos);
+            }
+            client.flushIfDirty();
+        }
+        loop.schedule(this, due - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    private Client nextAlive() {
+        for (int tried = 0; tried < clients.size(); tried++) {
+            Client client = clients.get(next);
+            next = (next + 1) % clients.size();
+            if (client.takesOffers()) {
+                return client;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,64 @@
+package kvgate.load;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * CPU time from Linux's /proc, in clock ticks of 1/100 s (USER_HZ, 100 on every Linux the generator runs on):
+ * of other processes watched during the measured period (the server, its backend), and of the whole machine.
+ * Elsewhere, or for a process that is gone, -1.
+ */
+final class ProcCpu {
+    static final double TICKS_PER_SECOND = 100;
+
+    private ProcCpu() {
+    }
+
+    /** utime + stime of process {@code pid}, all its threads. */
+    static long process(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // The command name, in parentheses, may hold spaces: fields are counted after its closing one.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** What all CPUs spent on processes: user, nice, system, and steal (taken by the hypervisor). */
+    static long machineProcesses() {
+        long[] f = machineFields();
+        return f == null ? -1 : f[1] + f[2] + f[3] + f[8];
+    }
+
+    /** What all CPUs spent on interrupts (irq, softirq), charged to no process: loopback networking is mostly that. */
+    static long machineInterrupts() {
+        long[] f = machineFields();
+        return f == null ? -1 : f[6] + f[7];
+    }
+
+    private static long[] machineFields() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/stat"));
+            String[] text = lines.get(0).trim().split("\\s+");
+            long[] fields = new long[9];
+            for (int i = 1; i < fields.length; i++) {
+                fields[i] = Long.parseLong(text[i]);
+            }
+            return fields;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Percent of one core used between two readings {@code seconds} apart; -1 when either is unknown. */
+    static double percent(long before, long after, double seconds) {
+        if (before < 0 || after < 0 || seconds <= 0) {
+            return -1;
+        }
+        return (after - before) / TICKS_PER_SECOND / seconds * 100;
+    }
+}

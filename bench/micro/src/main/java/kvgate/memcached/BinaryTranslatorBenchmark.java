@@ -1,0 +1,69 @@
+package kvgate.memcached;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import kvgate.bench.InstantBackend;
+import kvgate.collections.BucketManifests;
+import kvgate.collections.ManifestLimits;
+import kvgate.dispatch.Dispatcher;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.server.Translation;
+import kvgate.spi.Item;
+import kvgate.spi.Result;
+import kvgate.bench.Benchmarked;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The memcached binary translator, both ways, for a Get (hit) and a Set: a decoded request to the operation to
+ * dispatch, then the backend's result to the reply. The dispatch itself is left out: the result is handed over.
+ */
+public class BinaryTranslatorBenchmark extends Benchmarked {
+    private ScheduledExecutorService scheduler;
+    private BinaryTranslator translator;
+    private BinaryRequest get;
+    private BinaryRequest set;
+    private Result hit;
+    private Result storedResult;
+
+    @Setup
+    public void setUp() {
+        scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "manifest-refresh");
+            thread.setDaemon(true);
+            return thread;
+        });
+        InstantBackend backend = new InstantBackend();
+        GatewayMetrics metrics = new GatewayMetrics();
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        BucketManifests manifests = new BucketManifests(Set.of(BucketManifests.DEFAULT_BUCKET), dispatcher,
+                new ManifestLimits(1000, 1000), 60_000, scheduler);
+        manifests.start(10_000);
+        // Stats are read only by the Stat opcode, which this benchmark does not send: no settings needed.
+        translator = new BinaryTranslator(manifests, Clock.systemUTC(), new MemcachedStats(metrics, backend,
+                "instant", null, 1));
+        get = new BinaryRequest(0x00, 0, 0, 7, 0, BinaryResponse.EMPTY, BinaryCodecBenchmark.KEY, BinaryResponse.EMPTY);
+        set = new BinaryRequest(0x01, 0, 0, 8, 0, new byte[8], BinaryCodecBenchmark.KEY, BinaryCodecBenchmark.VALUE);
+        hit = new Result.Value(new Item(BinaryCodecBenchmark.VALUE, 0, 1234, Item.NEVER));
+        storedResult = new Result.Stored(1235);
+    }
+
+    @TearDown
+    public void tearDown() {
+        scheduler.shutdownNow();
+    }
+
+    @Benchmark
+    public Translation.Answer<BinaryResponse> getHit() {
+        return forwardAndAnswer(translator.translate(get), hit);
+    }
+
+    @Benchmark
+    public Translation.Answer<BinaryResponse> set() {
+        return forwardAndAnswer(translator.translate(set), storedResult);
+    }
+}

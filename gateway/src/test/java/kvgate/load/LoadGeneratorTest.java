@@ -1,0 +1,174 @@
+package kvgate.load;
+
+import static kvgate.testing.BinaryClient.GET;
+import static kvgate.testing.BinaryClient.NONE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.metrics.Verb;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.MemcachedServers;
+import kvgate.testing.MpdbClient;
+import kvgate.testing.OkuyamaClient;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The load generator against a real gateway (and memcached itself), each protocol for half a second: requests are
+ * answered without errors, the gateway really served them (its operation meters grew by at least as much), and
+ * what the generator stored is there to read with the tests' own clients.
+ */
+class LoadGeneratorTest {
+    private static final int KEYS = 500;
+    private static TestGateway gateway;
+    private static MemcachedServers memcached;
+
+    @BeforeAll
+    static void start() throws Exception {
+        gateway = TestGateway.start();
+        memcached = MemcachedServers.start(1);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        gateway.close();
+        memcached.close();
+    }
+
+    private static Report run(String protocol, int port, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--protocol=" + protocol, "--port=" + port, "--connections=4",
+                "--depth=8", "--seconds=0.5", "--warmup=0", "--keys=" + KEYS, "--threads=2"));
+        args.addAll(List.of(more));
+        Report report = LoadRun.run(LoadOptions.parse(args.toArray(String[]::new)));
+        assertTrue(report.ops() > 0, report::summary);
+        assertEquals(0, report.errors(), report::summary);
+        return report;
+    }
+
+    /** Runs as {@link #run} and checks that the gateway's meters of {@code verbs} grew by at least the ops. */
+    private static Report runServed(List<Verb> verbs, String protocol, int port, String... more) throws Exception {
+        long before = served(verbs.toArray(Verb[]::new));
+        Report report = run(protocol, port, more);
+        assertTrue(served(verbs.toArray(Verb[]::new)) - before >= report.ops(), report::summary);
+        return report;
+    }
+
+    /** Meters of the verbs given, summed. */
+    private static long served(Verb... verbs) {
+        GatewayMetrics metrics = gateway.gateway().metrics();
+        long sum = 0;
+        for (Verb verb : verbs) {
+            sum += metrics.count(verb);
+        }
+        return sum;
+    }
+
+    private static byte[] key(long index) {
+        return new KeySpace(32).bytes(index);
+    }
+
+    private static byte[] value() {
+        return new Workload(LoadOptions.parse("--port=1", "--keys=" + KEYS)).value();
+    }
+
+    @Test
+    void binaryLoadIsServedByTheGatewayAndItsValuesAreStored() throws Exception {
+        long before = served(Verb.GET, Verb.SET);
+        Report report = run("binary", gateway.port());
+        assertTrue(served(Verb.GET, Verb.SET) - before >= report.ops() + KEYS, "the fill and the run reached it");
+        assertEquals(0, report.misses(), "every key was filled before the run");
+        try (BinaryClient client = new BinaryClient(gateway.port())) {
+            assertArrayEquals(value(), client.call(GET, NONE, key(KEYS - 1), NONE, 0).value());
+        }
+    }
+
+    @Test
+    void binaryLoadDrivesMemcachedItself() throws Exception {
+        Report report = run("binary", memcached.port(0), "--get-ratio=0.5");
+        assertTrue(report.reads() > 0 && report.reads() < report.ops(), report::summary);
+        try (BinaryClient client = new BinaryClient(memcached.port(0))) {
+            assertArrayEquals(value(), client.call(GET, NONE, key(7), NONE, 0).value());
+        }
+    }
+
+    @Test
+    void collectionsLoadSetsItsManifestAndStoresInItsCollections() throws Exception {
+        // Keys of their own length, so that none is one the other tests stored in the default collection.
+        runServed(List.of(Verb.GET, Verb.SET), "collections", gateway.port(), "--collections=3", "--key-size=40");
+        try (BinaryClient client = new BinaryClient(gateway.port())) {
+            client.hello(BinaryClient.COLLECTIONS);
+            byte[] plain = new KeySpace(40).bytes(4);
+            byte[] inCollection = new byte[plain.length + 1];
+            inCollection[0] = 8 + 4 % 3;  // key 4 lives in the collection with id 8 + 4 mod 3
+            System.arraycopy(plain, 0, inCollection, 1, plain.length);
+            assertArrayEquals(value(), client.call(GET, NONE, inCollection, NONE, 0).value());
+            inCollection[0] = 0;
+            assertEquals(0x0001, client.call(GET, NONE, inCollection, NONE, 0).status(),
+                    "nothing in the default collection");
+        }
+    }
+
+    @Test
+    void counterLoadAcquiresAndReleasesEveryName() throws Exception {
+        Report report = runServed(List.of(Verb.ACQUIRE, Verb.RELEASE), "counter", gateway.counterPort());
+        assertEquals(0, report.reads());
+    }
+
+    @Test
+    void okuyamaLoadMixesSetsGetsAndMultiGets() throws Exception {
+        Report report = runServed(List.of(Verb.GET, Verb.SET), "okuyama", gateway.okuyamaPort(), "--multi-keys=5");
+        assertEquals(0, report.misses());
+        try (OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            String key = java.util.Base64.getEncoder().encodeToString(key(3));
+            String stored = java.util.Base64.getEncoder().encodeToString(value());
+            assertEquals("2,true," + stored, client.call("2," + key));
+        }
+    }
+
+    @Test
+    void mpdbLoadInsertsAndGetsOverUdp() throws Exception {
+        Report report = runServed(List.of(Verb.GET, Verb.SET), "mpdb", gateway.mpdbPort());
+        assertEquals(0, report.misses());
+        try (MpdbClient client = new MpdbClient(gateway.mpdbPort())) {
+            String key = new String(key(11), java.nio.charset.StandardCharsets.US_ASCII);
+            MpdbClient.Reply reply = client.call(MpdbClient.get(1, key));
+            assertEquals(new String(value(), java.nio.charset.StandardCharsets.US_ASCII),
+                    reply.result().get("global." + key).value());
+        }
+    }
+
+    @Test
+    void fixedRateRunSendsAboutItsRate() throws Exception {
+        // A low rate: the tests' paranoid leak detection makes every buffer expensive, in the generator too.
+        Report report = run("binary", gateway.port(), "--rate=1000", "--seconds=1");
+        assertEquals("open", report.mode());
+        assertEquals(1000, report.opsPerSecond(), 100, report::summary);
+    }
+
+    @Test
+    void fillStoresTheItemsAskedAndStops() throws Exception {
+        Report report = LoadRun.run(LoadOptions.parse("--protocol=binary", "--port=" + memcached.port(0),
+                "--fill=2000", "--connections=2", "--depth=16", "--key-size=20"));
+        assertEquals("fill", report.mode());
+        assertEquals(2000, report.ops());
+        assertEquals(0, report.errors());
+        try (BinaryClient client = new BinaryClient(memcached.port(0))) {
+            assertArrayEquals(value(), client.call(GET, NONE, new KeySpace(20).bytes(1999), NONE, 0).value());
+        }
+    }
+
+    @Test
+    void aWrongReplyIsAnErrorNotASuccess() throws Exception {
+        // The memcached listener answers counter frames with memcached error replies: none may count as a success.
+        Report report = LoadRun.run(LoadOptions.parse("--protocol=counter", "--port=" + gateway.port(),
+                "--connections=1", "--seconds=0.3", "--warmup=0", "--timeout-ms=500"));
+        assertEquals(0, report.ops(), report::summary);
+        assertTrue(report.errors() > 0, report::summary);
+    }
+}
