@@ -56,6 +56,14 @@ public final class MpdbCodec {
     }
 
     /**
+     * msgpack-core's defaults allocate 8 KiB buffers for every packer and string decoder; a datagram and its reply
+     * are usually a few hundred bytes, and the buffers grow when one is not.
+     */
+    private static final MessagePack.PackerConfig PACKER = new MessagePack.PackerConfig().withBufferSize(512);
+    private static final MessagePack.UnpackerConfig UNPACKER = new MessagePack.UnpackerConfig()
+            .withStringDecoderBufferSize(512);
+
+    /**
      * Reads one request datagram.
      *
      * @param bytes the datagram, or its first {@code maxDatagram + 1} bytes when {@code oversized}
@@ -64,7 +72,7 @@ public final class MpdbCodec {
      */
     public static MpdbDatagram decode(byte[] bytes, boolean oversized, int maxDatagram) {
         Fields fields = new Fields();
-        try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(bytes)) {
+        try (MessageUnpacker unpacker = UNPACKER.newUnpacker(bytes)) {
             if (!unpacker.hasNext()) {
                 return new Unreadable(Unreadable.NOT_MSGPACK);
             }
@@ -291,7 +299,7 @@ public final class MpdbCodec {
 
     /** The datagram of a reply. */
     public static byte[] encode(MpdbReply reply) {
-        try (MessageBufferPacker packer = MessagePack.newDefaultBufferPacker()) {
+        try (MessageBufferPacker packer = PACKER.newBufferPacker()) {
             packer.packMapHeader(5);
             packer.packString("oper").packString("RESPONSE");
             packer.packString("nodeid");
