@@ -38,6 +38,9 @@ final class RedisBackend implements Backend {
     private final Clock clock;
     private final byte[] maxItemSize;
 
+    /** The most members one flush script removes; a bigger shard is flushed in several calls. */
+    private static final int FLUSH_CHUNK = 1000;
+
     /** How often the key count is read for the gateway's stats. */
     private static final long STATS_INTERVAL_MILLIS = 1000;
 
@@ -54,7 +57,7 @@ final class RedisBackend implements Backend {
         this.statsPoll = scheduler.scheduleWithFixedDelay(this::readKeyCount, 0, STATS_INTERVAL_MILLIS,
                 TimeUnit.MILLISECONDS);
         this.clock = clock;
-        this.maxItemSize = KeyLayout.ascii(Integer.toString(maxItemSize));
+        this.maxItemSize = KeyLayout.utf8(Integer.toString(maxItemSize));
     }
 
     @Override
@@ -102,15 +105,15 @@ final class RedisBackend implements Backend {
                     return Result.failure(Status.NOT_FOUND);
                 }
                 Item item = StoredItem.decode(raw);
-                // Redis drops the key at its own clock; between that and the gateway's, the gateway's decides.
+                // The gateway's clock decides, as in the scripts; Redis's expiry only reclaims the memory.
                 return item.isExpiredAt(clock.millis()) ? Result.failure(Status.NOT_FOUND) : new Result.Value(item);
             });
         }
 
         @Override
         public CompletionStage<Result> store(Operation.Store store) {
-            return item(channel, Script.STORE, store, KeyLayout.ascii(mode(store)), store.value(),
-                    KeyLayout.ascii(Integer.toUnsignedString(store.flags())),
+            return item(channel, Script.STORE, store, KeyLayout.utf8(mode(store)), store.value(),
+                    KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
                     StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize)
                     .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
         }
@@ -126,10 +129,10 @@ final class RedisBackend implements Backend {
         public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
             long delta = arithmetic.delta();
             return item(channel, Script.ARITHMETIC, arithmetic,
-                    KeyLayout.ascii(arithmetic.increment() ? "incr" : "decr"),
-                    KeyLayout.ascii(Long.toString(delta >>> 32)), KeyLayout.ascii(Long.toString(delta & 0xffffffffL)),
-                    KeyLayout.ascii(Long.toUnsignedString(arithmetic.initial())),
-                    KeyLayout.ascii(arithmetic.createIfMissing() ? "create" : ""),
+                    KeyLayout.utf8(arithmetic.increment() ? "incr" : "decr"),
+                    KeyLayout.utf8(Long.toString(delta >>> 32)), KeyLayout.utf8(Long.toString(delta & 0xffffffffL)),
+                    KeyLayout.utf8(Long.toUnsignedString(arithmetic.initial())),
+                    KeyLayout.utf8(arithmetic.createIfMissing() ? "create" : ""),
                     StoredItem.expiryArgument(arithmetic.expiresAt()), StoredItem.casArgument(arithmetic.cas()))
                     .thenApply(reply -> reply.ok()
                             ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.number(2))
@@ -145,8 +148,12 @@ final class RedisBackend implements Backend {
 
         @Override
         public CompletionStage<Result> flush(Operation.Flush flush) {
-            return everyShard(channel, Script.FLUSH, ScriptOutputType.INTEGER, flush.namespace())
-                    .thenApply(done -> Result.DONE);
+            byte[] chunk = KeyLayout.utf8(Integer.toString(FLUSH_CHUNK));
+            List<CompletableFuture<Void>> shards = new ArrayList<>(KeyLayout.SHARDS);
+            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+                shards.add(flushShard(channel, flush.namespace(), shard, chunk).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
         }
 
         @Override
@@ -201,12 +208,19 @@ final class RedisBackend implements Backend {
 
         @Override
         public CompletionStage<Result> scan(Operation.Scan scan) {
-            byte[] wanted = KeyLayout.ascii(Integer.toString(scan.limit() + 1));
-            return RedisBackend.this.<List<Object>>everyShard(channel, Script.SCAN, ScriptOutputType.MULTI,
-                    scan.namespace(), wanted).thenApply(shards -> {
-                long now = clock.millis();
+            long now = clock.millis();
+            byte[] wanted = KeyLayout.utf8(Integer.toString(scan.limit() + 1));
+            List<CompletableFuture<List<Object>>> shards = new ArrayList<>(KeyLayout.SHARDS);
+            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+                shards.add(RedisBackend.this.<List<Object>>run(channel, Script.SCAN, ScriptOutputType.MULTI,
+                        keys(KeyLayout.indexShard(scan.namespace(), shard)),
+                        KeyLayout.itemPrefix(scan.namespace(), shard), KeyLayout.utf8(Long.toString(now)), wanted)
+                        .toCompletableFuture());
+            }
+            return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
                 List<Result.Entry> entries = new ArrayList<>();
-                for (List<Object> found : shards) {
+                for (CompletableFuture<List<Object>> shard : shards) {
+                    List<Object> found = shard.join();
                     for (int i = 0; i < found.size(); i += 2) {
                         Item item = StoredItem.decode((byte[]) found.get(i + 1));
                         if (!item.isExpiredAt(now)) {
@@ -224,34 +238,29 @@ final class RedisBackend implements Backend {
     }
 
     /**
-     * Runs a script on each index shard of a namespace: KEYS is the shard, ARGV the item key prefix of the shard
-     * then {@code args}. Completes with the replies in shard order once all are in.
+     * Flushes one index shard a chunk at a time, so that no script runs long on a big shard: the first chunk goes
+     * out with the batch, the next ones on the shared connection as each reply says more are left.
      */
-    private <T> CompletionStage<List<T>> everyShard(RedisConnections.Channel channel, Script script,
-                                                    ScriptOutputType type, Namespace namespace, byte[]... args) {
-        List<CompletableFuture<T>> shards = new ArrayList<>(KeyLayout.SHARDS);
-        for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
-            byte[][] argv = new byte[args.length + 1][];
-            argv[0] = KeyLayout.itemPrefix(namespace, shard);
-            System.arraycopy(args, 0, argv, 1, args.length);
-            shards.add(this.<T>run(channel, script, type, keys(KeyLayout.indexShard(namespace, shard)), argv)
-                    .toCompletableFuture());
-        }
-        return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
-            List<T> replies = new ArrayList<>(shards.size());
-            shards.forEach(shard -> replies.add(shard.join()));
-            return replies;
-        });
+    private CompletionStage<Void> flushShard(RedisConnections.Channel channel, Namespace namespace, int shard,
+                                             byte[] chunk) {
+        return this.<Long>run(channel, Script.FLUSH, ScriptOutputType.INTEGER, keys(KeyLayout.indexShard(namespace,
+                        shard)), KeyLayout.itemPrefix(namespace, shard), chunk)
+                .thenCompose(left -> left == 0 ? CompletableFuture.completedFuture(null)
+                        : flushShard(connections.shared(), namespace, shard, chunk));
     }
 
-    /** Runs an item script: KEYS are the item and its index shard, ARGV the client's key then {@code args}. */
+    /**
+     * Runs an item script: KEYS are the item and its index shard, ARGV the client's key, the gateway's time (by which
+     * the script judges expiry, as {@link Starter#get} does) then {@code args}.
+     */
     private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
                                              Operation.KeyOperation operation, byte[]... args) {
         Namespace namespace = operation.namespace();
         byte[] key = operation.key();
-        byte[][] argv = new byte[args.length + 1][];
+        byte[][] argv = new byte[args.length + 2][];
         argv[0] = key;
-        System.arraycopy(args, 0, argv, 1, args.length);
+        argv[1] = KeyLayout.utf8(Long.toString(clock.millis()));
+        System.arraycopy(args, 0, argv, 2, args.length);
         return this.<List<Object>>run(channel, script, ScriptOutputType.MULTI,
                 keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key)), argv)
                 .thenApply(ScriptReply::new);

@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -20,7 +21,9 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -146,6 +149,7 @@ final class RedisConnections implements AutoCloseable {
                     }
                 }
             }
+            checkLayout(shared);
             return new RedisConnections(resources, client, shared, byLoop, target instanceof Target.Cluster);
         } catch (RuntimeException e) {
             opened.forEach(StatefulConnection::close);
@@ -188,6 +192,21 @@ final class RedisConnections implements AutoCloseable {
         opened.add(connection);
         connection.setAutoFlushCommands(!manualFlush);
         return new Channel(connection, connection.async(), manualFlush);
+    }
+
+    /**
+     * Notes this code's key layout in Redis if none is, and refuses a store laid out otherwise (another shard count,
+     * say): reading it with this layout would orphan its items rather than fail.
+     */
+    private static void checkLayout(Channel shared) {
+        byte[] version = KeyLayout.utf8(KeyLayout.VERSION);
+        shared.commands().set(KeyLayout.LAYOUT, version, SetArgs.Builder.nx()).toCompletableFuture().join();
+        byte[] stored = shared.commands().get(KeyLayout.LAYOUT).toCompletableFuture().join();
+        if (!Arrays.equals(stored, version)) {
+            throw new IllegalStateException("Redis holds kvgate data in key layout '"
+                    + (stored == null ? "" : new String(stored, StandardCharsets.UTF_8)) + "', this gateway uses '"
+                    + KeyLayout.VERSION + "': point it at another Redis (or database), or empty this one");
+        }
     }
 
     /**

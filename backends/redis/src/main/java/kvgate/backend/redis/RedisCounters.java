@@ -52,8 +52,8 @@ final class RedisCounters implements AutoCloseable {
                   ScheduledExecutorService scheduler) {
         this.backend = backend;
         this.connections = connections;
-        this.leaseMillis = KeyLayout.ascii(Long.toString(leaseMillis));
-        this.intervalSeconds = KeyLayout.ascii(Long.toString(intervalSeconds));
+        this.leaseMillis = KeyLayout.utf8(Long.toString(leaseMillis));
+        this.intervalSeconds = KeyLayout.utf8(Long.toString(intervalSeconds));
         long every = Math.max(1, leaseMillis / 3);
         this.renewal = scheduler.scheduleWithFixedDelay(this::renewAndCount, every, every, TimeUnit.MILLISECONDS);
     }
@@ -136,17 +136,17 @@ final class RedisCounters implements AutoCloseable {
         String tag = "{" + id.namespace().name() + "#";
         byte[] suffix = id.nameBytes();
         byte[][] keys = RedisBackend.keys(
-                KeyLayout.concat(KeyLayout.concat(KeyLayout.ascii("kvgate:c" + tag), suffix), KeyLayout.ascii("}")),
-                KeyLayout.concat(KeyLayout.concat(KeyLayout.ascii("kvgate:l" + tag), suffix), KeyLayout.ascii("}")));
+                KeyLayout.concat(KeyLayout.concat(KeyLayout.utf8("kvgate:c" + tag), suffix), KeyLayout.utf8("}")),
+                KeyLayout.concat(KeyLayout.concat(KeyLayout.utf8("kvgate:l" + tag), suffix), KeyLayout.utf8("}")));
         return backend.<List<Object>>run(channel, Script.COUNTER, ScriptOutputType.MULTI, keys,
-                        KeyLayout.ascii(operation), owner.getBytes(StandardCharsets.UTF_8),
-                        KeyLayout.ascii(Long.toString(resources)), KeyLayout.ascii(Long.toString(maximum)),
+                        KeyLayout.utf8(operation), owner.getBytes(StandardCharsets.UTF_8),
+                        KeyLayout.utf8(Long.toString(resources)), KeyLayout.utf8(Long.toString(maximum)),
                         leaseMillis, intervalSeconds)
                 .thenApply(RedisBackend.ScriptReply::new);
     }
 
     private static byte[] directory(Namespace namespace) {
-        return KeyLayout.ascii("kvgate:d{" + namespace.name() + "}");
+        return KeyLayout.utf8("kvgate:d{" + namespace.name() + "}");
     }
 
     /** Renews the lease of every owner this gateway serves, and counts the counters for the stats. */
