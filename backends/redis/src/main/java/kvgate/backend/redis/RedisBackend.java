@@ -267,16 +267,18 @@ final class RedisBackend implements Backend {
     }
 
     /**
-     * Runs a script by its SHA-1. A server that does not know it (restarted, or a replica promoted since the
-     * scripts were loaded) gets the whole text once, on the shared connection: this thread's connection may not be
-     * flushed again soon, and the retry runs on a Lettuce thread.
+     * Runs a script by its SHA-1. A node that does not know it (restarted, or a replica promoted since the scripts
+     * were loaded) refuses it with NOSCRIPT: the script did not run, so the operation fails as a temporary failure
+     * and the scripts are loaded again in the background. Sending the text instead would keep this client's order
+     * only if it went out before the commands pipelined behind this one, which have already gone.
      */
     <T> CompletionStage<T> run(RedisConnections.Channel channel, Script script, ScriptOutputType type, byte[][] keys,
                                byte[]... args) {
-        CompletionStage<T> first = channel.commands().evalsha(script.sha(), type, keys, args);
-        return first.exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
-                ? connections.shared().commands().<T>eval(script.body(), type, keys, args)
-                : CompletableFuture.failedStage(error));
+        return channel.commands().<T>evalsha(script.sha(), type, keys, args).whenComplete((reply, error) -> {
+            if (error != null && unwrap(error) instanceof RedisNoScriptException) {
+                connections.reloadScripts();
+            }
+        });
     }
 
     private static String mode(Operation.Store store) {

@@ -9,7 +9,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -28,8 +28,11 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The Lettuce connections of one backend: a shared one that flushes every command (for threads that are not the
@@ -79,6 +82,8 @@ final class RedisConnections implements AutoCloseable {
     private final Channel shared;
     private final Map<EventExecutor, Channel> byLoop;
     private final List<EventExecutor> loops;
+    /** Whether a reload of the scripts is under way ({@link #reloadScripts}). */
+    private final AtomicBoolean reloading = new AtomicBoolean();
     /** The cluster's periodic flushes of each loop's connection (see {@link #open}); empty on a standalone server. */
     private final List<ScheduledFuture<?>> sweeps;
 
@@ -123,13 +128,6 @@ final class RedisConnections implements AutoCloseable {
                                 .build())
                         .build());
                 shared = clusterChannel(clusterClient, opened, false);
-                StatefulRedisClusterConnection<byte[], byte[]> nodes =
-                        (StatefulRedisClusterConnection<byte[], byte[]>) shared.connection();
-                for (RedisClusterNode node : nodes.getPartitions()) {
-                    if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                        loadScripts(nodes.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync());
-                    }
-                }
                 if (eventLoops != null) {
                     for (EventExecutor loop : eventLoops) {
                         byLoop.put(loop, clusterChannel(clusterClient, opened, true));
@@ -142,7 +140,6 @@ final class RedisConnections implements AutoCloseable {
                 client = standalone;
                 standalone.setOptions(failFast(ClientOptions.builder(), timeout).build());
                 shared = standaloneChannel(standalone, opened, false);
-                loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).sync());
                 if (eventLoops != null) {
                     for (EventExecutor loop : eventLoops) {
                         byLoop.put(loop, standaloneChannel(standalone, opened, true));
@@ -150,7 +147,10 @@ final class RedisConnections implements AutoCloseable {
                 }
             }
             checkLayout(shared);
-            return new RedisConnections(resources, client, shared, byLoop, target instanceof Target.Cluster);
+            RedisConnections connections = new RedisConnections(resources, client, shared, byLoop,
+                    target instanceof Target.Cluster);
+            connections.loadScripts().toCompletableFuture().join();
+            return connections;
         } catch (RuntimeException e) {
             opened.forEach(StatefulConnection::close);
             if (client != null) {
@@ -210,12 +210,45 @@ final class RedisConnections implements AutoCloseable {
     }
 
     /**
-     * Loads every script, so that EVALSHA finds them: falling back to EVAL later would send that command after
-     * the ones pipelined behind it.
+     * Loads every script into every node, replicas included (Redis does not pass SCRIPT LOAD on to them, and a
+     * replica promoted by a failover would otherwise start without them). Completes when all are loaded, or fails
+     * when a master could not take them.
      */
-    private static void loadScripts(RedisScriptingCommands<byte[], byte[]> node) {
+    private CompletionStage<Void> loadScripts() {
+        List<CompletableFuture<?>> loads = new ArrayList<>();
+        if (shared.connection() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+            for (RedisClusterNode node : cluster.getPartitions()) {
+                CompletableFuture<Void> load = cluster.getConnectionAsync(node.getUri().getHost(),
+                        node.getUri().getPort()).thenCompose(connection -> loadScripts(connection.async()));
+                // A replica that is down now gets them when it is promoted and answers NOSCRIPT.
+                loads.add(node.is(RedisClusterNode.NodeFlag.UPSTREAM) ? load : load.exceptionally(error -> null));
+            }
+        } else {
+            loads.add(loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).async()));
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    }
+
+    private static CompletableFuture<Void> loadScripts(RedisScriptingAsyncCommands<byte[], byte[]> node) {
+        List<CompletableFuture<String>> loads = new ArrayList<>(Script.ALL.length);
         for (Script script : Script.ALL) {
-            node.scriptLoad(script.body());
+            loads.add(node.scriptLoad(script.body()).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Loads the scripts again, in the background, after a node answered NOSCRIPT (restarted empty, or a replica
+     * promoted without them). At most one reload runs at a time; the operation that met NOSCRIPT is not retried
+     * here (a retry would go out after the commands pipelined behind it), its client gets a temporary failure.
+     */
+    void reloadScripts() {
+        if (reloading.compareAndSet(false, true)) {
+            try {
+                loadScripts().whenComplete((done, error) -> reloading.set(false));
+            } catch (RuntimeException e) {
+                reloading.set(false);
+            }
         }
     }
 
