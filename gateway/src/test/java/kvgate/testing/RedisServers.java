@@ -175,6 +175,24 @@ public final class RedisServers implements AutoCloseable {
         processes[index].waitFor(10, TimeUnit.SECONDS);
     }
 
+    /** Stops one server without closing its sockets (SIGSTOP): it reads nothing and answers nothing. */
+    public void pause(int index) throws Exception {
+        signal(index, "-STOP");
+    }
+
+    /** Lets a paused server run again (SIGCONT); it then handles what it was sent meanwhile. */
+    public void resume(int index) throws Exception {
+        signal(index, "-CONT");
+    }
+
+    private void signal(int index, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(processes[index].pid()))
+                .redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + signal + " failed for redis-server " + index);
+        }
+    }
+
     /** Starts a killed standalone server again on its port, empty. */
     public void restart(int index) throws Exception {
         startServer(index);

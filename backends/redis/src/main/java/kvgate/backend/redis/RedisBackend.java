@@ -1,5 +1,8 @@
 package kvgate.backend.redis;
 
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
@@ -31,12 +34,20 @@ import kvgate.spi.Status;
  * together, so CAS checks, add, replace, append and arithmetic are atomic however many gateways share the store.
  *
  * <p>Operations that arrive together go out on the calling event loop's own connection and are flushed once
- * ({@link RedisConnections}). Every failure to reach Redis in time is {@link Status#TEMPORARY_FAILURE}.
+ * ({@link RedisConnections}). A failure is a temporary failure when nothing was done, a backend error when a
+ * change may have been made ({@link #failure}).
  */
 final class RedisBackend implements Backend {
     private final RedisConnections connections;
     private final Clock clock;
     private final byte[] maxItemSize;
+
+    /** Lettuce's message for a command rejected, unsent, while its connection is down (REJECT_COMMANDS). */
+    private static final String NOT_CONNECTED = "Currently not connected. Commands are rejected.";
+
+    /** Redis's error replies that refuse a command before running it: it changed nothing and may be retried. */
+    private static final List<String> REFUSALS = List.of("OOM", "BUSY", "LOADING", "READONLY", "CLUSTERDOWN",
+            "TRYAGAIN", "MASTERDOWN", "NOSCRIPT");
 
     /** The most members one flush script removes; a bigger shard is flushed in several calls. */
     private static final int FLUSH_CHUNK = 1000;
@@ -76,13 +87,14 @@ final class RedisBackend implements Backend {
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
         try {
             for (Operation operation : operations) {
+                boolean reads = reads(operation);
                 CompletionStage<Result> started;
                 try {
                     started = operation.accept(new Starter(channel));
                 } catch (RuntimeException e) {
-                    started = CompletableFuture.completedFuture(unreachable(e));
+                    started = CompletableFuture.completedFuture(failure(e, reads));
                 }
-                results.add(started.exceptionally(RedisBackend::unreachable));
+                results.add(started.exceptionally(error -> failure(error, reads)));
             }
         } finally {
             channel.flush();
@@ -319,10 +331,42 @@ final class RedisBackend implements Backend {
         }
     }
 
-    /** Whatever stopped a command from completing: Redis is unreachable, too slow, or refused it for now. */
-    static Result unreachable(Throwable error) {
+    /** Whether an operation only reads: one that failed may simply be tried again, whatever became of it. */
+    private static boolean reads(Operation operation) {
+        return operation instanceof Operation.Get || operation instanceof Operation.Scan
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search
+                || operation instanceof Operation.ReadCounter || operation instanceof Operation.DumpCounters;
+    }
+
+    /**
+     * What a client is told when a command did not complete. {@link Status#TEMPORARY_FAILURE} when nothing was
+     * done: the command was rejected before it was sent (no connection), or Redis refused it for now ({@link
+     * #REFUSALS}), or the operation only reads. {@link Status#BACKEND_ERROR} when a change may or may not have been
+     * made (a timeout or a lost connection after the command was sent, a script that failed halfway), so that no
+     * client retries an incr or an acquisition as if it had not happened; also for a reply this code cannot read.
+     */
+    static Result failure(Throwable error, boolean reads) {
         Throwable cause = unwrap(error);
-        return Result.failure(Status.TEMPORARY_FAILURE, "redis: " + cause.getMessage());
+        String message = "redis: " + cause.getMessage();
+        if (!(cause instanceof RedisException)) {
+            return Result.failure(Status.BACKEND_ERROR, message); // not Redis's failure but this code's reading
+        }
+        boolean nothingDone = reads || cause instanceof RedisConnectionException
+                || NOT_CONNECTED.equals(cause.getMessage())
+                || (cause instanceof RedisCommandExecutionException && refusal(cause.getMessage()));
+        return Result.failure(nothingDone ? Status.TEMPORARY_FAILURE : Status.BACKEND_ERROR, message);
+    }
+
+    private static boolean refusal(String message) {
+        if (message == null) {
+            return false;
+        }
+        for (String code : REFUSALS) {
+            if (message.startsWith(code + " ") || message.equals(code)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Throwable unwrap(Throwable error) {
