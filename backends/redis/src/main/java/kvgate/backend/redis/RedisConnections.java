@@ -33,6 +33,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Lettuce connections of one backend: a shared one that flushes every command (for threads that are not the
@@ -43,8 +44,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * one thread's flush carry, or miss, another's commands. A connection used only by the one event loop that owns it
  * has no such race.
  *
- * <p>Lettuce runs on {@link ClientResources} of its own (two I/O threads): its event loop groups are created and
- * shut down by its resources, and the transport it picks need not be the one the gateway's loops were built for.
+ * <p>Lettuce runs on {@link ClientResources} of its own, with as many I/O threads as the gateway has event loops
+ * (at least two, Lettuce's minimum):
+ * its event loop groups are created and shut down by its resources (closing waits for them), and the transport it
+ * picks need not be the one the gateway's loops were built for.
  *
  * <p>Failing fast: commands are rejected at once while a connection is down (never buffered), every command has a
  * timeout, and connections reconnect on their own, retrying at most every second.
@@ -57,12 +60,20 @@ final class RedisConnections implements AutoCloseable {
      */
     private static final long SWEEP_MILLIS = 10;
 
+    /** When a connection's commands are written to the socket. */
+    enum Flushing {
+        /** Each as it is sent: the shared connection, used from any thread. */
+        AUTO,
+        /** Queued until {@link Channel#flush}: an event loop's own connection, one write per batch. */
+        MANUAL
+    }
+
     /** One connection and its commands. */
     record Channel(StatefulConnection<byte[], byte[]> connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
-                   boolean manualFlush) {
+                   Flushing flushing) {
         /** Sends what was queued since the last call (a no-op for the shared, auto-flushing connection). */
         void flush() {
-            if (manualFlush) {
+            if (flushing == Flushing.MANUAL) {
                 connection.flushCommands();
             }
         }
@@ -105,9 +116,13 @@ final class RedisConnections implements AutoCloseable {
     /** Connects; blocks until every connection is up, or fails with what went wrong. */
     static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
                                  EventLoopGroup eventLoops) {
+        int threads = 0;
+        for (EventExecutor loop : eventLoops) {
+            threads++;
+        }
         ClientResources resources = ClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
+                .ioThreadPoolSize(threads)
+                .computationThreadPoolSize(threads)
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2,
                         TimeUnit.MILLISECONDS))
                 .build();
@@ -127,11 +142,9 @@ final class RedisConnections implements AutoCloseable {
                                 .enableAllAdaptiveRefreshTriggers()
                                 .build())
                         .build());
-                shared = clusterChannel(clusterClient, opened, false);
-                if (eventLoops != null) {
-                    for (EventExecutor loop : eventLoops) {
-                        byLoop.put(loop, clusterChannel(clusterClient, opened, true));
-                    }
+                shared = clusterChannel(clusterClient, opened, Flushing.AUTO);
+                for (EventExecutor loop : eventLoops) {
+                    byLoop.put(loop, clusterChannel(clusterClient, opened, Flushing.MANUAL));
                 }
             } else {
                 RedisURI uri = ((Target.Standalone) target).uri();
@@ -139,11 +152,9 @@ final class RedisConnections implements AutoCloseable {
                 RedisClient standalone = RedisClient.create(resources, uri);
                 client = standalone;
                 standalone.setOptions(failFast(ClientOptions.builder(), timeout).build());
-                shared = standaloneChannel(standalone, opened, false);
-                if (eventLoops != null) {
-                    for (EventExecutor loop : eventLoops) {
-                        byLoop.put(loop, standaloneChannel(standalone, opened, true));
-                    }
+                shared = standaloneChannel(standalone, opened, Flushing.AUTO);
+                for (EventExecutor loop : eventLoops) {
+                    byLoop.put(loop, standaloneChannel(standalone, opened, Flushing.MANUAL));
                 }
             }
             checkLayout(shared);
@@ -156,7 +167,7 @@ final class RedisConnections implements AutoCloseable {
             if (client != null) {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            shutDown(resources);
             throw e;
         }
     }
@@ -173,7 +184,7 @@ final class RedisConnections implements AutoCloseable {
     }
 
     private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened,
-                                          boolean manualFlush) {
+                                          Flushing flushing) {
         StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         opened.add(connection);
         // Node connections open lazily, and commands sent while one is still connecting would be rejected:
@@ -182,16 +193,16 @@ final class RedisConnections implements AutoCloseable {
         for (RedisClusterNode node : connection.getPartitions()) {
             connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
         }
-        connection.setAutoFlushCommands(!manualFlush);
-        return new Channel(connection, connection.async(), manualFlush);
+        connection.setAutoFlushCommands(flushing == Flushing.AUTO);
+        return new Channel(connection, connection.async(), flushing);
     }
 
     private static Channel standaloneChannel(RedisClient client, List<StatefulConnection<byte[], byte[]>> opened,
-                                             boolean manualFlush) {
+                                             Flushing flushing) {
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         opened.add(connection);
-        connection.setAutoFlushCommands(!manualFlush);
-        return new Channel(connection, connection.async(), manualFlush);
+        connection.setAutoFlushCommands(flushing == Flushing.AUTO);
+        return new Channel(connection, connection.async(), flushing);
     }
 
     /**
@@ -273,6 +284,13 @@ final class RedisConnections implements AutoCloseable {
         byLoop.values().forEach(channel -> channel.connection().close());
         shared.connection().close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        shutDown(resources);
+    }
+
+    /** Stops Lettuce's threads and waits (bounded) until they are gone, so none outlives the backend. */
+    private static void shutDown(ClientResources resources) {
+        if (!resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
+            LoggerFactory.getLogger(RedisConnections.class).warn("Lettuce's threads did not stop within 5 s");
+        }
     }
 }

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
@@ -57,6 +58,10 @@ class ClocksTest {
                 assertEquals(Status.NOT_FOUND, run(fast, new Operation.Get(NAMESPACE, bytes("ahead"))).status());
                 assertEquals(Status.OK, run(fast, store("ahead", StoreMode.ADD, 0)).status(), "add of an expired item");
             }
+            // Closing waits for Lettuce's own threads: none outlives the backends.
+            List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                    .map(Thread::getName).filter(name -> name.startsWith("lettuce-")).toList();
+            assertEquals(List.of(), left);
         } finally {
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
             redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
