@@ -108,8 +108,8 @@ class RedisFailureTest {
                 assertEquals(0, client.set("kept-" + i, "v" + i, 0, 0).status());
             }
             // Scripts are loaded into replicas too: Redis does not pass them on, and this one is about to be promoted.
-            assertTrue(RedisServers.cli(servers.port(4), "INFO", "memory").matches("(?s).*number_of_cached_scripts:[1-9].*"),
-                    "the replica has the scripts");
+            assertTrue(RedisServers.cli(servers.port(4), "INFO", "memory")
+                    .matches("(?s).*number_of_cached_scripts:[1-9].*"), "the replica has the scripts");
             // Writes reach replicas asynchronously; WAIT on the master makes sure its replica has them.
             RedisServers.cli(servers.port(1), "WAIT", "1", "5000");
             servers.kill(1);

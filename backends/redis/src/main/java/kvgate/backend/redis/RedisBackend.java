@@ -1,5 +1,6 @@
 package kvgate.backend.redis;
 
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
@@ -16,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -58,17 +60,20 @@ final class RedisBackend implements Backend {
     private final ScheduledFuture<?> statsPoll;
     private final TagsAndSearch tagsAndSearch;
     private final RedisCounters counters;
-    private volatile long keys;
+    /** The namespaces this gateway has written items to: those whose items {@link #countItems} counts. */
+    private final Set<Namespace> written = ConcurrentHashMap.newKeySet();
+    private volatile long items;
 
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
                  long counterLeaseMillis, long counterIntervalSeconds) {
         this.connections = connections;
-        this.tagsAndSearch = new TagsAndSearch(this, connections);
-        this.counters = new RedisCounters(this, connections, counterLeaseMillis, counterIntervalSeconds, scheduler);
-        this.statsPoll = scheduler.scheduleWithFixedDelay(this::readKeyCount, 0, STATS_INTERVAL_MILLIS,
-                TimeUnit.MILLISECONDS);
         this.clock = clock;
         this.maxItemSize = KeyLayout.utf8(Integer.toString(maxItemSize));
+        this.tagsAndSearch = new TagsAndSearch(this, connections);
+        // Timers last: they run on other threads, and use the fields above.
+        this.counters = new RedisCounters(this, connections, counterLeaseMillis, counterIntervalSeconds, scheduler);
+        this.statsPoll = scheduler.scheduleWithFixedDelay(this::countItems, 0, STATS_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -268,6 +273,9 @@ final class RedisBackend implements Backend {
     private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
                                              Operation.KeyOperation operation, byte[]... args) {
         Namespace namespace = operation.namespace();
+        if (!written.contains(namespace)) {
+            written.add(namespace);
+        }
         byte[] key = operation.key();
         byte[][] argv = new byte[args.length + 2][];
         argv[0] = key;
@@ -378,15 +386,32 @@ final class RedisBackend implements Backend {
         return cause;
     }
 
-    /** Redis's key count (on a cluster, Lettuce sums the masters'): items, plus the index sets listing them. */
-    private void readKeyCount() {
-        connections.shared().commands().dbsize().thenAccept(count -> keys = count);
+    /**
+     * Counts the live items of the namespaces this gateway has written to, from their index shards (Redis's key
+     * count would include the index, tag, search and counter keys).
+     */
+    private void countItems() {
+        Range<Long> live = Range.from(Range.Boundary.excluding(clock.millis()), Range.Boundary.unbounded());
+        List<CompletableFuture<Long>> counts = new ArrayList<>();
+        for (Namespace namespace : written) {
+            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+                counts.add(connections.shared().commands().zcount(KeyLayout.indexShard(namespace, shard),
+                        live).toCompletableFuture());
+            }
+        }
+        CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            long total = 0;
+            for (CompletableFuture<Long> count : counts) {
+                total += count.join();
+            }
+            items = total;
+        });
     }
 
     @Override
     public Map<String, String> stats() {
         Map<String, String> stats = new LinkedHashMap<>(counters.stats());
-        stats.put("curr_items", Long.toString(keys));
+        stats.put("curr_items", Long.toString(items));
         return stats;
     }
 

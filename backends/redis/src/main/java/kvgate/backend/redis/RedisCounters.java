@@ -23,9 +23,10 @@ import kvgate.spi.Status;
 /**
  * The counter protocol's resource counters in Redis, shared by every gateway on it, with the memory store's
  * semantics (consumption, interval maximum, collection of counters at 0). Each counter is a hash and a sorted set
- * of leases under one hash tag ({@link KeyLayout#counter}, {@link KeyLayout#counterLeases}), changed only by {@code counter.lua}, so
- * the check against the maximum and the grant are one atomic step whichever gateway asks. A namespace's counter
- * names are listed in its directory ({@link KeyLayout#counterDirectory}) for dumps, after each grant.
+ * of leases under one hash tag ({@link KeyLayout#counter}, {@link KeyLayout#counterLeases}), changed only by
+ * {@code counter.lua}, so the check against the maximum and the grant are one atomic step whichever gateway asks. A
+ * namespace's counter names are listed in its directory ({@link KeyLayout#counterDirectory}) for dumps, after each
+ * grant.
  *
  * <p>Leases: an acquisition records its owner (one client connection) with a deadline {@code counter.lease_ms}
  * ahead; this gateway renews the deadlines of every owner it serves every third of that, until the owner's
@@ -114,7 +115,8 @@ final class RedisCounters implements AutoCloseable {
         return channel.commands().zrangeWithScores(directory, 0, -1).thenCompose(listed -> {
             List<CompletableFuture<RedisBackend.ScriptReply>> reads = new ArrayList<>(listed.size());
             for (ScoredValue<byte[]> name : listed) {
-                CounterId id = new CounterId(dump.namespace(), new String(name.getValue(), StandardCharsets.ISO_8859_1));
+                CounterId id = new CounterId(dump.namespace(),
+                        new String(name.getValue(), StandardCharsets.ISO_8859_1));
                 reads.add(run(connections.shared(), id, "read", dump.owner(), 0, 0).toCompletableFuture());
             }
             return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
