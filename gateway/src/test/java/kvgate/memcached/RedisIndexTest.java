@@ -1,7 +1,15 @@
 package kvgate.memcached;
 
+import static kvgate.testing.BinaryClient.FLUSH;
+import static kvgate.testing.BinaryClient.NONE;
+import static kvgate.testing.BinaryClient.NOOP;
+import static kvgate.testing.BinaryClient.SETQ;
+import static kvgate.testing.BinaryClient.bytes;
+import static kvgate.testing.BinaryClient.frame;
+import static kvgate.testing.BinaryClient.storeExtras;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import kvgate.testing.BinaryClient;
@@ -11,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Redis backend's namespace index does not outgrow the live items: Redis expires items on its own, and the
- * writes that follow take back the index entries of the expired ones, without any scan.
+ * writes that follow take back the index entries of the expired ones, without any scan; curr_items counts the live
+ * items. A flush empties a shard bigger than one flush script's chunk.
  */
 class RedisIndexTest {
     /** The backend's index shards per namespace; with its shard function, mirrored here to aim writes at shards. */
@@ -40,6 +49,39 @@ class RedisIndexTest {
             for (int i = 0; i < expiring; i++) {
                 assertEquals(0x01, client.get("short-" + i).status());
             }
+            // curr_items counts the live items the index lists (polled every second).
+            long deadline = System.currentTimeMillis() + 5000;
+            while (!MemcachedProtocolSuite.stats(client, "").get("curr_items").equals(Integer.toString(kept + expiring))
+                    && System.currentTimeMillis() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(Integer.toString(kept + expiring), MemcachedProtocolSuite.stats(client, "").get("curr_items"));
+        }
+    }
+
+    @Test
+    void aShardListingMoreThanOneFlushChunkIsFlushedWhole() throws Exception {
+        try (RedisServers servers = RedisServers.standalone();
+             TestGateway gateway = TestGateway.start(servers.backendSettings());
+             BinaryClient client = new BinaryClient(gateway.port())) {
+            int count = 2500; // a flush script takes 1000 members at a time
+            ByteArrayOutputStream batch = new ByteArrayOutputStream();
+            String first = sameShard("crowded");
+            int shard = shard(first);
+            int made = 0;
+            for (int i = 0; made < count; i++) {
+                String key = "crowded-" + i;
+                if (shard(key) == shard) {
+                    batch.write(frame(SETQ, storeExtras(0, 0), bytes(key), bytes("v"), 0, made++));
+                }
+            }
+            batch.write(frame(NOOP, NONE, NONE, NONE, 0, count));
+            client.send(batch.toByteArray());
+            assertEquals(NOOP, client.read().opcode(), "every quiet set succeeded");
+            assertEquals(count, indexSize(servers));
+            assertEquals(0, client.call(FLUSH, NONE, NONE, NONE, 0).status());
+            assertEquals(0, indexSize(servers));
+            assertEquals("1", RedisServers.cli(servers.port(0), "DBSIZE").strip(), "only the layout key is left");
         }
     }
 
