@@ -137,10 +137,11 @@ public final class GatewaySettings {
             Setting.integer(COUNTER_STATS_INTERVAL, 86_400, 10, 86_400 * 366,
                     "seconds of the interval over which dump reports each counter's maximum consumption; "
                             + "also accepted as counter.stat_interval"),
-            Setting.integer(COUNTER_LEASE_MS, 10_000, 300, 86_400_000,
+            Setting.integer(COUNTER_LEASE_MS, 60_000, 300, 86_400_000,
                     "with a shared counter store, a gateway renews its connections' acquisitions every third of "
                             + "this; those of a gateway that died without closing its connections are released this "
-                            + "many milliseconds after its last renewal"));
+                            + "many milliseconds after its last renewal; keep it well above the time the store "
+                            + "takes to fail over, or every holding is given back during one"));
 
     private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
 

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
  * Redis dies (SIGKILL) under a gateway and comes back on its port: while it is gone every request gets the
  * temporary failure reply quickly, never a hang; once it is back the gateway serves again on its own. Once with a
  * standalone server, once with one master of a three-master cluster. And a cluster failover: a master dies for
- * good, its replica takes over, and the gateway follows the new topology without a restart.
+ * good, its replica takes over, and the gateway follows the new topology without a restart. A server that stops
+ * answering (SIGSTOP) after a write was sent makes that write's outcome unknown: a backend error, not a temporary
+ * failure.
  */
 class RedisFailureTest {
     private static final int TIMEOUT_MS = 500;
@@ -25,6 +27,7 @@ class RedisFailureTest {
     private static final int READ_BOUND_MS = 10_000;
     private static final long RECOVERY_MS = 15_000;
     private static final int TEMPORARY_FAILURE = BinaryStatus.TEMPORARY_FAILURE.code();
+    private static final int INTERNAL_ERROR = BinaryStatus.INTERNAL_ERROR.code();
 
     @Test
     void aStandaloneServerDownFailsRequestsFastAndItsReturnIsPickedUpAlone() throws Exception {
@@ -41,6 +44,34 @@ class RedisFailureTest {
             servers.restart(0);
             awaitServing(client, "after");
             assertEquals("v", client.get("after").valueText());
+        }
+    }
+
+    @Test
+    void aWriteSentToAServerThatStopsAnsweringHasAnUnknownOutcomeAndAReadFailsForNow() throws Exception {
+        try (RedisServers servers = RedisServers.standalone();
+             TestGateway gateway = TestGateway.start(settings(servers));
+             BinaryClient client = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
+            assertEquals(0, client.set("counted", "1", 0, 0).status());
+            servers.pause(0);
+            try {
+                // Sent, then timed out: Redis may still apply it, so a client must not retry it as undone.
+                assertEquals(INTERNAL_ERROR, timed(() -> client.call(BinaryClient.INCREMENT,
+                        BinaryClient.arithmeticExtras(1, 0, 0), BinaryClient.bytes("counted"), BinaryClient.NONE,
+                        0)).status());
+                assertEquals(TEMPORARY_FAILURE, timed(() -> client.get("counted")).status());
+            } finally {
+                servers.resume(0);
+            }
+            // The server handles what it was sent while stopped: the increment that was reported unknown happened.
+            long deadline = System.currentTimeMillis() + RECOVERY_MS;
+            Response read = client.get("counted");
+            while (read.status() != 0) {
+                assertTrue(System.currentTimeMillis() < deadline, "the server did not come back");
+                Thread.sleep(50);
+                read = client.get("counted");
+            }
+            assertEquals("2", read.valueText());
         }
     }
 
@@ -76,6 +107,9 @@ class RedisFailureTest {
             for (int i = 0; i < 30; i++) {
                 assertEquals(0, client.set("kept-" + i, "v" + i, 0, 0).status());
             }
+            // Scripts are loaded into replicas too: Redis does not pass them on, and this one is about to be promoted.
+            assertTrue(RedisServers.cli(servers.port(4), "INFO", "memory")
+                    .matches("(?s).*number_of_cached_scripts:[1-9].*"), "the replica has the scripts");
             // Writes reach replicas asynchronously; WAIT on the master makes sure its replica has them.
             RedisServers.cli(servers.port(1), "WAIT", "1", "5000");
             servers.kill(1);

@@ -50,9 +50,21 @@ class RedisPluginTest {
              BinaryClient c = new BinaryClient(gateway.port())) {
             assertEquals(0, c.set("via-redis-plugin", "x", 0, 0).status());
             assertEquals("x", c.get("via-redis-plugin").valueText());
-            int shard = Math.floorMod(Arrays.hashCode("via-redis-plugin".getBytes(StandardCharsets.UTF_8)), 64);
-            String stored = RedisServers.cli(redis.port(0), "EXISTS", "kvgate:i{default#" + shard + "}via-redis-plugin");
+            int shard = Math.floorMod(Arrays.hashCode("via-redis-plugin".getBytes(StandardCharsets.UTF_8)), 1024);
+            String stored = RedisServers.cli(redis.port(0), "EXISTS",
+                    "kvgate:i{default#" + shard + "}via-redis-plugin");
             assertTrue(stored.contains("1"), "the item is a Redis key of the documented layout: " + stored);
+            assertEquals("1 shards=1024", RedisServers.cli(redis.port(0), "GET", "kvgate:layout").strip());
+        }
+    }
+
+    @Test
+    void aStoreLaidOutOtherwiseStopsStartUpRatherThanOrphanItsItems() throws Exception {
+        try (RedisServers redis = RedisServers.standalone()) {
+            RedisServers.cli(redis.port(0), "SET", "kvgate:layout", "1 shards=64");
+            StartupException e = assertThrows(StartupException.class, () -> TestGateway.start(redis.backendSettings()));
+            assertTrue(e.getMessage().contains("1 shards=64") && e.getMessage().contains("1 shards=1024"),
+                    e.getMessage());
         }
     }
 

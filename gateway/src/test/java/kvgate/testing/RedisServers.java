@@ -153,22 +153,44 @@ public final class RedisServers implements AutoCloseable {
         return cli(ports[index], "ROLE").startsWith("master");
     }
 
-    /** The gateway settings that put its data on these servers. */
+    /**
+     * The gateway settings that put its data on these servers. The command timeout is generous: the protocol suites
+     * check what replies say, and a pipeline of thousands of requests on a busy test machine must not time out
+     * (tests of timeouts set their own).
+     */
     public Map<String, String> backendSettings() {
         if (!cluster) {
-            return Map.of("backend", "redis", "redis.uri", "redis://127.0.0.1:" + ports[0]);
+            return Map.of("backend", "redis", "redis.uri", "redis://127.0.0.1:" + ports[0], "redis.timeout_ms", "5000");
         }
         List<String> nodes = new ArrayList<>();
         for (int port : ports) { // replicas too: any node tells the topology
             nodes.add("127.0.0.1:" + port);
         }
-        return Map.of("backend", "redis", "redis.cluster", String.join(",", nodes));
+        return Map.of("backend", "redis", "redis.cluster", String.join(",", nodes), "redis.timeout_ms", "5000");
     }
 
     /** Kills one server (SIGKILL). */
     public void kill(int index) throws InterruptedException {
         processes[index].destroyForcibly();
         processes[index].waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Stops one server without closing its sockets (SIGSTOP): it reads nothing and answers nothing. */
+    public void pause(int index) throws Exception {
+        signal(index, "-STOP");
+    }
+
+    /** Lets a paused server run again (SIGCONT); it then handles what it was sent meanwhile. */
+    public void resume(int index) throws Exception {
+        signal(index, "-CONT");
+    }
+
+    private void signal(int index, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(processes[index].pid()))
+                .redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + signal + " failed for redis-server " + index);
+        }
     }
 
     /** Starts a killed standalone server again on its port, empty. */

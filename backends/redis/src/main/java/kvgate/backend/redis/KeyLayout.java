@@ -5,14 +5,18 @@ import java.util.Arrays;
 import kvgate.spi.Namespace;
 
 /**
- * Where things live in Redis. Every key starts with {@code kvgate:} and a letter for its kind, then a hash tag
- * ({@code {...}}) that decides its cluster slot:
+ * Where things live in Redis: every key this backend uses is built here. Every key starts with {@code kvgate:} and
+ * a letter for its kind, then a hash tag ({@code {...}}) that decides its cluster slot:
  *
  * <ul>
  *   <li>{@code kvgate:i{<namespace>#<shard>}<key>}: an item;</li>
- *   <li>{@code kvgate:x{<namespace>#<shard>}}: the index shard listing the keys of that namespace and shard;</li>
+ *   <li>{@code kvgate:x{<namespace>#<shard>}}: the index shard listing the keys of that namespace and shard, a
+ *       sorted set scored by each item's expiry in epoch milliseconds ({@code +inf} for never);</li>
  *   <li>{@code kvgate:t{<namespace>#<tag>}}: a tag's keys, a sorted set scored in the order they were tagged;</li>
- *   <li>{@code kvgate:g{<namespace>#<group length>:<group>}<gram>}: the keys whose value held an n-gram, a set.</li>
+ *   <li>{@code kvgate:g{<namespace>#<group length>:<group>}<gram>}: the keys whose value held an n-gram, a set;</li>
+ *   <li>{@code kvgate:c{<namespace>#<name>}} and {@code kvgate:l{<namespace>#<name>}}: a counter and its leases;</li>
+ *   <li>{@code kvgate:d{<namespace>}}: the names of a namespace's counters, for dumps;</li>
+ *   <li>{@code kvgate:layout}: this layout's {@link #VERSION}.</li>
  * </ul>
  *
  * <p>An item and the index shard that lists it share a hash tag, so one script creates or removes both atomically
@@ -25,8 +29,16 @@ import kvgate.spi.Namespace;
  * tag or group ends the hash tag early, identically for every key that must share the slot, so it stays correct.
  */
 final class KeyLayout {
-    /** Index shards per namespace. Part of the stored layout: changing it orphans existing items. */
-    static final int SHARDS = 64;
+    /**
+     * Index shards per namespace. Part of the stored layout: changing it would orphan existing items, so it is part
+     * of {@link #VERSION}, which a gateway finding another one in Redis refuses to start with.
+     */
+    static final int SHARDS = 1024;
+
+    /** The layout this code reads and writes, stored under {@link #LAYOUT}. */
+    static final String VERSION = "1 shards=" + SHARDS;
+
+    static final byte[] LAYOUT = utf8("kvgate:layout");
 
     private KeyLayout() {
     }
@@ -38,7 +50,7 @@ final class KeyLayout {
 
     /** The prefix of every item key of one namespace shard; the item key is this followed by the client's key. */
     static byte[] itemPrefix(Namespace namespace, int shard) {
-        return ascii("kvgate:i{" + namespace.name() + "#" + shard + "}");
+        return utf8("kvgate:i{" + namespace.name() + "#" + shard + "}");
     }
 
     static byte[] itemKey(Namespace namespace, byte[] key) {
@@ -46,7 +58,7 @@ final class KeyLayout {
     }
 
     static byte[] indexShard(Namespace namespace, int shard) {
-        return ascii("kvgate:x{" + namespace.name() + "#" + shard + "}");
+        return utf8("kvgate:x{" + namespace.name() + "#" + shard + "}");
     }
 
     static byte[] indexOf(Namespace namespace, byte[] key) {
@@ -54,12 +66,27 @@ final class KeyLayout {
     }
 
     static byte[] tagKey(Namespace namespace, byte[] tag) {
-        return concat(concat(ascii("kvgate:t{" + namespace.name() + "#"), tag), ascii("}"));
+        return concat(concat(utf8("kvgate:t{" + namespace.name() + "#"), tag), utf8("}"));
     }
 
     /** The group's length first, so that no two (group, gram) pairs share a key whatever characters they hold. */
     static byte[] gramKey(Namespace namespace, String group, String gram) {
-        return ascii("kvgate:g{" + namespace.name() + "#" + group.length() + ":" + group + "}" + gram);
+        return utf8("kvgate:g{" + namespace.name() + "#" + group.length() + ":" + group + "}" + gram);
+    }
+
+    /** A counter's hash (consumption, maximum, what each owner holds). */
+    static byte[] counter(Namespace namespace, byte[] name) {
+        return concat(concat(utf8("kvgate:c{" + namespace.name() + "#"), name), utf8("}"));
+    }
+
+    /** A counter's leases, in its slot. */
+    static byte[] counterLeases(Namespace namespace, byte[] name) {
+        return concat(concat(utf8("kvgate:l{" + namespace.name() + "#"), name), utf8("}"));
+    }
+
+    /** The names of a namespace's counters. */
+    static byte[] counterDirectory(Namespace namespace) {
+        return utf8("kvgate:d{" + namespace.name() + "}");
     }
 
     static byte[] concat(byte[] a, byte[] b) {
@@ -68,7 +95,7 @@ final class KeyLayout {
         return out;
     }
 
-    static byte[] ascii(String text) {
+    static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,5 +1,9 @@
 package kvgate.backend.redis;
 
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -31,12 +36,23 @@ import kvgate.spi.Status;
  * together, so CAS checks, add, replace, append and arithmetic are atomic however many gateways share the store.
  *
  * <p>Operations that arrive together go out on the calling event loop's own connection and are flushed once
- * ({@link RedisConnections}). Every failure to reach Redis in time is {@link Status#TEMPORARY_FAILURE}.
+ * ({@link RedisConnections}). A failure is a temporary failure when nothing was done, a backend error when a
+ * change may have been made ({@link #failure}).
  */
 final class RedisBackend implements Backend {
     private final RedisConnections connections;
     private final Clock clock;
     private final byte[] maxItemSize;
+
+    /** Lettuce's message for a command rejected, unsent, while its connection is down (REJECT_COMMANDS). */
+    private static final String NOT_CONNECTED = "Currently not connected. Commands are rejected.";
+
+    /** Redis's error replies that refuse a command before running it: it changed nothing and may be retried. */
+    private static final List<String> REFUSALS = List.of("OOM", "BUSY", "LOADING", "READONLY", "CLUSTERDOWN",
+            "TRYAGAIN", "MASTERDOWN", "NOSCRIPT");
+
+    /** The most members one flush script removes; a bigger shard is flushed in several calls. */
+    private static final int FLUSH_CHUNK = 1000;
 
     /** How often the key count is read for the gateway's stats. */
     private static final long STATS_INTERVAL_MILLIS = 1000;
@@ -44,17 +60,20 @@ final class RedisBackend implements Backend {
     private final ScheduledFuture<?> statsPoll;
     private final TagsAndSearch tagsAndSearch;
     private final RedisCounters counters;
-    private volatile long keys;
+    /** The namespaces this gateway has written items to: those whose items {@link #countItems} counts. */
+    private final Set<Namespace> written = ConcurrentHashMap.newKeySet();
+    private volatile long items;
 
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
                  long counterLeaseMillis, long counterIntervalSeconds) {
         this.connections = connections;
-        this.tagsAndSearch = new TagsAndSearch(this, connections);
-        this.counters = new RedisCounters(this, connections, counterLeaseMillis, counterIntervalSeconds, scheduler);
-        this.statsPoll = scheduler.scheduleWithFixedDelay(this::readKeyCount, 0, STATS_INTERVAL_MILLIS,
-                TimeUnit.MILLISECONDS);
         this.clock = clock;
-        this.maxItemSize = KeyLayout.ascii(Integer.toString(maxItemSize));
+        this.maxItemSize = KeyLayout.utf8(Integer.toString(maxItemSize));
+        this.tagsAndSearch = new TagsAndSearch(this, connections);
+        // Timers last: they run on other threads, and use the fields above.
+        this.counters = new RedisCounters(this, connections, counterLeaseMillis, counterIntervalSeconds, scheduler);
+        this.statsPoll = scheduler.scheduleWithFixedDelay(this::countItems, 0, STATS_INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -73,13 +92,14 @@ final class RedisBackend implements Backend {
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
         try {
             for (Operation operation : operations) {
+                boolean reads = reads(operation);
                 CompletionStage<Result> started;
                 try {
                     started = operation.accept(new Starter(channel));
                 } catch (RuntimeException e) {
-                    started = CompletableFuture.completedFuture(unreachable(e));
+                    started = CompletableFuture.completedFuture(failure(e, reads));
                 }
-                results.add(started.exceptionally(RedisBackend::unreachable));
+                results.add(started.exceptionally(error -> failure(error, reads)));
             }
         } finally {
             channel.flush();
@@ -102,15 +122,15 @@ final class RedisBackend implements Backend {
                     return Result.failure(Status.NOT_FOUND);
                 }
                 Item item = StoredItem.decode(raw);
-                // Redis drops the key at its own clock; between that and the gateway's, the gateway's decides.
+                // The gateway's clock decides, as in the scripts; Redis's expiry only reclaims the memory.
                 return item.isExpiredAt(clock.millis()) ? Result.failure(Status.NOT_FOUND) : new Result.Value(item);
             });
         }
 
         @Override
         public CompletionStage<Result> store(Operation.Store store) {
-            return item(channel, Script.STORE, store, KeyLayout.ascii(mode(store)), store.value(),
-                    KeyLayout.ascii(Integer.toUnsignedString(store.flags())),
+            return item(channel, Script.STORE, store, KeyLayout.utf8(mode(store)), store.value(),
+                    KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
                     StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize)
                     .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
         }
@@ -126,10 +146,10 @@ final class RedisBackend implements Backend {
         public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
             long delta = arithmetic.delta();
             return item(channel, Script.ARITHMETIC, arithmetic,
-                    KeyLayout.ascii(arithmetic.increment() ? "incr" : "decr"),
-                    KeyLayout.ascii(Long.toString(delta >>> 32)), KeyLayout.ascii(Long.toString(delta & 0xffffffffL)),
-                    KeyLayout.ascii(Long.toUnsignedString(arithmetic.initial())),
-                    KeyLayout.ascii(arithmetic.createIfMissing() ? "create" : ""),
+                    KeyLayout.utf8(arithmetic.increment() ? "incr" : "decr"),
+                    KeyLayout.utf8(Long.toString(delta >>> 32)), KeyLayout.utf8(Long.toString(delta & 0xffffffffL)),
+                    KeyLayout.utf8(Long.toUnsignedString(arithmetic.initial())),
+                    KeyLayout.utf8(arithmetic.createIfMissing() ? "create" : ""),
                     StoredItem.expiryArgument(arithmetic.expiresAt()), StoredItem.casArgument(arithmetic.cas()))
                     .thenApply(reply -> reply.ok()
                             ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.number(2))
@@ -145,8 +165,12 @@ final class RedisBackend implements Backend {
 
         @Override
         public CompletionStage<Result> flush(Operation.Flush flush) {
-            return everyShard(channel, Script.FLUSH, ScriptOutputType.INTEGER, flush.namespace())
-                    .thenApply(done -> Result.DONE);
+            byte[] chunk = KeyLayout.utf8(Integer.toString(FLUSH_CHUNK));
+            List<CompletableFuture<Void>> shards = new ArrayList<>(KeyLayout.SHARDS);
+            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+                shards.add(flushShard(channel, flush.namespace(), shard, chunk).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
         }
 
         @Override
@@ -201,12 +225,19 @@ final class RedisBackend implements Backend {
 
         @Override
         public CompletionStage<Result> scan(Operation.Scan scan) {
-            byte[] wanted = KeyLayout.ascii(Integer.toString(scan.limit() + 1));
-            return RedisBackend.this.<List<Object>>everyShard(channel, Script.SCAN, ScriptOutputType.MULTI,
-                    scan.namespace(), wanted).thenApply(shards -> {
-                long now = clock.millis();
+            long now = clock.millis();
+            byte[] wanted = KeyLayout.utf8(Integer.toString(scan.limit() + 1));
+            List<CompletableFuture<List<Object>>> shards = new ArrayList<>(KeyLayout.SHARDS);
+            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+                shards.add(RedisBackend.this.<List<Object>>run(channel, Script.SCAN, ScriptOutputType.MULTI,
+                        keys(KeyLayout.indexShard(scan.namespace(), shard)),
+                        KeyLayout.itemPrefix(scan.namespace(), shard), KeyLayout.utf8(Long.toString(now)), wanted)
+                        .toCompletableFuture());
+            }
+            return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
                 List<Result.Entry> entries = new ArrayList<>();
-                for (List<Object> found : shards) {
+                for (CompletableFuture<List<Object>> shard : shards) {
+                    List<Object> found = shard.join();
                     for (int i = 0; i < found.size(); i += 2) {
                         Item item = StoredItem.decode((byte[]) found.get(i + 1));
                         if (!item.isExpiredAt(now)) {
@@ -224,50 +255,50 @@ final class RedisBackend implements Backend {
     }
 
     /**
-     * Runs a script on each index shard of a namespace: KEYS is the shard, ARGV the item key prefix of the shard
-     * then {@code args}. Completes with the replies in shard order once all are in.
+     * Flushes one index shard a chunk at a time, so that no script runs long on a big shard: the first chunk goes
+     * out with the batch, the next ones on the shared connection as each reply says more are left.
      */
-    private <T> CompletionStage<List<T>> everyShard(RedisConnections.Channel channel, Script script,
-                                                    ScriptOutputType type, Namespace namespace, byte[]... args) {
-        List<CompletableFuture<T>> shards = new ArrayList<>(KeyLayout.SHARDS);
-        for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
-            byte[][] argv = new byte[args.length + 1][];
-            argv[0] = KeyLayout.itemPrefix(namespace, shard);
-            System.arraycopy(args, 0, argv, 1, args.length);
-            shards.add(this.<T>run(channel, script, type, keys(KeyLayout.indexShard(namespace, shard)), argv)
-                    .toCompletableFuture());
-        }
-        return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new)).thenApply(done -> {
-            List<T> replies = new ArrayList<>(shards.size());
-            shards.forEach(shard -> replies.add(shard.join()));
-            return replies;
-        });
+    private CompletionStage<Void> flushShard(RedisConnections.Channel channel, Namespace namespace, int shard,
+                                             byte[] chunk) {
+        return this.<Long>run(channel, Script.FLUSH, ScriptOutputType.INTEGER, keys(KeyLayout.indexShard(namespace,
+                        shard)), KeyLayout.itemPrefix(namespace, shard), chunk)
+                .thenCompose(left -> left == 0 ? CompletableFuture.completedFuture(null)
+                        : flushShard(connections.shared(), namespace, shard, chunk));
     }
 
-    /** Runs an item script: KEYS are the item and its index shard, ARGV the client's key then {@code args}. */
+    /**
+     * Runs an item script: KEYS are the item and its index shard, ARGV the client's key, the gateway's time (by which
+     * the script judges expiry, as {@link Starter#get} does) then {@code args}.
+     */
     private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
                                              Operation.KeyOperation operation, byte[]... args) {
         Namespace namespace = operation.namespace();
+        if (!written.contains(namespace)) {
+            written.add(namespace);
+        }
         byte[] key = operation.key();
-        byte[][] argv = new byte[args.length + 1][];
+        byte[][] argv = new byte[args.length + 2][];
         argv[0] = key;
-        System.arraycopy(args, 0, argv, 1, args.length);
+        argv[1] = KeyLayout.utf8(Long.toString(clock.millis()));
+        System.arraycopy(args, 0, argv, 2, args.length);
         return this.<List<Object>>run(channel, script, ScriptOutputType.MULTI,
                 keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key)), argv)
                 .thenApply(ScriptReply::new);
     }
 
     /**
-     * Runs a script by its SHA-1. A server that does not know it (restarted, or a replica promoted since the
-     * scripts were loaded) gets the whole text once, on the shared connection: this thread's connection may not be
-     * flushed again soon, and the retry runs on a Lettuce thread.
+     * Runs a script by its SHA-1. A node that does not know it (restarted, or a replica promoted since the scripts
+     * were loaded) refuses it with NOSCRIPT: the script did not run, so the operation fails as a temporary failure
+     * and the scripts are loaded again in the background. Sending the text instead would keep this client's order
+     * only if it went out before the commands pipelined behind this one, which have already gone.
      */
     <T> CompletionStage<T> run(RedisConnections.Channel channel, Script script, ScriptOutputType type, byte[][] keys,
                                byte[]... args) {
-        CompletionStage<T> first = channel.commands().evalsha(script.sha(), type, keys, args);
-        return first.exceptionallyCompose(error -> unwrap(error) instanceof RedisNoScriptException
-                ? connections.shared().commands().<T>eval(script.body(), type, keys, args)
-                : CompletableFuture.failedStage(error));
+        return channel.commands().<T>evalsha(script.sha(), type, keys, args).whenComplete((reply, error) -> {
+            if (error != null && unwrap(error) instanceof RedisNoScriptException) {
+                connections.reloadScripts();
+            }
+        });
     }
 
     private static String mode(Operation.Store store) {
@@ -308,10 +339,42 @@ final class RedisBackend implements Backend {
         }
     }
 
-    /** Whatever stopped a command from completing: Redis is unreachable, too slow, or refused it for now. */
-    static Result unreachable(Throwable error) {
+    /** Whether an operation only reads: one that failed may simply be tried again, whatever became of it. */
+    private static boolean reads(Operation operation) {
+        return operation instanceof Operation.Get || operation instanceof Operation.Scan
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search
+                || operation instanceof Operation.ReadCounter || operation instanceof Operation.DumpCounters;
+    }
+
+    /**
+     * What a client is told when a command did not complete. {@link Status#TEMPORARY_FAILURE} when nothing was
+     * done: the command was rejected before it was sent (no connection), or Redis refused it for now ({@link
+     * #REFUSALS}), or the operation only reads. {@link Status#BACKEND_ERROR} when a change may or may not have been
+     * made (a timeout or a lost connection after the command was sent, a script that failed halfway), so that no
+     * client retries an incr or an acquisition as if it had not happened; also for a reply this code cannot read.
+     */
+    static Result failure(Throwable error, boolean reads) {
         Throwable cause = unwrap(error);
-        return Result.failure(Status.TEMPORARY_FAILURE, "redis: " + cause.getMessage());
+        String message = "redis: " + cause.getMessage();
+        if (!(cause instanceof RedisException)) {
+            return Result.failure(Status.BACKEND_ERROR, message); // not Redis's failure but this code's reading
+        }
+        boolean nothingDone = reads || cause instanceof RedisConnectionException
+                || NOT_CONNECTED.equals(cause.getMessage())
+                || (cause instanceof RedisCommandExecutionException && refusal(cause.getMessage()));
+        return Result.failure(nothingDone ? Status.TEMPORARY_FAILURE : Status.BACKEND_ERROR, message);
+    }
+
+    private static boolean refusal(String message) {
+        if (message == null) {
+            return false;
+        }
+        for (String code : REFUSALS) {
+            if (message.startsWith(code + " ") || message.equals(code)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Throwable unwrap(Throwable error) {
@@ -323,15 +386,32 @@ final class RedisBackend implements Backend {
         return cause;
     }
 
-    /** Redis's key count (on a cluster, Lettuce sums the masters'): items, plus the index sets listing them. */
-    private void readKeyCount() {
-        connections.shared().commands().dbsize().thenAccept(count -> keys = count);
+    /**
+     * Counts the live items of the namespaces this gateway has written to, from their index shards (Redis's key
+     * count would include the index, tag, search and counter keys).
+     */
+    private void countItems() {
+        Range<Long> live = Range.from(Range.Boundary.excluding(clock.millis()), Range.Boundary.unbounded());
+        List<CompletableFuture<Long>> counts = new ArrayList<>();
+        for (Namespace namespace : written) {
+            for (int shard = 0; shard < KeyLayout.SHARDS; shard++) {
+                counts.add(connections.shared().commands().zcount(KeyLayout.indexShard(namespace, shard),
+                        live).toCompletableFuture());
+            }
+        }
+        CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            long total = 0;
+            for (CompletableFuture<Long> count : counts) {
+                total += count.join();
+            }
+            items = total;
+        });
     }
 
     @Override
     public Map<String, String> stats() {
         Map<String, String> stats = new LinkedHashMap<>(counters.stats());
-        stats.put("curr_items", Long.toString(keys));
+        stats.put("curr_items", Long.toString(items));
         return stats;
     }
 

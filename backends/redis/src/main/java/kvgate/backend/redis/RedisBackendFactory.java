@@ -30,7 +30,8 @@ public final class RedisBackendFactory implements BackendFactory {
                         "the seed nodes of a Redis Cluster, host:port,...; the topology is learnt from them and "
                                 + "followed through failovers"),
                 Setting.integer("timeout_ms", 1000, 1, 600_000,
-                        "a command without a reply within this many milliseconds fails with a temporary failure; "
+                        "a command without a reply within this many milliseconds fails: a temporary failure for a "
+                                + "read, a backend error for a change (whose outcome is then unknown); "
                                 + "also the connect timeout"),
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
                         "a cluster's topology is read again this often, besides at once on MOVED, ASK and "

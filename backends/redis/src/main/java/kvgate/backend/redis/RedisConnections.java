@@ -4,11 +4,12 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -20,13 +21,19 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Lettuce connections of one backend: a shared one that flushes every command (for threads that are not the
@@ -37,8 +44,10 @@ import java.util.concurrent.TimeUnit;
  * one thread's flush carry, or miss, another's commands. A connection used only by the one event loop that owns it
  * has no such race.
  *
- * <p>Lettuce runs on {@link ClientResources} of its own (two I/O threads): its event loop groups are created and
- * shut down by its resources, and the transport it picks need not be the one the gateway's loops were built for.
+ * <p>Lettuce runs on {@link ClientResources} of its own, with as many I/O threads as the gateway has event loops
+ * (at least two, Lettuce's minimum):
+ * its event loop groups are created and shut down by its resources (closing waits for them), and the transport it
+ * picks need not be the one the gateway's loops were built for.
  *
  * <p>Failing fast: commands are rejected at once while a connection is down (never buffered), every command has a
  * timeout, and connections reconnect on their own, retrying at most every second.
@@ -51,12 +60,20 @@ final class RedisConnections implements AutoCloseable {
      */
     private static final long SWEEP_MILLIS = 10;
 
+    /** When a connection's commands are written to the socket. */
+    enum Flushing {
+        /** Each as it is sent: the shared connection, used from any thread. */
+        AUTO,
+        /** Queued until {@link Channel#flush}: an event loop's own connection, one write per batch. */
+        MANUAL
+    }
+
     /** One connection and its commands. */
     record Channel(StatefulConnection<byte[], byte[]> connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
-                   boolean manualFlush) {
+                   Flushing flushing) {
         /** Sends what was queued since the last call (a no-op for the shared, auto-flushing connection). */
         void flush() {
-            if (manualFlush) {
+            if (flushing == Flushing.MANUAL) {
                 connection.flushCommands();
             }
         }
@@ -76,6 +93,8 @@ final class RedisConnections implements AutoCloseable {
     private final Channel shared;
     private final Map<EventExecutor, Channel> byLoop;
     private final List<EventExecutor> loops;
+    /** Whether a reload of the scripts is under way ({@link #reloadScripts}). */
+    private final AtomicBoolean reloading = new AtomicBoolean();
     /** The cluster's periodic flushes of each loop's connection (see {@link #open}); empty on a standalone server. */
     private final List<ScheduledFuture<?>> sweeps;
 
@@ -97,9 +116,13 @@ final class RedisConnections implements AutoCloseable {
     /** Connects; blocks until every connection is up, or fails with what went wrong. */
     static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
                                  EventLoopGroup eventLoops) {
+        int threads = 0;
+        for (EventExecutor loop : eventLoops) {
+            threads++;
+        }
         ClientResources resources = ClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
+                .ioThreadPoolSize(threads)
+                .computationThreadPoolSize(threads)
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2,
                         TimeUnit.MILLISECONDS))
                 .build();
@@ -119,18 +142,9 @@ final class RedisConnections implements AutoCloseable {
                                 .enableAllAdaptiveRefreshTriggers()
                                 .build())
                         .build());
-                shared = clusterChannel(clusterClient, opened, false);
-                StatefulRedisClusterConnection<byte[], byte[]> nodes =
-                        (StatefulRedisClusterConnection<byte[], byte[]>) shared.connection();
-                for (RedisClusterNode node : nodes.getPartitions()) {
-                    if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                        loadScripts(nodes.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync());
-                    }
-                }
-                if (eventLoops != null) {
-                    for (EventExecutor loop : eventLoops) {
-                        byLoop.put(loop, clusterChannel(clusterClient, opened, true));
-                    }
+                shared = clusterChannel(clusterClient, opened, Flushing.AUTO);
+                for (EventExecutor loop : eventLoops) {
+                    byLoop.put(loop, clusterChannel(clusterClient, opened, Flushing.MANUAL));
                 }
             } else {
                 RedisURI uri = ((Target.Standalone) target).uri();
@@ -138,21 +152,22 @@ final class RedisConnections implements AutoCloseable {
                 RedisClient standalone = RedisClient.create(resources, uri);
                 client = standalone;
                 standalone.setOptions(failFast(ClientOptions.builder(), timeout).build());
-                shared = standaloneChannel(standalone, opened, false);
-                loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).sync());
-                if (eventLoops != null) {
-                    for (EventExecutor loop : eventLoops) {
-                        byLoop.put(loop, standaloneChannel(standalone, opened, true));
-                    }
+                shared = standaloneChannel(standalone, opened, Flushing.AUTO);
+                for (EventExecutor loop : eventLoops) {
+                    byLoop.put(loop, standaloneChannel(standalone, opened, Flushing.MANUAL));
                 }
             }
-            return new RedisConnections(resources, client, shared, byLoop, target instanceof Target.Cluster);
+            checkLayout(shared);
+            RedisConnections connections = new RedisConnections(resources, client, shared, byLoop,
+                    target instanceof Target.Cluster);
+            connections.loadScripts().toCompletableFuture().join();
+            return connections;
         } catch (RuntimeException e) {
             opened.forEach(StatefulConnection::close);
             if (client != null) {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            shutDown(resources);
             throw e;
         }
     }
@@ -169,7 +184,7 @@ final class RedisConnections implements AutoCloseable {
     }
 
     private static Channel clusterChannel(RedisClusterClient client, List<StatefulConnection<byte[], byte[]>> opened,
-                                          boolean manualFlush) {
+                                          Flushing flushing) {
         StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         opened.add(connection);
         // Node connections open lazily, and commands sent while one is still connecting would be rejected:
@@ -178,25 +193,73 @@ final class RedisConnections implements AutoCloseable {
         for (RedisClusterNode node : connection.getPartitions()) {
             connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
         }
-        connection.setAutoFlushCommands(!manualFlush);
-        return new Channel(connection, connection.async(), manualFlush);
+        connection.setAutoFlushCommands(flushing == Flushing.AUTO);
+        return new Channel(connection, connection.async(), flushing);
     }
 
     private static Channel standaloneChannel(RedisClient client, List<StatefulConnection<byte[], byte[]>> opened,
-                                             boolean manualFlush) {
+                                             Flushing flushing) {
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         opened.add(connection);
-        connection.setAutoFlushCommands(!manualFlush);
-        return new Channel(connection, connection.async(), manualFlush);
+        connection.setAutoFlushCommands(flushing == Flushing.AUTO);
+        return new Channel(connection, connection.async(), flushing);
     }
 
     /**
-     * Loads every script, so that EVALSHA finds them: falling back to EVAL later would send that command after
-     * the ones pipelined behind it.
+     * Notes this code's key layout in Redis if none is, and refuses a store laid out otherwise (another shard count,
+     * say): reading it with this layout would orphan its items rather than fail.
      */
-    private static void loadScripts(RedisScriptingCommands<byte[], byte[]> node) {
+    private static void checkLayout(Channel shared) {
+        byte[] version = KeyLayout.utf8(KeyLayout.VERSION);
+        shared.commands().set(KeyLayout.LAYOUT, version, SetArgs.Builder.nx()).toCompletableFuture().join();
+        byte[] stored = shared.commands().get(KeyLayout.LAYOUT).toCompletableFuture().join();
+        if (!Arrays.equals(stored, version)) {
+            throw new IllegalStateException("Redis holds kvgate data in key layout '"
+                    + (stored == null ? "" : new String(stored, StandardCharsets.UTF_8)) + "', this gateway uses '"
+                    + KeyLayout.VERSION + "': point it at another Redis (or database), or empty this one");
+        }
+    }
+
+    /**
+     * Loads every script into every node, replicas included (Redis does not pass SCRIPT LOAD on to them, and a
+     * replica promoted by a failover would otherwise start without them). Completes when all are loaded, or fails
+     * when a master could not take them.
+     */
+    private CompletionStage<Void> loadScripts() {
+        List<CompletableFuture<?>> loads = new ArrayList<>();
+        if (shared.connection() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+            for (RedisClusterNode node : cluster.getPartitions()) {
+                CompletableFuture<Void> load = cluster.getConnectionAsync(node.getUri().getHost(),
+                        node.getUri().getPort()).thenCompose(connection -> loadScripts(connection.async()));
+                // A replica that is down now gets them when it is promoted and answers NOSCRIPT.
+                loads.add(node.is(RedisClusterNode.NodeFlag.UPSTREAM) ? load : load.exceptionally(error -> null));
+            }
+        } else {
+            loads.add(loadScripts(((StatefulRedisConnection<byte[], byte[]>) shared.connection()).async()));
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    }
+
+    private static CompletableFuture<Void> loadScripts(RedisScriptingAsyncCommands<byte[], byte[]> node) {
+        List<CompletableFuture<String>> loads = new ArrayList<>(Script.ALL.length);
         for (Script script : Script.ALL) {
-            node.scriptLoad(script.body());
+            loads.add(node.scriptLoad(script.body()).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Loads the scripts again, in the background, after a node answered NOSCRIPT (restarted empty, or a replica
+     * promoted without them). At most one reload runs at a time; the operation that met NOSCRIPT is not retried
+     * here (a retry would go out after the commands pipelined behind it), its client gets a temporary failure.
+     */
+    void reloadScripts() {
+        if (reloading.compareAndSet(false, true)) {
+            try {
+                loadScripts().whenComplete((done, error) -> reloading.set(false));
+            } catch (RuntimeException e) {
+                reloading.set(false);
+            }
         }
     }
 
@@ -221,6 +284,13 @@ final class RedisConnections implements AutoCloseable {
         byLoop.values().forEach(channel -> channel.connection().close());
         shared.connection().close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        shutDown(resources);
+    }
+
+    /** Stops Lettuce's threads and waits (bounded) until they are gone, so none outlives the backend. */
+    private static void shutDown(ClientResources resources) {
+        if (!resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS)) {
+            LoggerFactory.getLogger(RedisConnections.class).warn("Lettuce's threads did not stop within 5 s");
+        }
     }
 }

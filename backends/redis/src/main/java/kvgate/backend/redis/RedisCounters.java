@@ -1,5 +1,6 @@
 package kvgate.backend.redis;
 
+import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,9 +23,10 @@ import kvgate.spi.Status;
 /**
  * The counter protocol's resource counters in Redis, shared by every gateway on it, with the memory store's
  * semantics (consumption, interval maximum, collection of counters at 0). Each counter is a hash and a sorted set
- * of leases under one hash tag ({@code kvgate:c{<namespace>#<name>}}, {@code kvgate:l{<namespace>#<name>}}), changed
- * only by {@code counter.lua}, so the check against the maximum and the grant are one atomic step whichever gateway
- * asks. A namespace's counter names are listed in {@code kvgate:d{<namespace>}} for dumps.
+ * of leases under one hash tag ({@link KeyLayout#counter}, {@link KeyLayout#counterLeases}), changed only by
+ * {@code counter.lua}, so the check against the maximum and the grant are one atomic step whichever gateway asks. A
+ * namespace's counter names are listed in its directory ({@link KeyLayout#counterDirectory}) for dumps, after each
+ * grant.
  *
  * <p>Leases: an acquisition records its owner (one client connection) with a deadline {@code counter.lease_ms}
  * ahead; this gateway renews the deadlines of every owner it serves every third of that, until the owner's
@@ -52,8 +54,8 @@ final class RedisCounters implements AutoCloseable {
                   ScheduledExecutorService scheduler) {
         this.backend = backend;
         this.connections = connections;
-        this.leaseMillis = KeyLayout.ascii(Long.toString(leaseMillis));
-        this.intervalSeconds = KeyLayout.ascii(Long.toString(intervalSeconds));
+        this.leaseMillis = KeyLayout.utf8(Long.toString(leaseMillis));
+        this.intervalSeconds = KeyLayout.utf8(Long.toString(intervalSeconds));
         long every = Math.max(1, leaseMillis / 3);
         this.renewal = scheduler.scheduleWithFixedDelay(this::renewAndCount, every, every, TimeUnit.MILLISECONDS);
     }
@@ -69,15 +71,19 @@ final class RedisCounters implements AutoCloseable {
                         : CompletableFuture.completedFuture(reply.failure()));
     }
 
-    /** Lists a counter the acquisition created in its namespace's directory, for dumps. */
+    /**
+     * Lists a counter in its namespace's directory, for dumps, after each grant (the directory is in another slot,
+     * so the counter's script cannot). Listing is idempotent and each grant raises the name's score, which a dump's
+     * clean-up checks ({@code unlist.lua}). The resources are held whatever becomes of the listing, so its failure
+     * does not fail the acquisition; the next grant lists the counter again.
+     */
     private CompletionStage<Result> listed(CounterId id, boolean created, long resources) {
-        Result acquired = new Result.Number(resources, 0);
-        if (!created) {
-            return CompletableFuture.completedFuture(acquired);
+        if (created) {
+            objects.incrementAndGet();
         }
-        objects.incrementAndGet();
-        return connections.shared().commands().sadd(directory(id.namespace()), id.nameBytes())
-                .thenApply(added -> acquired);
+        Result acquired = new Result.Number(resources, 0);
+        return connections.shared().commands().zincrby(KeyLayout.counterDirectory(id.namespace()), 1, id.nameBytes())
+                .handle((score, error) -> acquired);
     }
 
     CompletionStage<Result> release(RedisConnections.Channel channel, Operation.Release release) {
@@ -105,24 +111,26 @@ final class RedisCounters implements AutoCloseable {
     }
 
     CompletionStage<Result> dump(RedisConnections.Channel channel, Operation.DumpCounters dump) {
-        byte[] directory = directory(dump.namespace());
-        return channel.commands().smembers(directory).thenCompose(names -> {
-            List<byte[]> listed = new ArrayList<>(names);
+        byte[] directory = KeyLayout.counterDirectory(dump.namespace());
+        return channel.commands().zrangeWithScores(directory, 0, -1).thenCompose(listed -> {
             List<CompletableFuture<RedisBackend.ScriptReply>> reads = new ArrayList<>(listed.size());
-            for (byte[] name : listed) {
-                CounterId id = new CounterId(dump.namespace(), new String(name, StandardCharsets.ISO_8859_1));
+            for (ScoredValue<byte[]> name : listed) {
+                CounterId id = new CounterId(dump.namespace(),
+                        new String(name.getValue(), StandardCharsets.ISO_8859_1));
                 reads.add(run(connections.shared(), id, "read", dump.owner(), 0, 0).toCompletableFuture());
             }
             return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
                 List<Result.CounterState> states = new ArrayList<>(listed.size());
                 for (int i = 0; i < listed.size(); i++) {
                     RedisBackend.ScriptReply reply = reads.get(i).join();
+                    ScoredValue<byte[]> name = listed.get(i);
                     if (reply.ok()) {
-                        states.add(new Result.CounterState(listed.get(i), reply.number(1), reply.number(2)));
+                        states.add(new Result.CounterState(name.getValue(), reply.number(1), reply.number(2)));
                     } else {
-                        // Collected at 0 since it was listed: drop it from the directory (a new acquisition
-                        // lists it again).
-                        connections.shared().commands().srem(directory, listed.get(i));
+                        // Collected at 0 since it was listed: unlisted unless a grant listed it again meanwhile.
+                        backend.run(connections.shared(), Script.UNLIST, ScriptOutputType.INTEGER,
+                                RedisBackend.keys(directory), name.getValue(),
+                                KeyLayout.utf8(Long.toString((long) name.getScore())));
                     }
                 }
                 return (Result) new Result.Counters(states);
@@ -133,20 +141,13 @@ final class RedisCounters implements AutoCloseable {
     private CompletionStage<RedisBackend.ScriptReply> run(RedisConnections.Channel channel, CounterId id,
                                                          String operation, String owner, long resources,
                                                          long maximum) {
-        String tag = "{" + id.namespace().name() + "#";
-        byte[] suffix = id.nameBytes();
-        byte[][] keys = RedisBackend.keys(
-                KeyLayout.concat(KeyLayout.concat(KeyLayout.ascii("kvgate:c" + tag), suffix), KeyLayout.ascii("}")),
-                KeyLayout.concat(KeyLayout.concat(KeyLayout.ascii("kvgate:l" + tag), suffix), KeyLayout.ascii("}")));
+        byte[][] keys = RedisBackend.keys(KeyLayout.counter(id.namespace(), id.nameBytes()),
+                KeyLayout.counterLeases(id.namespace(), id.nameBytes()));
         return backend.<List<Object>>run(channel, Script.COUNTER, ScriptOutputType.MULTI, keys,
-                        KeyLayout.ascii(operation), owner.getBytes(StandardCharsets.UTF_8),
-                        KeyLayout.ascii(Long.toString(resources)), KeyLayout.ascii(Long.toString(maximum)),
+                        KeyLayout.utf8(operation), owner.getBytes(StandardCharsets.UTF_8),
+                        KeyLayout.utf8(Long.toString(resources)), KeyLayout.utf8(Long.toString(maximum)),
                         leaseMillis, intervalSeconds)
                 .thenApply(RedisBackend.ScriptReply::new);
-    }
-
-    private static byte[] directory(Namespace namespace) {
-        return KeyLayout.ascii("kvgate:d{" + namespace.name() + "}");
     }
 
     /** Renews the lease of every owner this gateway serves, and counts the counters for the stats. */
@@ -158,7 +159,8 @@ final class RedisCounters implements AutoCloseable {
         });
         List<CompletableFuture<Long>> sizes = new ArrayList<>();
         for (Namespace namespace : namespaces) {
-            sizes.add(connections.shared().commands().scard(directory(namespace)).toCompletableFuture());
+            sizes.add(connections.shared().commands().zcard(KeyLayout.counterDirectory(namespace))
+                    .toCompletableFuture());
         }
         CompletableFuture.allOf(sizes.toArray(CompletableFuture[]::new)).thenRun(() -> {
             long total = 0;

@@ -26,8 +26,9 @@ record Script(String name, String body, String sha) {
     static final Script TAG = plain("tag");
     static final Script INDEX = plain("index");
     static final Script COUNTER = plain("counter");
+    static final Script UNLIST = plain("unlist");
 
-    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH, TAG, INDEX, COUNTER};
+    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH, TAG, INDEX, COUNTER, UNLIST};
 
     private static Script item(String name) {
         return of(name, resource("prelude") + "\n" + resource(name));

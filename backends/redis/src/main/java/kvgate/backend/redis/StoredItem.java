@@ -7,8 +7,8 @@ import kvgate.spi.Item;
 /**
  * An item as Redis holds it: one string, a 20-byte header (flags: 4 bytes, CAS: 8, expiry in epoch milliseconds or
  * 0: 8, all big-endian) and the value. One string rather than a hash: a get is one GET of one value, and the
- * scripts read and write the whole item in one call. The key also carries a PEXPIREAT, so Redis drops expired items
- * itself; the header keeps the expiry for the replies that report it.
+ * scripts read and write the whole item in one call. The header's expiry is what decides (by the gateway's clock); the
+ * key also carries a TTL to the same time, so Redis reclaims an expired item's memory itself.
  */
 final class StoredItem {
     static final int HEADER = 20;
@@ -34,6 +34,6 @@ final class StoredItem {
      * same, and is sent as 1 ms after it because the header holds unsigned numbers.
      */
     static byte[] expiryArgument(long expiresAt) {
-        return KeyLayout.ascii(Long.toString(expiresAt < 0 ? 1 : expiresAt));
+        return KeyLayout.utf8(Long.toString(expiresAt < 0 ? 1 : expiresAt));
     }
 }

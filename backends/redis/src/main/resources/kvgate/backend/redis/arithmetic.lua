@@ -1,4 +1,4 @@
--- ARGV: key, 'incr' or 'decr', delta as two 32-bit halves (high, low), initial (decimal), 'create' or '',
+-- ARGV: key, now, 'incr' or 'decr', delta as two 32-bit halves (high, low), initial (decimal), 'create' or '',
 -- expiry of a created item, wanted CAS ('' for none). Returns {status} or {'OK', new value (decimal), cas}.
 -- Lua's numbers are doubles, so unsigned 64-bit numbers are kept as two 32-bit halves.
 local WORD = 4294967296
@@ -36,18 +36,18 @@ local function format(high, low)
   return table.concat(digits)
 end
 
-local increment, delta_high, delta_low = ARGV[2] == 'incr', tonumber(ARGV[3]), tonumber(ARGV[4])
+local increment, delta_high, delta_low = ARGV[3] == 'incr', tonumber(ARGV[4]), tonumber(ARGV[5])
 local item = read()
 if item == nil then
-  if ARGV[6] ~= 'create' then
+  if ARGV[7] ~= 'create' then
     return {'NOT_FOUND'}
   end
   -- A CAS does not stop the creation: there is nothing to compare with, and memcached creates too.
-  local cas, micros = next_cas(nil)
-  write(ARGV[5], 0, cas, tonumber(ARGV[7]), micros)
-  return {'OK', ARGV[5], cas}
+  local cas = next_cas(nil)
+  write(ARGV[6], 0, cas, tonumber(ARGV[8]))
+  return {'OK', ARGV[6], cas}
 end
-if cas_differs(item, ARGV[8]) then
+if cas_differs(item, ARGV[9]) then
   return {'EXISTS'}
 end
 local high, low = parse(item.value)
@@ -69,6 +69,6 @@ else
   end
 end
 local value = format(high, low)
-local cas, micros = next_cas(item)
-write(value, item.flags, cas, item.expires, micros)
+local cas = next_cas(item)
+write(value, item.flags, cas, item.expires)
 return {'OK', value, cas}

@@ -1,9 +1,9 @@
--- ARGV: key, wanted CAS ('' for none). Returns {status} or {'OK', removed raw item}.
+-- ARGV: key, now, wanted CAS ('' for none). Returns {status} or {'OK', removed raw item}.
 local item = read()
 if item == nil then
   return {'NOT_FOUND'}
 end
-if cas_differs(item, ARGV[2]) then
+if cas_differs(item, ARGV[3]) then
   return {'EXISTS'}
 end
 remove()

@@ -1,7 +1,11 @@
--- One index shard of a namespace. KEYS[1]: the shard; ARGV[1]: the item key prefix of the shard. Removes every
--- item the shard lists (keys built here share the shard's hash tag, so they are in its slot), then the shard.
-for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  redis.call('DEL', ARGV[1] .. member)
+-- One chunk of one index shard of a namespace. KEYS[1]: the shard; ARGV: the item key prefix of the shard, the
+-- chunk size. Unlinks the items of the first members (keys built here share the shard's hash tag, so they are in
+-- its slot) and drops those members; returns how many members are left, for the caller to go on.
+local members = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+for _, member in ipairs(members) do
+  redis.call('UNLINK', ARGV[1] .. member)
 end
-redis.call('DEL', KEYS[1])
-return 0
+if #members > 0 then
+  redis.call('ZREM', KEYS[1], unpack(members))
+end
+return redis.call('ZCARD', KEYS[1])

@@ -1,6 +1,6 @@
--- ARGV: key, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit.
+-- ARGV: key, now, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit.
 -- Returns {status} or {'OK', cas}.
-local mode, value, flags, expires, wanted = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local mode, value, flags, expires, wanted = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local item = read()
 local joining = mode == 'append' or mode == 'prepend'
 if item == nil then
@@ -16,7 +16,7 @@ else
   end
 end
 if joining then
-  if #item.value + #value > tonumber(ARGV[7]) then
+  if #item.value + #value > tonumber(ARGV[8]) then
     return {'TOO_LARGE'}
   end
   if mode == 'append' then
@@ -25,9 +25,9 @@ if joining then
     value = value .. item.value
   end
   flags, expires = item.flags, item.expires
-elseif #value > tonumber(ARGV[7]) then
+elseif #value > tonumber(ARGV[8]) then
   return {'TOO_LARGE'}
 end
-local cas, micros = next_cas(item)
-write(value, flags, cas, expires, micros)
+local cas = next_cas(item)
+write(value, flags, cas, expires)
 return {'OK', cas}

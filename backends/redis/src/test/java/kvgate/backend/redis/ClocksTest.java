@@ -1,0 +1,104 @@
+package kvgate.backend.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Settings;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Expiry is judged by the gateway's clock alone, however far Redis's clock is from it: an item is there exactly as
+ * long as the gateway's reads say, for the scripts as for gets. A real redis-server; gateways whose clocks are an
+ * hour off it (the test cannot move Redis's clock, so it moves the gateway's).
+ */
+class ClocksTest {
+    private static final Duration HOUR = Duration.ofHours(1);
+    private static final Namespace NAMESPACE = Namespace.DEFAULT;
+
+    @Test
+    void anItemLivesAsLongAsTheGatewaysClockSaysWhateverRedissClockSays() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        Process redis = new ProcessBuilder("redis-server", "--bind", "127.0.0.1", "--port", Integer.toString(port),
+                "--save", "", "--appendonly", "no").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        NioEventLoopGroup loops = new NioEventLoopGroup(1);
+        try {
+            awaitListening(port);
+            Clock behind = Clock.offset(Clock.systemUTC(), HOUR.negated());
+            Clock ahead = Clock.offset(Clock.systemUTC(), HOUR);
+            try (Backend slow = open(port, behind, loops); Backend fast = open(port, ahead, loops)) {
+                // An hour behind Redis: an item a minute from expiry by this clock is there.
+                assertEquals(Status.OK, run(slow, store("behind", StoreMode.SET, behind.millis() + 60_000)).status());
+                assertInstanceOf(Result.Value.class, run(slow, new Operation.Get(NAMESPACE, bytes("behind"))));
+
+                // An hour ahead of Redis: once expired by this clock the item is gone for reads and scripts alike.
+                assertEquals(Status.OK, run(fast, store("ahead", StoreMode.SET, ahead.millis() + 300)).status());
+                Thread.sleep(400);
+                assertEquals(Status.NOT_FOUND, run(fast, new Operation.Get(NAMESPACE, bytes("ahead"))).status());
+                assertEquals(Status.OK, run(fast, store("ahead", StoreMode.ADD, 0)).status(), "add of an expired item");
+            }
+            // Closing waits for Lettuce's own threads: none outlives the backends.
+            List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                    .map(Thread::getName).filter(name -> name.startsWith("lettuce-")).toList();
+            assertEquals(List.of(), left);
+        } finally {
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+            redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Backend open(int port, Clock clock, NioEventLoopGroup loops) {
+        Settings settings = new Settings(Map.of("uri", "redis://127.0.0.1:" + port, "cluster", "",
+                "timeout_ms", "5000", "topology_refresh_ms", "10000",
+                BackendContext.COUNTER_LEASE_MS, "60000", BackendContext.COUNTER_STATS_INTERVAL, "10"));
+        return new RedisBackendFactory().open(new BackendContext("test", settings, clock, 1 << 20, loops));
+    }
+
+    private static Operation.Store store(String key, StoreMode mode, long expiresAt) {
+        return new Operation.Store(NAMESPACE, bytes(key), mode, bytes("v"), 0, expiresAt, 0);
+    }
+
+    private static Result run(Backend backend, Operation operation) throws Exception {
+        return backend.execute(operation).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void awaitListening(int port) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (true) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return;
+            } catch (IOException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new AssertionError("redis-server did not start on port " + port);
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+}

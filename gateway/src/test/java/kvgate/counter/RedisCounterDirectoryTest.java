@@ -1,0 +1,61 @@
+package kvgate.counter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import kvgate.testing.CounterClient;
+import kvgate.testing.RedisServers;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Test;
+
+/**
+ * On a Redis Cluster a namespace's counter directory (listing names for dumps) lives on another node than most of
+ * its counters: with that node gone, an acquisition granted by the counter's node holds its resources and is
+ * reported granted; the directory catches up at a later grant.
+ */
+class RedisCounterDirectoryTest {
+    private static final int MASTERS = 3;
+
+    @Test
+    void anAcquisitionGrantedWhileTheDirectorysNodeIsDownIsReportedGranted() throws Exception {
+        try (RedisServers servers = RedisServers.cluster(MASTERS)) {
+            Map<String, String> settings = new HashMap<>(servers.backendSettings());
+            settings.put("counter.store", "redis");
+            settings.put("redis.timeout_ms", "500");
+            try (TestGateway gateway = TestGateway.start(settings);
+                 CounterClient client = new CounterClient(gateway.counterPort())) {
+                assertEquals(0, client.acquire("probe", 1, 10).status());
+                int holder = -1;
+                String directory = null;
+                for (int i = 0; i < MASTERS; i++) {
+                    String found = RedisServers.cli(servers.port(i), "KEYS", "kvgate:d*").strip();
+                    if (!found.isEmpty()) {
+                        holder = i;
+                        directory = found;
+                    }
+                }
+                assertTrue(holder >= 0, "the directory is in Redis");
+                String namespace = directory.substring(directory.indexOf('{') + 1, directory.indexOf('}'));
+                String name = elsewhere(servers, namespace, holder);
+                servers.kill(holder);
+                assertEquals(0, client.acquire(name, 2, 10).status(), "granted on its own node");
+                assertEquals(2, client.get(name).u32(0));
+                assertEquals(0, client.release(name, 2).status(), "and held, so it can be released");
+            }
+        }
+    }
+
+    /** A counter name whose keys are on another master than {@code holder} (masters hold even slot ranges). */
+    private static String elsewhere(RedisServers servers, String namespace, int holder) throws Exception {
+        for (int i = 0; ; i++) {
+            String name = "n" + i;
+            int slot = Integer.parseInt(RedisServers.cli(servers.port(0), "CLUSTER", "KEYSLOT",
+                    "kvgate:c{" + namespace + "#" + name + "}").strip());
+            if (slot * MASTERS / 16384 != holder) {
+                return name;
+            }
+        }
+    }
+}
