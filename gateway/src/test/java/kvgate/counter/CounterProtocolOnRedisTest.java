@@ -1,28 +1,14 @@
 package kvgate.counter;
 
-import java.util.HashMap;
 import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The counter protocol suite with the counters in Redis (counter.store = redis): a real standalone redis-server. */
 class CounterProtocolOnRedisTest extends CounterProtocolSuite {
-    private static RedisServers servers;
-
     @BeforeAll
     static void start() throws Exception {
-        servers = RedisServers.standalone();
-        Map<String, String> settings = new HashMap<>(servers.backendSettings());
-        settings.put("counter.store", "redis");
-        gateway = TestGateway.start(settings);
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(RedisServers.standalone(), Map.of("counter.store", "redis"));
     }
 }

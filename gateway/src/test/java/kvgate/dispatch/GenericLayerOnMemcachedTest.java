@@ -10,7 +10,6 @@ import kvgate.spi.Status;
 import kvgate.spi.StoreMode;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -24,17 +23,8 @@ class GenericLayerOnMemcachedTest extends GenericLayerSuite {
     @BeforeAll
     static void start() throws Exception {
         servers = MemcachedServers.start(2);
-        Map<String, String> settings = servers.backendSettings();
-        gateway = TestGateway.start(settings);
-        second = TestGateway.start(settings);
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        stopGateways();
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(servers, Map.of());
+        second = TestGateway.start(servers.backendSettings()); // the first gateway owns the servers
     }
 
     @Test

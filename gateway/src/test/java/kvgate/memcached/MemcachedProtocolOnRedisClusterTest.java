@@ -1,24 +1,14 @@
 package kvgate.memcached;
 
+import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The memcached protocol suite on the Redis backend: a real three-master Redis Cluster. */
 class MemcachedProtocolOnRedisClusterTest extends MemcachedProtocolSuite {
-    private static RedisServers servers;
-
     @BeforeAll
     static void start() throws Exception {
-        servers = RedisServers.cluster(3);
-        gateway = TestGateway.start(servers.backendSettings());
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(RedisServers.cluster(3), Map.of());
     }
 }

@@ -1,10 +1,7 @@
 package kvgate.mpdb;
 
-import java.util.HashMap;
-import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -12,21 +9,8 @@ import org.junit.jupiter.api.BeforeAll;
  * index shards.
  */
 class MpdbProtocolOnRedisClusterTest extends MpdbProtocolSuite {
-    private static RedisServers servers;
-
     @BeforeAll
     static void start() throws Exception {
-        servers = RedisServers.cluster(3);
-        Map<String, String> settings = new HashMap<>(servers.backendSettings());
-        settings.putAll(settings());
-        gateway = TestGateway.start(settings);
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        stopGateway();
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(RedisServers.cluster(3), settings());
     }
 }

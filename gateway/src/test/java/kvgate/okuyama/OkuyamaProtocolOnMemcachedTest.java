@@ -1,25 +1,14 @@
 package kvgate.okuyama;
 
+import java.util.Map;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The okuyama protocol suite on two real memcached servers: tags and search come from the generic layer. */
 class OkuyamaProtocolOnMemcachedTest extends OkuyamaProtocolSuite {
-    private static MemcachedServers servers;
-
     @BeforeAll
     static void start() throws Exception {
-        servers = MemcachedServers.start(2);
-        gateway = TestGateway.start(servers.backendSettings());
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        stopGateway();
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(MemcachedServers.start(2), Map.of());
     }
 }

@@ -1,8 +1,8 @@
 package kvgate.okuyama;
 
+import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -10,19 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
  * natively.
  */
 class OkuyamaProtocolOnRedisClusterTest extends OkuyamaProtocolSuite {
-    private static RedisServers servers;
-
     @BeforeAll
     static void start() throws Exception {
-        servers = RedisServers.cluster(3);
-        gateway = TestGateway.start(servers.backendSettings());
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        stopGateway();
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(RedisServers.cluster(3), Map.of());
     }
 }

@@ -1,8 +1,8 @@
 package kvgate.okuyama;
 
+import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -10,19 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
  * natively.
  */
 class OkuyamaProtocolOnRedisTest extends OkuyamaProtocolSuite {
-    private static RedisServers servers;
-
     @BeforeAll
     static void start() throws Exception {
-        servers = RedisServers.standalone();
-        gateway = TestGateway.start(servers.backendSettings());
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        stopGateway();
-        if (servers != null) {
-            servers.close();
-        }
+        gateway = TestGateway.start(RedisServers.standalone(), Map.of());
     }
 }

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /** Real memcached processes on loopback ports, for the memcached backend's tests. */
-public final class MemcachedServers implements AutoCloseable {
+public final class MemcachedServers implements BackendServers {
     private final int[] ports;
     private final Process[] processes;
 
@@ -56,6 +56,7 @@ public final class MemcachedServers implements AutoCloseable {
     }
 
     /** The gateway settings that put its data on this pool. */
+    @Override
     public Map<String, String> backendSettings() {
         return Map.of("backend", "memcached", "memcached.servers", serverList());
     }

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * server, or the masters of a Redis Cluster with the slots spread evenly over them (formed here with
  * CLUSTER ADDSLOTSRANGE and CLUSTER MEET through redis-cli).
  */
-public final class RedisServers implements AutoCloseable {
+public final class RedisServers implements BackendServers {
     private final boolean cluster;
     private final int[] ports;
     private final int[] busPorts;
@@ -158,6 +158,7 @@ public final class RedisServers implements AutoCloseable {
      * check what replies say, and a pipeline of thousands of requests on a busy test machine must not time out
      * (tests of timeouts set their own).
      */
+    @Override
     public Map<String, String> backendSettings() {
         if (!cluster) {
             return Map.of("backend", "redis", "redis.uri", "redis://127.0.0.1:" + ports[0], "redis.timeout_ms", "5000");

@@ -12,9 +12,12 @@ import kvgate.server.Gateway;
  */
 public final class TestGateway implements AutoCloseable {
     private final Gateway gateway;
+    /** The servers behind this gateway that it owns: closed after it. Null when there are none. */
+    private final BackendServers servers;
 
-    private TestGateway(Gateway gateway) {
+    private TestGateway(Gateway gateway, BackendServers servers) {
         this.gateway = gateway;
+        this.servers = servers;
     }
 
     /** The plugin directory the build fills with the local store plugin zip. */
@@ -52,9 +55,28 @@ public final class TestGateway implements AutoCloseable {
 
     /** Starts with {@link #defaults()} overridden by {@code overrides}. */
     public static TestGateway start(Map<String, String> overrides) throws Exception {
+        return new TestGateway(open(overrides), null);
+    }
+
+    /**
+     * Starts on {@code servers} (their {@link BackendServers#backendSettings()}, then {@code overrides}); the
+     * gateway owns them from then on: it closes them after itself, or at once if it fails to start.
+     */
+    public static TestGateway start(BackendServers servers, Map<String, String> overrides) throws Exception {
+        Map<String, String> settings = new HashMap<>(servers.backendSettings());
+        settings.putAll(overrides);
+        try {
+            return new TestGateway(open(settings), servers);
+        } catch (Exception | Error e) {
+            servers.close();
+            throw e;
+        }
+    }
+
+    private static Gateway open(Map<String, String> overrides) throws Exception {
         Map<String, String> settings = defaults();
         settings.putAll(overrides);
-        return new TestGateway(Gateway.start(Configuration.of(settings), pluginsDirectory().getParent()));
+        return Gateway.start(Configuration.of(settings), pluginsDirectory().getParent());
     }
 
     public int port() {
@@ -79,6 +101,16 @@ public final class TestGateway implements AutoCloseable {
 
     @Override
     public void close() {
-        gateway.close();
+        try {
+            gateway.close();
+        } finally {
+            if (servers != null) {
+                try {
+                    servers.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing the servers behind the gateway failed", e);
+                }
+            }
+        }
     }
 }
