@@ -209,6 +209,11 @@ public final class Dispatcher {
     }
 
     private CompletionStage<Result> counted(Operation operation, CompletionStage<Result> stage) {
+        Result now = Stages.valueNow(stage);
+        if (now != null) {
+            metrics.completed(operation, now.status());
+            return stage;
+        }
         return stage.thenApply(result -> {
             metrics.completed(operation, result.status());
             return result;

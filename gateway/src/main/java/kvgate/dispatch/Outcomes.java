@@ -23,6 +23,9 @@ final class Outcomes {
         if (stage == null) {
             return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
         }
+        if (Stages.valueNow(stage) != null) {
+            return stage;
+        }
         return stage.handle((result, error) -> {
             if (error != null) {
                 LOG.warn("operation completed with an exception", error);

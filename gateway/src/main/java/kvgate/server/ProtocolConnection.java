@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import kvgate.dispatch.Dispatcher;
+import kvgate.dispatch.Stages;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import org.slf4j.Logger;
@@ -132,6 +133,11 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     /** Runs {@code then} on the connection's event loop when {@code stage} completes. */
     private <T> void onLoop(CompletionStage<T> stage, Consumer<T> then) {
         EventLoop loop = ctx.channel().eventLoop();
+        T now = Stages.valueNow(stage);
+        if (now != null && loop.inEventLoop()) {
+            then.accept(now);
+            return;
+        }
         stage.thenAccept(value -> {
             if (loop.inEventLoop()) {
                 then.accept(value);
