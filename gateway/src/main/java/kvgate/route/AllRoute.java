@@ -6,8 +6,6 @@ import kvgate.dispatch.Outcomes;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
-import kvgate.spi.RouteContext;
-import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 
 /**
@@ -19,24 +17,9 @@ final class AllRoute implements Route {
     static final String TYPE = "all";
     static final String CHILDREN = "children";
 
-    /** Builds all-of nodes. */
-    static final class Factory implements RouteFactory {
-        @Override
-        public String type() {
-            return TYPE;
-        }
-
-        @Override
-        public List<Setting> settings() {
-            return List.of(Setting.text(CHILDREN, "",
-                    "comma-separated routes each operation goes to; the first one's answer is the reply"));
-        }
-
-        @Override
-        public Route build(RouteContext context) {
-            return new AllRoute(context.name(), context.routes(CHILDREN, 1));
-        }
-    }
+    static final NodeType NODE = new NodeType(TYPE, List.of(Setting.text(CHILDREN, "",
+            "comma-separated routes each operation goes to; the first one's answer is the reply")),
+            context -> new AllRoute(context.name(), context.routes(CHILDREN, 1)));
 
     private final String name;
     private final List<Route> children;

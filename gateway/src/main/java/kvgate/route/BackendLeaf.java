@@ -4,30 +4,24 @@ import java.util.List;
 import kvgate.dispatch.BackendRoute;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
-import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 
 /**
- * Builds the explicit leaf {@code routes.<name>.type = backend}, {@code routes.<name>.backend = <instance>}. Any
- * place that names a route may name a backend instance directly instead; this node gives an instance a second
- * name, and refuses a name that is not a backend instance.
+ * The explicit leaf {@code routes.<name>.type = backend}, {@code routes.<name>.backend = <instance>}. Any place
+ * that names a route may name a backend instance directly instead; this node gives an instance a second name, and
+ * refuses a name that is not a backend instance.
  */
-final class BackendLeaf implements RouteFactory {
+final class BackendLeaf {
     static final String TYPE = "backend";
     static final String BACKEND = "backend";
 
-    @Override
-    public String type() {
-        return TYPE;
+    static final NodeType NODE = new NodeType(TYPE, List.of(Setting.text(BACKEND, "",
+            "the backend instance (backends.<name>, or default) (required)")), BackendLeaf::build);
+
+    private BackendLeaf() {
     }
 
-    @Override
-    public List<Setting> settings() {
-        return List.of(Setting.text(BACKEND, "", "the backend instance (backends.<name>, or default) (required)"));
-    }
-
-    @Override
-    public Route build(RouteContext context) {
+    private static Route build(RouteContext context) {
         String name = context.required(BACKEND);
         Route route = context.route(name);
         if (!(route instanceof BackendRoute)) {

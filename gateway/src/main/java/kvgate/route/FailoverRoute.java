@@ -7,8 +7,6 @@ import kvgate.dispatch.Outcomes;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
-import kvgate.spi.RouteContext;
-import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 import kvgate.spi.Status;
 
@@ -22,23 +20,9 @@ final class FailoverRoute implements Route {
     static final String TYPE = "failover";
     static final String CHILDREN = "children";
 
-    /** Builds failover nodes. */
-    static final class Factory implements RouteFactory {
-        @Override
-        public String type() {
-            return TYPE;
-        }
-
-        @Override
-        public List<Setting> settings() {
-            return List.of(Setting.text(CHILDREN, "", "comma-separated routes, tried in order (at least two)"));
-        }
-
-        @Override
-        public Route build(RouteContext context) {
-            return new FailoverRoute(context.name(), context.routes(CHILDREN, 2));
-        }
-    }
+    static final NodeType NODE = new NodeType(TYPE, List.of(Setting.text(CHILDREN, "",
+            "comma-separated routes, tried in order (at least two)")),
+            context -> new FailoverRoute(context.name(), context.routes(CHILDREN, 2)));
 
     private final String name;
     private final List<Route> children;

@@ -11,7 +11,6 @@ import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
-import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 
 /**
@@ -27,37 +26,25 @@ final class NamespaceRoute implements Route {
     static final String DEFAULT = "default";
     private static final String ANY = "*";
 
-    /** Builds namespace nodes. */
-    static final class Factory implements RouteFactory {
-        @Override
-        public String type() {
-            return TYPE;
-        }
+    static final NodeType NODE = new NodeType(TYPE, List.of(
+            Setting.text(NAMESPACES, "", "comma-separated namespace=route pairs; a namespace ending in * matches "
+                    + "every namespace starting with the rest (the longest such match wins)"),
+            Setting.text(DEFAULT, "", "the route of namespaces nothing matches (required)")),
+            NamespaceRoute::build);
 
-        @Override
-        public List<Setting> settings() {
-            return List.of(
-                    Setting.text(NAMESPACES, "", "comma-separated namespace=route pairs; a namespace ending in * "
-                            + "matches every namespace starting with the rest (the longest such match wins)"),
-                    Setting.text(DEFAULT, "", "the route of namespaces nothing matches (required)"));
-        }
-
-        @Override
-        public Route build(RouteContext context) {
-            Route fallback = context.route(context.required(DEFAULT));
-            Map<Namespace, Route> exact = new HashMap<>();
-            List<Wildcard> wildcards = new ArrayList<>();
-            Choices.parse(NAMESPACES, context.settings().text(NAMESPACES)).forEach((match, child) -> {
-                if (match.endsWith(ANY)) {
-                    wildcards.add(new Wildcard(match.substring(0, match.length() - ANY.length()),
-                            context.route(child)));
-                } else {
-                    exact.put(new Namespace(match), context.route(child));
-                }
-            });
-            wildcards.sort(Comparator.comparingInt((Wildcard wildcard) -> wildcard.start().length()).reversed());
-            return new NamespaceRoute(context.name(), Map.copyOf(exact), wildcards, fallback);
-        }
+    private static Route build(RouteContext context) {
+        Route fallback = context.route(context.required(DEFAULT));
+        Map<Namespace, Route> exact = new HashMap<>();
+        List<Wildcard> wildcards = new ArrayList<>();
+        Choices.parse(NAMESPACES, context.settings().text(NAMESPACES)).forEach((match, child) -> {
+            if (match.endsWith(ANY)) {
+                wildcards.add(new Wildcard(match.substring(0, match.length() - ANY.length()), context.route(child)));
+            } else {
+                exact.put(new Namespace(match), context.route(child));
+            }
+        });
+        wildcards.sort(Comparator.comparingInt((Wildcard wildcard) -> wildcard.start().length()).reversed());
+        return new NamespaceRoute(context.name(), Map.copyOf(exact), wildcards, fallback);
     }
 
     private record Wildcard(String start, Route route) {

@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -15,7 +14,6 @@ import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
-import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 
 /**
@@ -28,31 +26,20 @@ final class PrefixRoute implements Route {
     static final String PREFIXES = "prefixes";
     static final String DEFAULT = "default";
 
-    /** Builds prefix nodes. */
-    static final class Factory implements RouteFactory {
-        @Override
-        public String type() {
-            return TYPE;
-        }
+    static final NodeType NODE = new NodeType(TYPE, List.of(
+            Setting.text(PREFIXES, "", "comma-separated prefix=route pairs; a key goes to the route of its longest "
+                    + "matching prefix (prefixes are UTF-8 and may not contain commas)"),
+            Setting.text(DEFAULT, "", "the route of keys no prefix matches, and of scans, tags and search "
+                    + "(required)")),
+            PrefixRoute::build);
 
-        @Override
-        public List<Setting> settings() {
-            return List.of(
-                    Setting.text(PREFIXES, "", "comma-separated prefix=route pairs; a key goes to the route of its "
-                            + "longest matching prefix (prefixes are UTF-8 and may not contain commas)"),
-                    Setting.text(DEFAULT, "", "the route of keys no prefix matches, and of scans, tags and search "
-                            + "(required)"));
-        }
-
-        @Override
-        public Route build(RouteContext context) {
-            Route fallback = context.route(context.required(DEFAULT));
-            List<Choice> choices = new ArrayList<>();
-            Choices.parse(PREFIXES, context.settings().text(PREFIXES)).forEach((prefix, child) ->
-                    choices.add(new Choice(prefix.getBytes(StandardCharsets.UTF_8), context.route(child))));
-            choices.sort(Comparator.comparingInt((Choice choice) -> choice.prefix().length).reversed());
-            return new PrefixRoute(context.name(), choices, fallback);
-        }
+    private static Route build(RouteContext context) {
+        Route fallback = context.route(context.required(DEFAULT));
+        List<Choice> choices = new ArrayList<>();
+        Choices.parse(PREFIXES, context.settings().text(PREFIXES)).forEach((prefix, child) ->
+                choices.add(new Choice(prefix.getBytes(StandardCharsets.UTF_8), context.route(child))));
+        choices.sort(Comparator.comparingInt((Choice choice) -> choice.prefix().length).reversed());
+        return new PrefixRoute(context.name(), choices, fallback);
     }
 
     private record Choice(byte[] prefix, Route route) {

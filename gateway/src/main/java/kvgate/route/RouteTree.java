@@ -39,8 +39,8 @@ public final class RouteTree {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
     /** The gateway's own node types. */
-    public static final List<RouteFactory> BUILT_IN = List.of(new BackendLeaf(), new PrefixRoute.Factory(),
-            new NamespaceRoute.Factory(), new FailoverRoute.Factory(), new AllRoute.Factory());
+    public static final List<RouteFactory> BUILT_IN = List.of(BackendLeaf.NODE, PrefixRoute.NODE,
+            NamespaceRoute.NODE, FailoverRoute.NODE, AllRoute.NODE);
 
     /** Opens a named backend instance for the tree, or fails start-up. */
     @FunctionalInterface
