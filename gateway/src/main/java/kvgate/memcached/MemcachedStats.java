@@ -6,6 +6,7 @@ import java.util.Map;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
 import kvgate.dispatch.BackendRoute;
+import kvgate.spi.Backend;
 import kvgate.spi.Settings;
 import kvgate.spi.Status;
 
@@ -37,6 +38,12 @@ public final class MemcachedStats {
     private final List<BackendRoute> backends;
     private final Settings settings;
     private final int ioThreads;
+
+    /** Stats of a gateway with one backend, of type {@code backendType}. */
+    public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
+                          int ioThreads) {
+        this(metrics, List.of(new BackendRoute(backendType, backendType, backend, "none")), settings, ioThreads);
+    }
 
     /** @param backends the backend instances of the route tree, opened before the listeners start */
     public MemcachedStats(GatewayMetrics metrics, List<BackendRoute> backends, Settings settings, int ioThreads) {
