@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,6 +114,11 @@ public final class Configuration {
             }
         }
         return new Configuration(renamed);
+    }
+
+    /** Every configured key, in the order given. */
+    public Set<String> keys() {
+        return Collections.unmodifiableSet(values.keySet());
     }
 
     /** The configured text of {@code key}, if any. */

@@ -11,6 +11,7 @@ import kvgate.spi.Settings;
 /** The gateway's own configuration keys. Backend plugins declare theirs, configured as {@code <type>.<key>}. */
 public final class GatewaySettings {
     public static final String BACKEND = "backend";
+    public static final String ROUTE = "route";
     public static final String PLUGINS_DIR = "plugins.dir";
     public static final String FILTERS = "filters";
     public static final String MAX_ITEM_SIZE = "max_item_size";
@@ -63,7 +64,10 @@ public final class GatewaySettings {
 
     /** Every gateway key, in the order the README lists them. */
     public static final List<Setting> ALL = List.of(
-            Setting.text(BACKEND, "local", "the backend type to store data in (a loaded backend plugin's type)"),
+            Setting.text(BACKEND, "local", "the backend type to store data in (a loaded backend plugin's type); "
+                    + "with routes, the backend instance named default"),
+            Setting.text(ROUTE, "", "the root of the route tree: a route or backend instance name (empty: every "
+                    + "request goes to the backend of 'backend')"),
             Setting.text(PLUGINS_DIR, "plugins",
                     "comma-separated plugin directories; relative ones are under the gateway's home directory"),
             Setting.text(FILTERS, "", "comma-separated operation filters to apply, outermost first"),

@@ -2,68 +2,70 @@ package kvgate.dispatch;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.spi.Backend;
-import kvgate.spi.Capability;
 import kvgate.spi.Operation;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.Result;
+import kvgate.spi.Route;
 import kvgate.spi.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends operations through the filter chain to the backend and counts their outcomes. Whatever a filter or backend
- * does wrong — throws, returns null, completes exceptionally — the caller gets a {@link Status#BACKEND_ERROR}
- * result, so a failure always reaches the client.
+ * Sends operations through the filter chain into the route tree and counts their outcomes. Whatever a filter, route
+ * or backend does wrong — throws, returns null, completes exceptionally — the caller gets a
+ * {@link Status#BACKEND_ERROR} result, so a failure always reaches the client.
  *
- * <p>Counter operations go to the counter store, everything else to the data backend; without a counter store,
- * counter operations are {@link Status#UNSUPPORTED}.
+ * <p>Counter operations go to the counter store, everything else into the route tree (with one backend, a single
+ * leaf); without a counter store, counter operations are {@link Status#UNSUPPORTED}.
  *
- * <p>A flush with a delay is answered at once and sent to the backend when the delay is over, so backends only see
+ * <p>A flush with a delay is answered at once and sent into the tree when the delay is over, so backends only see
  * immediate flushes. Such a pending flush does not survive a restart of the gateway.
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
-    private final Backend backend;
-    private final Backend counters;
+    private final Route routes;
+    private final Route counters;
     private final List<OperationFilter> filters;
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService scheduler;
-    /** The generic layer: null where the backend does the job natively. */
-    private final KeyDirectory directory;
-    private final GenericTags tags;
-    private final GenericSearch search;
 
+    /** A dispatcher sending everything to one backend, without counters. */
     public Dispatcher(Backend backend, List<OperationFilter> filters, GatewayMetrics metrics,
                       ScheduledExecutorService scheduler) {
-        this(backend, null, filters, metrics, scheduler, "except_default");
+        this(new BackendRoute("default", "unnamed", backend, "except_default"), null, filters, metrics, scheduler);
     }
 
     /**
+     * @param routes the root of the route tree
      * @param counters the counter store, or null when the gateway keeps no counters
-     * @param directoryScope which namespaces get a key directory when the backend cannot scan
-     *     ({@code scan.directory}: all, except_default, none)
      */
-    public Dispatcher(Backend backend, Backend counters, List<OperationFilter> filters, GatewayMetrics metrics,
-                      ScheduledExecutorService scheduler, String directoryScope) {
-        this.backend = backend;
-        this.counters = counters;
+    public Dispatcher(Route routes, Backend counters, List<OperationFilter> filters, GatewayMetrics metrics,
+                      ScheduledExecutorService scheduler) {
+        this.routes = routes;
+        this.counters = counters == null ? null : new Route() {
+            @Override
+            public CompletionStage<Result> execute(Operation operation) {
+                return counters.execute(operation);
+            }
+
+            @Override
+            public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+                return counters.executeAll(operations);
+            }
+        };
         this.filters = List.copyOf(filters);
         this.metrics = metrics;
         this.scheduler = scheduler;
-        KeyLists lists = new KeyLists(backend);
-        Set<Capability> native_ = backend.capabilities();
-        this.directory = native_.contains(Capability.SCAN)
-                ? null : new KeyDirectory(lists, KeyDirectory.Scope.parse(directoryScope));
-        this.tags = native_.contains(Capability.TAGS) ? null : new GenericTags(lists);
-        this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
     }
 
     /** Starts one operation. The stage never completes exceptionally. */
@@ -72,26 +74,55 @@ public final class Dispatcher {
     }
 
     /**
-     * Starts operations that arrived together from one connection, in order. Without filters they reach the backend
-     * as one batch (one round trip for a remote backend). The stages never complete exceptionally.
+     * Starts operations that arrived together from one connection, in order. Without filters, the operations that
+     * end in the same route reach it as one batch (one round trip for a remote backend); with one backend, that is
+     * the whole burst. The stages never complete exceptionally.
      */
     public List<CompletionStage<Result>> dispatchAll(List<Operation> operations) {
         if (operations.isEmpty()) {
             return List.of();
         }
-        Backend target = targetOf(operations.get(0));
-        if (target == null || !filters.isEmpty() || !batchable(operations, target)) {
+        Route first = targetOf(operations.get(0));
+        boolean oneTarget = first != null && filters.isEmpty();
+        for (int i = 1; oneTarget && i < operations.size(); i++) {
+            oneTarget = targetOf(operations.get(i)) == first;
+        }
+        if (oneTarget) {
+            return counted(operations, Outcomes.executeAll(first::executeAll, operations));
+        }
+        if (!filters.isEmpty()) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
             for (Operation operation : operations) {
                 results.add(dispatch(operation));
             }
             return results;
         }
-        List<CompletionStage<Result>> started = Outcomes.executeAll(target, operations);
-        List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
+        return batchedByTarget(operations);
+    }
+
+    /**
+     * A burst whose operations end in different routes: one batch per route, each in the burst's order (order
+     * matters per key, and a key always ends in the same route).
+     */
+    private List<CompletionStage<Result>> batchedByTarget(List<Operation> operations) {
+        List<CompletionStage<Result>> results = new ArrayList<>(Collections.nCopies(operations.size(), null));
+        Map<Route, List<Integer>> batches = new LinkedHashMap<>();
         for (int i = 0; i < operations.size(); i++) {
-            results.add(counted(operations.get(i), listed(operations.get(i), started.get(i))));
+            Route target = targetOf(operations.get(i));
+            if (target == null) {
+                results.set(i, dispatch(operations.get(i)));
+            } else {
+                batches.computeIfAbsent(target, ignored -> new ArrayList<>()).add(i);
+            }
         }
+        batches.forEach((target, indexes) -> {
+            List<Operation> batch = new ArrayList<>(indexes.size());
+            indexes.forEach(index -> batch.add(operations.get(index)));
+            List<CompletionStage<Result>> started = counted(batch, Outcomes.executeAll(target::executeAll, batch));
+            for (int i = 0; i < indexes.size(); i++) {
+                results.set(indexes.get(i), started.get(i));
+            }
+        });
         return results;
     }
 
@@ -118,94 +149,44 @@ public final class Dispatcher {
             return Outcomes.guarded(terminal(operation));
         } catch (RuntimeException e) {
             LOG.warn("operation failed in {}", index < filters.size() ? "filter " + filters.get(index).name()
-                    : "the backend", e);
+                    : "the route tree", e);
             return CompletableFuture.completedFuture(Outcomes.backendError(e));
         }
     }
 
     private CompletionStage<Result> terminal(Operation operation) {
-        if (isDelayedFlush(operation)) {
-            Operation.Flush flush = (Operation.Flush) operation;
+        if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
             scheduler.schedule(() -> chain(filters.size(), new Operation.Flush(flush.namespace(), 0)),
                     flush.delayMillis(), TimeUnit.MILLISECONDS);
             return CompletableFuture.completedFuture(Result.DONE);
         }
-        Backend target = targetOf(operation);
-        if (target == null) {
-            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "no counter store"));
+        if (Operation.isCounterOperation(operation)) {
+            return counters == null ? CompletableFuture.completedFuture(
+                    Result.failure(Status.UNSUPPORTED, "no counter store")) : counters.execute(operation);
         }
-        if (target != backend) {
-            return target.execute(operation);
-        }
-        if (isGeneric(operation)) {
-            return generic(operation);
-        }
-        return listed(operation, Outcomes.guarded(target.execute(operation)));
-    }
-
-    /** Whether every operation goes to {@code target} as it is: no delayed flush, nothing for the generic layer. */
-    private boolean batchable(List<Operation> operations, Backend target) {
-        for (Operation operation : operations) {
-            if (targetOf(operation) != target || isDelayedFlush(operation) || isGeneric(operation)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether the generic layer, not the backend, carries out this operation. */
-    private boolean isGeneric(Operation operation) {
-        if (operation instanceof Operation.Scan) {
-            return directory != null;
-        }
-        if (operation instanceof Operation.Tag || operation instanceof Operation.Untag
-                || operation instanceof Operation.TaggedKeys) {
-            return tags != null;
-        }
-        if (operation instanceof Operation.Index || operation instanceof Operation.Search) {
-            return search != null;
-        }
-        return false;
-    }
-
-    private CompletionStage<Result> generic(Operation operation) {
-        if (operation instanceof Operation.Scan scan) {
-            return directory.scan(scan);
-        } else if (operation instanceof Operation.Tag tag) {
-            return tags.tag(tag);
-        } else if (operation instanceof Operation.Untag untag) {
-            return tags.untag(untag);
-        } else if (operation instanceof Operation.TaggedKeys query) {
-            return tags.taggedKeys(query);
-        } else if (operation instanceof Operation.Index index) {
-            return search.index(index);
-        }
-        return search.search((Operation.Search) operation);
+        return routes.execute(operation);
     }
 
     /**
-     * Adds the key of a successful store or arithmetic to the key directory of its namespace, when the backend
-     * cannot scan and the namespace is tracked. The client hears of the store only after that: a store whose key
-     * could not be listed is reported as the listing's failure, so a scan never silently misses an acknowledged
-     * item.
+     * The route an operation ends in, to batch it with others; null for one that must go alone (a delayed flush, a
+     * counter operation without a counter store).
      */
-    private CompletionStage<Result> listed(Operation operation, CompletionStage<Result> stored) {
-        if (directory == null || !(operation instanceof Operation.Store || operation instanceof Operation.Arithmetic)
-                || !directory.tracks(operation.namespace())) {
-            return stored;
+    private Route targetOf(Operation operation) {
+        if (Operation.isCounterOperation(operation)) {
+            return counters;
         }
-        byte[] key = ((Operation.KeyOperation) operation).key();
-        return stored.thenCompose(result -> result.ok()
-                ? directory.register(operation.namespace(), key).thenApply(listing -> listing.ok() ? result : listing)
-                : CompletableFuture.completedFuture(result));
+        if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
+            return null;
+        }
+        return Route.selected(routes, operation);
     }
 
-    private Backend targetOf(Operation operation) {
-        return Operation.isCounterOperation(operation) ? counters : backend;
-    }
-
-    private static boolean isDelayedFlush(Operation operation) {
-        return operation instanceof Operation.Flush flush && flush.delayMillis() > 0;
+    private List<CompletionStage<Result>> counted(List<Operation> operations, List<CompletionStage<Result>> stages) {
+        List<CompletionStage<Result>> results = new ArrayList<>(stages.size());
+        for (int i = 0; i < stages.size(); i++) {
+            results.add(counted(operations.get(i), stages.get(i)));
+        }
+        return results;
     }
 
     private CompletionStage<Result> counted(Operation operation, CompletionStage<Result> stage) {

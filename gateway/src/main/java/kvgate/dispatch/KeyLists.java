@@ -179,7 +179,7 @@ final class KeyLists {
         for (byte[] key : keys) {
             gets.add(new Operation.Get(namespace, key));
         }
-        return Dispatcher.joined(Outcomes.executeAll(backend, gets));
+        return Dispatcher.joined(Outcomes.executeAll(backend::executeAll, gets));
     }
 
     /** The item a get found, null when it found none; any other failure is thrown as {@link Failed}. */

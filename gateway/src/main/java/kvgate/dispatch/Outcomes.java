@@ -2,6 +2,7 @@ package kvgate.dispatch;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import kvgate.spi.Backend;
@@ -12,14 +13,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Turns whatever a backend or filter does wrong into a {@link Status#BACKEND_ERROR} result. */
-final class Outcomes {
+public final class Outcomes {
     private static final Logger LOG = LoggerFactory.getLogger(Outcomes.class);
 
     private Outcomes() {
     }
 
     /** The stage's result; a null stage, a null result or an exception become a backend error. */
-    static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
+    public static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
         if (stage == null) {
             return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
         }
@@ -36,19 +37,21 @@ final class Outcomes {
     }
 
     /**
-     * Starts a batch on {@code backend}, one guarded stage per operation: a backend that throws, or returns the
-     * wrong number of stages, fails every operation of the batch with a backend error.
+     * Starts a batch ({@link Backend#executeAll} or {@link kvgate.spi.Route#executeAll}), one guarded stage per
+     * operation: a batch that throws, or returns the wrong number of stages, fails every operation with a backend
+     * error.
      */
-    static List<CompletionStage<Result>> executeAll(Backend backend, List<Operation> operations) {
+    static List<CompletionStage<Result>> executeAll(Function<List<Operation>, List<CompletionStage<Result>>> batch,
+                                                    List<Operation> operations) {
         List<CompletionStage<Result>> started;
         try {
-            started = backend.executeAll(operations);
+            started = batch.apply(operations);
             if (started == null || started.size() != operations.size()) {
                 throw new IllegalStateException("executeAll returned " + (started == null ? "null" : started.size()
                         + " results") + " for " + operations.size() + " operations");
             }
         } catch (RuntimeException e) {
-            LOG.warn("backend failed a batch of {} operations", operations.size(), e);
+            LOG.warn("a batch of {} operations failed", operations.size(), e);
             List<CompletionStage<Result>> failed = new ArrayList<>(operations.size());
             for (int i = 0; i < operations.size(); i++) {
                 failed.add(CompletableFuture.completedFuture(backendError(e)));

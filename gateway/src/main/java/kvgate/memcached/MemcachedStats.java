@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
+import kvgate.dispatch.BackendRoute;
 import kvgate.spi.Backend;
 import kvgate.spi.Settings;
 import kvgate.spi.Status;
@@ -34,16 +35,20 @@ public final class MemcachedStats {
             new Counted("touch_misses", Verb.TOUCH, Status.NOT_FOUND));
 
     private final GatewayMetrics metrics;
-    private final Backend backend;
-    private final String backendType;
+    private final List<BackendRoute> backends;
     private final Settings settings;
     private final int ioThreads;
 
+    /** Stats of a gateway with one backend, of type {@code backendType}. */
     public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
                           int ioThreads) {
+        this(metrics, List.of(new BackendRoute(backendType, backendType, backend, "none")), settings, ioThreads);
+    }
+
+    /** @param backends the backend instances of the route tree, opened before the listeners start */
+    public MemcachedStats(GatewayMetrics metrics, List<BackendRoute> backends, Settings settings, int ioThreads) {
         this.metrics = metrics;
-        this.backend = backend;
-        this.backendType = backendType;
+        this.backends = backends;
         this.settings = settings;
         this.ioThreads = ioThreads;
     }
@@ -84,9 +89,19 @@ public final class MemcachedStats {
             stats.put(counted.name(), Long.toString(metrics.count(counted.verb(), counted.status())));
         }
         stats.put("total_items", Long.toString(stored));
-        stats.put("backend", backendType);
-        stats.put("backend_capabilities", backend.capabilities().toString());
-        stats.putAll(backend.stats());
+        if (backends.size() == 1) {
+            stats.put("backend", backends.get(0).type());
+            stats.put("backend_capabilities", backends.get(0).backend().capabilities().toString());
+            stats.putAll(backends.get(0).backend().stats());
+        } else {
+            // Several instances: each one's figures under its name, as memcached's own stats have no such notion.
+            for (BackendRoute instance : backends) {
+                String prefix = "backend:" + instance.name();
+                stats.put(prefix, instance.type());
+                stats.put(prefix + ":capabilities", instance.backend().capabilities().toString());
+                instance.backend().stats().forEach((key, value) -> stats.put(prefix + ":" + key, value));
+            }
+        }
         stats.putIfAbsent("curr_items", "0");
         return stats;
     }

@@ -12,6 +12,7 @@ import java.util.Set;
 import kvgate.server.StartupException;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.OperationFilter;
+import kvgate.spi.RouteFactory;
 import org.pf4j.DefaultPluginManager;
 import org.pf4j.PluginState;
 import org.pf4j.PluginWrapper;
@@ -31,12 +32,14 @@ public final class PluginCatalog implements AutoCloseable {
     private final DefaultPluginManager manager;
     private final Map<String, Found<BackendFactory>> backends;
     private final Map<String, Found<OperationFilter>> filters;
+    private final Map<String, Found<RouteFactory>> routes;
 
     private PluginCatalog(DefaultPluginManager manager, Map<String, Found<BackendFactory>> backends,
-                          Map<String, Found<OperationFilter>> filters) {
+                          Map<String, Found<OperationFilter>> filters, Map<String, Found<RouteFactory>> routes) {
         this.manager = manager;
         this.backends = backends;
         this.filters = filters;
+        this.routes = routes;
     }
 
     public static PluginCatalog load(List<Path> directories) throws StartupException {
@@ -73,6 +76,7 @@ public final class PluginCatalog implements AutoCloseable {
         }
         Map<String, Found<BackendFactory>> backends = new LinkedHashMap<>();
         Map<String, Found<OperationFilter>> filters = new LinkedHashMap<>();
+        Map<String, Found<RouteFactory>> routes = new LinkedHashMap<>();
         if (failures.isEmpty()) {
             for (PluginWrapper plugin : manager.getStartedPlugins()) {
                 String id = plugin.getPluginId();
@@ -82,6 +86,9 @@ public final class PluginCatalog implements AutoCloseable {
                     }
                     for (OperationFilter filter : manager.getExtensions(OperationFilter.class, id)) {
                         register(filters, filter.name(), new Found<>(filter, id), "filter", failures);
+                    }
+                    for (RouteFactory factory : manager.getExtensions(RouteFactory.class, id)) {
+                        register(routes, factory.type(), new Found<>(factory, id), "route node type", failures);
                     }
                     checkEveryExtensionLoads(plugin, failures);
                 } catch (RuntimeException | LinkageError e) {
@@ -93,7 +100,7 @@ public final class PluginCatalog implements AutoCloseable {
             unloadAll(manager);
             throw new StartupException(String.join("\n", failures));
         }
-        return new PluginCatalog(manager, backends, filters);
+        return new PluginCatalog(manager, backends, filters, routes);
     }
 
     /**
@@ -162,6 +169,11 @@ public final class PluginCatalog implements AutoCloseable {
     /** Operation filters by name. */
     public Map<String, Found<OperationFilter>> filters() {
         return filters;
+    }
+
+    /** Route node factories by type (the gateway's own node types are not among them). */
+    public Map<String, Found<RouteFactory>> routes() {
+        return routes;
     }
 
     @Override

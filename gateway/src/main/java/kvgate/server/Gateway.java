@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +25,7 @@ import kvgate.config.ConfigurationException;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.ManifestLimits;
 import kvgate.config.GatewaySettings;
+import kvgate.dispatch.BackendRoute;
 import kvgate.dispatch.Dispatcher;
 import kvgate.counter.CounterFrameDecoder;
 import kvgate.counter.CounterResponseEncoder;
@@ -42,12 +44,15 @@ import kvgate.okuyama.OkuyamaLineDecoder;
 import kvgate.okuyama.OkuyamaReplyEncoder;
 import kvgate.okuyama.OkuyamaTranslator;
 import kvgate.plugins.PluginCatalog;
+import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
 import kvgate.spi.Namespace;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.Capability;
 import kvgate.spi.OperationFilter;
+import kvgate.spi.Route;
+import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
@@ -67,7 +72,7 @@ public final class Gateway implements AutoCloseable {
     static final String OKUYAMA = "okuyama";
 
     private final PluginCatalog plugins;
-    private final Backend backend;
+    private final List<BackendRoute> instances;
     private final Backend counters;
     private final NetworkThreads threads;
     private final ChannelGroup listeners;
@@ -80,12 +85,12 @@ public final class Gateway implements AutoCloseable {
     private final BucketManifests manifests;
     private final Dispatcher dispatcher;
 
-    private Gateway(PluginCatalog plugins, Backend backend, Backend counters, NetworkThreads threads,
+    private Gateway(PluginCatalog plugins, List<BackendRoute> instances, Backend counters, NetworkThreads threads,
                     ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter,
                     Channel okuyama, Channel mpdb, MpdbDatagramHandler mpdbHandler, BucketManifests manifests,
                     Dispatcher dispatcher) {
         this.plugins = plugins;
-        this.backend = backend;
+        this.instances = instances;
         this.counters = counters;
         this.threads = threads;
         this.listeners = listeners;
@@ -115,40 +120,38 @@ public final class Gateway implements AutoCloseable {
             }
         }
         PluginCatalog plugins = PluginCatalog.load(pluginDirectories);
-        Backend backend = null;
+        List<BackendRoute> instances = new ArrayList<>();
         Backend counters = null;
         NetworkThreads threads = null;
         BucketManifests manifests = null;
         try {
             String type = gateway.text(GatewaySettings.BACKEND);
-            PluginCatalog.Found<BackendFactory> factory = plugins.backends().get(type);
-            Settings all = resolveAll(configuration, plugins);
-            if (factory == null) {
-                throw new StartupException("no backend plugin of type '" + type + "' in " + pluginDirectories
-                        + "; types found: " + plugins.backends().keySet());
-            }
+            Map<String, RouteFactory> nodeTypes = RouteTree.nodeTypes(extensions(plugins.routes()));
+            RouteTree.Declared declared = RouteTree.declare(configuration);
+            Settings all = resolveAll(configuration, plugins, declared, nodeTypes);
             List<OperationFilter> filters = filters(gateway.text(GatewaySettings.FILTERS), plugins);
             int maxItemSize = Math.toIntExact(gateway.size(GatewaySettings.MAX_ITEM_SIZE));
             Clock clock = Clock.systemUTC();
             threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
-            try {
-                backend = factory.extension().open(new BackendContext(type, backendSettings(all, gateway, type),
-                        clock, maxItemSize, threads.workers()));
-            } catch (Exception | LinkageError e) {
-                throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
-                        + ") failed to open: " + e.getMessage(), e);
-            }
-            if (backend == null) {
-                throw new StartupException("backend plugin " + factory.pluginId() + " (type " + type
-                        + ") opened no backend");
-            }
+            EventLoopGroup workers = threads.workers();
+            String directoryScope = gateway.text(GatewaySettings.SCAN_DIRECTORY);
+            Route routes = RouteTree.build(gateway.text(GatewaySettings.ROUTE), declared, all, nodeTypes, name -> {
+                boolean legacy = name.equals(RouteTree.DEFAULT_BACKEND);
+                String instanceType = legacy ? type : declared.backends().get(name);
+                Settings settings = legacy ? all.under(type + ".") : all.under("backends." + name + ".");
+                // The single backend keeps its type as its name, as before there were several.
+                Backend backend = open(plugins, legacy ? type : name, instanceType, settings, gateway, clock,
+                        maxItemSize, workers, "backend " + (legacy ? "" : name + " "));
+                BackendRoute instance = new BackendRoute(name, instanceType, backend, directoryScope);
+                instances.add(instance);
+                return instance;
+            }, workers);
             GatewayMetrics metrics = new GatewayMetrics();
             boolean counting = gateway.bool(GatewaySettings.COUNTER_ENABLE);
             if (counting) {
-                counters = counterStore(gateway, all, plugins, type, backend, clock, maxItemSize, threads.workers());
+                counters = counterStore(gateway, all, plugins, instances, clock, maxItemSize, workers);
             }
-            Dispatcher dispatcher = new Dispatcher(backend, counters, filters, metrics, threads.workers(),
-                    gateway.text(GatewaySettings.SCAN_DIRECTORY));
+            Dispatcher dispatcher = new Dispatcher(routes, counters, filters, metrics, workers);
             long refreshMillis = gateway.integer(GatewaySettings.COLLECTIONS_REFRESH_MS);
             manifests = new BucketManifests(GatewaySettings.buckets(gateway), dispatcher,
                     new ManifestLimits(gateway.intValue(GatewaySettings.COLLECTIONS_MAX_SCOPES),
@@ -163,7 +166,7 @@ public final class Gateway implements AutoCloseable {
             int idleTimeout = gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S);
             Channel memcached = null;
             if (gateway.bool(GatewaySettings.MEMCACHED_ENABLE)) {
-                MemcachedStats stats = new MemcachedStats(metrics, backend, type, all, threads.threads());
+                MemcachedStats stats = new MemcachedStats(metrics, List.copyOf(instances), all, threads.threads());
                 BinaryResponseEncoder encoder = new BinaryResponseEncoder();
                 long maxFrame = gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME);
                 memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
@@ -228,13 +231,13 @@ public final class Gateway implements AutoCloseable {
                         maxDatagram, mpdbHandler);
                 listeners.add(mpdb);
             }
-            LOG.info("kvgate {} started: backend {} ({}, capabilities {}), {} network threads ({}){}",
-                    GatewayVersion.VERSION, type, factory.pluginId(), backend.capabilities(), threads.threads(),
+            LOG.info("kvgate {} started: {}, {} network threads ({}){}", GatewayVersion.VERSION,
+                    describe(instances), threads.threads(),
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
                             + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
                             + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)"));
-            return new Gateway(plugins, backend, counters, threads, listeners, metrics, memcached, counter, okuyama,
+            return new Gateway(plugins, List.copyOf(instances), counters, threads, listeners, metrics, memcached, counter, okuyama,
                     mpdb, mpdbHandler, manifests, dispatcher);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
@@ -243,44 +246,36 @@ public final class Gateway implements AutoCloseable {
             if (threads != null) {
                 threads.close();
             }
-            closeQuietly(backend);
-            if (counters != backend) {
-                closeQuietly(counters);
-            }
+            closeAll(instances, counters);
             plugins.close();
             throw e;
         }
     }
 
     /**
-     * The counter store named by {@code counter.store}: the built-in memory store, the data backend itself when it
-     * keeps counters too, or another instance of a backend plugin that does.
+     * The counter store named by {@code counter.store}: the built-in memory store, the single backend itself when it
+     * is of that type and keeps counters too, or another instance of a backend plugin that does.
      */
-    private static Backend counterStore(Settings gateway, Settings all, PluginCatalog plugins, String dataType,
-                                        Backend data, Clock clock, int maxItemSize, EventLoopGroup eventLoops)
-            throws StartupException {
+    private static Backend counterStore(Settings gateway, Settings all, PluginCatalog plugins,
+                                        List<BackendRoute> instances, Clock clock, int maxItemSize,
+                                        EventLoopGroup eventLoops) throws StartupException {
         String store = gateway.text(GatewaySettings.COUNTER_STORE);
         if (store.equals(GatewaySettings.MEMORY_COUNTER_STORE)) {
             return new MemoryCounterStore(clock, gateway.integer(GatewaySettings.COUNTER_STATS_INTERVAL),
                     gateway.intValue(GatewaySettings.COUNTER_BUCKETS));
         }
-        Backend counters;
-        if (store.equals(dataType)) {
-            counters = data;
-        } else {
-            PluginCatalog.Found<BackendFactory> factory = plugins.backends().get(store);
-            if (factory == null) {
-                throw new StartupException("counter.store = " + store + ": no such backend type; types found: "
-                        + plugins.backends().keySet() + ", or " + GatewaySettings.MEMORY_COUNTER_STORE);
-            }
-            try {
-                counters = factory.extension().open(new BackendContext(store, backendSettings(all, gateway, store),
-                        clock, maxItemSize, eventLoops));
-            } catch (Exception | LinkageError e) {
-                throw new StartupException("counter store plugin " + factory.pluginId() + " (type " + store
-                        + ") failed to open: " + e.getMessage(), e);
+        Backend data = null;
+        for (BackendRoute instance : instances) {
+            if (instance.name().equals(RouteTree.DEFAULT_BACKEND) && instance.type().equals(store)) {
+                data = instance.backend();
             }
         }
+        if (data == null && !plugins.backends().containsKey(store)) {
+            throw new StartupException("counter.store = " + store + ": no such backend type; types found: "
+                    + plugins.backends().keySet() + ", or " + GatewaySettings.MEMORY_COUNTER_STORE);
+        }
+        Backend counters = data != null ? data : open(plugins, store, store, all.under(store + "."), gateway, clock,
+                maxItemSize, eventLoops, "counter store ");
         if (!counters.capabilities().contains(Capability.COUNTERS)) {
             if (counters != data) {
                 closeQuietly(counters);
@@ -292,14 +287,50 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * What a backend of {@code type} is given: its own settings without their prefix, and the gateway's counter
-     * settings a counter store reads (see {@link BackendContext#settings()}).
+     * Opens a backend instance of a loaded plugin, giving it its own settings (without their prefix) and the
+     * gateway's counter settings a counter store reads (see {@link BackendContext#settings()}).
+     *
+     * @param what how messages name the instance ("backend orders ", "counter store ")
      */
-    private static Settings backendSettings(Settings all, Settings gateway, String type) {
-        Map<String, String> values = new HashMap<>(all.under(type + ".").asMap());
+    private static Backend open(PluginCatalog plugins, String name, String type, Settings settings,
+                                Settings gateway, Clock clock, int maxItemSize, EventLoopGroup eventLoops,
+                                String what) throws StartupException {
+        PluginCatalog.Found<BackendFactory> factory = plugins.backends().get(type);
+        if (factory == null) {
+            throw new StartupException(what + "of type '" + type + "': no backend plugin of that type; types found: "
+                    + plugins.backends().keySet());
+        }
+        Map<String, String> values = new HashMap<>(settings.asMap());
         values.put(BackendContext.COUNTER_LEASE_MS, gateway.text(GatewaySettings.COUNTER_LEASE_MS));
         values.put(BackendContext.COUNTER_STATS_INTERVAL, gateway.text(GatewaySettings.COUNTER_STATS_INTERVAL));
-        return new Settings(values);
+        Backend backend;
+        try {
+            backend = factory.extension().open(new BackendContext(name, new Settings(values), clock, maxItemSize,
+                    eventLoops));
+        } catch (Exception | LinkageError e) {
+            throw new StartupException(what + "plugin " + factory.pluginId() + " (type " + type
+                    + ") failed to open: " + e.getMessage(), e);
+        }
+        if (backend == null) {
+            throw new StartupException(what + "plugin " + factory.pluginId() + " (type " + type
+                    + ") opened no backend");
+        }
+        return backend;
+    }
+
+    private static String describe(List<BackendRoute> instances) {
+        List<String> described = new ArrayList<>();
+        for (BackendRoute instance : instances) {
+            described.add("backend " + instance.name() + " (" + instance.type() + ", capabilities "
+                    + instance.backend().capabilities() + ")");
+        }
+        return String.join(", ", described);
+    }
+
+    private static <T> Map<String, T> extensions(Map<String, PluginCatalog.Found<T>> found) {
+        Map<String, T> extensions = new LinkedHashMap<>();
+        found.forEach((name, extension) -> extensions.put(name, extension.extension()));
+        return extensions;
     }
 
     /** A setting's text made into what it names; a refusal (IllegalArgumentException) names the key and value. */
@@ -313,19 +344,27 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** Every configuration key, checked: the gateway's own and each loaded backend type's, as {@code <type>.<key>}. */
-    private static Settings resolveAll(Configuration configuration, PluginCatalog plugins)
+    /**
+     * Every configuration key, checked: the gateway's own, each loaded backend type's as {@code <type>.<key>}, and
+     * each configured backend instance's and route's as {@code backends.<name>.<key>} and {@code routes.<name>.<key>}.
+     */
+    private static Settings resolveAll(Configuration configuration, PluginCatalog plugins,
+                                       RouteTree.Declared declared, Map<String, RouteFactory> nodeTypes)
             throws ConfigurationException {
-        List<Setting> declared = new ArrayList<>(GatewaySettings.ALL);
+        List<Setting> declaredSettings = new ArrayList<>(GatewaySettings.ALL);
+        Map<String, List<Setting>> backendTypes = new LinkedHashMap<>();
         for (var entry : plugins.backends().entrySet()) {
-            for (Setting setting : entry.getValue().extension().settings()) {
-                declared.add(setting.withKey(entry.getKey() + "." + setting.key()));
+            List<Setting> settings = entry.getValue().extension().settings();
+            backendTypes.put(entry.getKey(), settings);
+            for (Setting setting : settings) {
+                declaredSettings.add(setting.withKey(entry.getKey() + "." + setting.key()));
             }
         }
+        declaredSettings.addAll(declared.settings(backendTypes, nodeTypes));
         Set<String> known = new HashSet<>();
-        declared.forEach(setting -> known.add(setting.key()));
+        declaredSettings.forEach(setting -> known.add(setting.key()));
         configuration.rejectUnknown(known);
-        return configuration.resolve(declared);
+        return configuration.resolve(declaredSettings);
     }
 
     private static List<OperationFilter> filters(String names, PluginCatalog plugins) throws StartupException {
@@ -392,12 +431,21 @@ public final class Gateway implements AutoCloseable {
         listeners.close().awaitUninterruptibly();
         manifests.close();
         threads.close();
-        closeQuietly(backend);
-        if (counters != backend) {
-            closeQuietly(counters);
-        }
+        closeAll(instances, counters);
         plugins.close();
         LOG.info("kvgate stopped");
+    }
+
+    /** Closes every backend instance and the counter store, which may be one of them. */
+    private static void closeAll(List<BackendRoute> instances, Backend counters) {
+        boolean countersClosed = false;
+        for (BackendRoute instance : instances) {
+            closeQuietly(instance.backend());
+            countersClosed |= instance.backend() == counters;
+        }
+        if (!countersClosed) {
+            closeQuietly(counters);
+        }
     }
 
     private static void closeQuietly(Backend backend) {

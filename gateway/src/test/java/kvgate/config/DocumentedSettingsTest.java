@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import kvgate.plugins.PluginCatalog;
+import kvgate.route.RouteTree;
+import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
@@ -27,6 +29,29 @@ class DocumentedSettingsTest {
             String row = "| `" + setting.key() + "` | ";
             assertTrue(readme.contains(row), "README lacks a table row for " + setting.key());
             assertTrue(conf.contains("\n" + setting.key() + " ="), "conf/gateway.conf lacks " + setting.key());
+        }
+    }
+
+    /**
+     * Keys with a name in them ({@code backends.<name>.<key>}, {@code routes.<name>.<key>}) cannot be listed with
+     * defaults: an instance's keys are its type's, documented above; each node type of the gateway has a row in the
+     * README's table of node types naming every setting it reads.
+     */
+    @Test
+    void everyBuiltInRouteNodeAndItsSettingsAreInTheReadme() throws Exception {
+        String readme = Files.readString(Path.of(System.getProperty("kvgate.test.readme")));
+        String table = "| node type | settings |";
+        assertTrue(readme.contains(table), "README lacks the table of route node types");
+        readme = readme.substring(readme.indexOf(table));
+        for (RouteFactory node : RouteTree.BUILT_IN) {
+            String start = "| `" + node.type() + "` | ";
+            int at = readme.indexOf(start);
+            assertTrue(at >= 0, "README lacks a row for route node type " + node.type());
+            String row = readme.substring(at, readme.indexOf('\n', at));
+            for (Setting setting : node.settings()) {
+                assertTrue(row.contains("`" + setting.key() + "`"),
+                        "README's row of route node type " + node.type() + " lacks " + setting.key());
+            }
         }
     }
 }

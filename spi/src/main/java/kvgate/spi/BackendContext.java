@@ -6,7 +6,8 @@ import java.time.Clock;
 /**
  * What the gateway gives a backend it opens.
  *
- * @param name the instance name, for logs and thread names ({@code local} for the single configured backend)
+ * @param name the instance name, for logs and thread names: {@code <name>} for {@code backends.<name>}, the type
+ *     ({@code local}) for the backend of {@code backend = <type>}
  * @param settings the values of the settings the factory declared, validated, defaults filled in; besides them,
  *     the gateway's counter settings a counter store needs, under {@link #COUNTER_LEASE_MS} and
  *     {@link #COUNTER_STATS_INTERVAL}

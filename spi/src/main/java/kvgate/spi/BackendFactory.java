@@ -8,7 +8,8 @@ import org.pf4j.ExtensionPoint;
  *
  * <p>A plugin marks its implementation with PF4J's {@code @Extension}; the gateway finds it in the plugins
  * directory. The configuration line {@code backend = <type>} selects it, and each setting the factory declares is
- * configured as {@code <type>.<key>} (for example {@code local.path}). Keys that no loaded factory or the gateway
+ * configured as {@code <type>.<key>} (for example {@code local.path}); further instances are configured as
+ * {@code backends.<name>.type = <type>} with {@code backends.<name>.<key>}. Keys that no loaded factory or the gateway
  * declares stop start-up, so declare every key you read.
  *
  * <p>Implementations need a public no-argument constructor and must be cheap to construct: the gateway

@@ -1,0 +1,105 @@
+package kvgate.route;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import kvgate.dispatch.Outcomes;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
+import kvgate.spi.Setting;
+
+/**
+ * Selects a child by the longest prefix of the key (mcrouter's prefix selector). Key operations go to the child of
+ * their key; operations on a whole namespace (scan, tags, search) go to the default child, which therefore holds a
+ * namespace's tag lists and search index; a flush goes to every child, as every one may hold keys of the namespace.
+ */
+final class PrefixRoute implements Route {
+    static final String TYPE = "prefix";
+    static final String PREFIXES = "prefixes";
+    static final String DEFAULT = "default";
+
+    static final NodeType NODE = new NodeType(TYPE, List.of(
+            Setting.text(PREFIXES, "", "comma-separated prefix=route pairs; a key goes to the route of its longest "
+                    + "matching prefix (prefixes are UTF-8 and may not contain commas)"),
+            Setting.text(DEFAULT, "", "the route of keys no prefix matches, and of scans, tags and search "
+                    + "(required)")),
+            PrefixRoute::build);
+
+    private static Route build(RouteContext context) {
+        Route fallback = context.route(context.required(DEFAULT));
+        List<Choice> choices = new ArrayList<>();
+        Choices.parse(PREFIXES, context.settings().text(PREFIXES)).forEach((prefix, child) ->
+                choices.add(new Choice(prefix.getBytes(StandardCharsets.UTF_8), context.route(child))));
+        choices.sort(Comparator.comparingInt((Choice choice) -> choice.prefix().length).reversed());
+        return new PrefixRoute(context.name(), choices, fallback);
+    }
+
+    private record Choice(byte[] prefix, Route route) {
+    }
+
+    private final String name;
+    /** Longest prefix first, so the first match is the longest. */
+    private final Choice[] choices;
+    private final Route fallback;
+    private final List<Route> everyChild;
+
+    private PrefixRoute(String name, List<Choice> choices, Route fallback) {
+        this.name = name;
+        this.choices = choices.toArray(new Choice[0]);
+        this.fallback = fallback;
+        Set<Route> children = new LinkedHashSet<>();
+        choices.forEach(choice -> children.add(choice.route()));
+        children.add(fallback);
+        this.everyChild = List.copyOf(children);
+    }
+
+    @Override
+    public Route select(Operation operation) {
+        if (operation instanceof Operation.KeyOperation keyed) {
+            byte[] key = keyed.key();
+            for (Choice choice : choices) {
+                byte[] prefix = choice.prefix();
+                if (key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
+                    return choice.route();
+                }
+            }
+            return fallback;
+        }
+        return operation instanceof Operation.Flush && everyChild.size() > 1 ? this : fallback;
+    }
+
+    /** Only a flush reaches a prefix node itself: every other operation is handed on by {@link #select}. */
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        Route selected = select(operation);
+        if (selected != this) {
+            return selected.execute(operation);
+        }
+        List<CompletableFuture<Result>> flushes = new ArrayList<>(everyChild.size());
+        for (Route child : everyChild) {
+            flushes.add(Outcomes.guarded(child.execute(operation)).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(flushes.toArray(new CompletableFuture<?>[0])).handle((ignored, error) -> {
+            for (CompletableFuture<Result> flush : flushes) {
+                Result result = flush.join();
+                if (!result.ok()) {
+                    return result;
+                }
+            }
+            return Result.DONE;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "route " + name + " (" + TYPE + ")";
+    }
+}

@@ -1,0 +1,269 @@
+package kvgate.route;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.regex.Pattern;
+import kvgate.config.Configuration;
+import kvgate.config.ConfigurationException;
+import kvgate.dispatch.BackendRoute;
+import kvgate.server.StartupException;
+import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
+import kvgate.spi.RouteFactory;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+
+/**
+ * The route tree as configured: named backend instances ({@code backends.<name>.type = <backend type>}), named
+ * nodes ({@code routes.<name>.type = <node type>}) and the root ({@code route = <name>}). Wherever a node names a
+ * child, it may name a route or a backend instance; {@code default} is the instance of {@code backend = <type>}.
+ *
+ * <p>The tree is checked whole before a request is served: every name must resolve, no node may reach itself, and
+ * every configured route and instance must be reached from the root (one that is not is a typo or a leftover).
+ * Backend instances are opened when the tree first reaches them, so an instance is opened once however many nodes
+ * name it, and {@code default} only when used.
+ */
+public final class RouteTree {
+    /** The instance name of the backend configured by {@code backend = <type>} and {@code <type>.<key>}. */
+    public static final String DEFAULT_BACKEND = "default";
+    static final String BACKENDS = "backends.";
+    static final String ROUTES = "routes.";
+    static final String TYPE = "type";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
+
+    /** The gateway's own node types. */
+    public static final List<RouteFactory> BUILT_IN = List.of(BackendLeaf.NODE, PrefixRoute.NODE,
+            NamespaceRoute.NODE, FailoverRoute.NODE, AllRoute.NODE);
+
+    /** Opens a named backend instance for the tree, or fails start-up. */
+    @FunctionalInterface
+    public interface Opener {
+        BackendRoute open(String name) throws StartupException;
+    }
+
+    /**
+     * The names and types the configuration declares, read before any value is checked, so that each one's settings
+     * can be declared for validation.
+     *
+     * @param backends instance name -> backend type, {@code default} excluded
+     * @param routes route name -> node type
+     */
+    public record Declared(Map<String, String> backends, Map<String, String> routes) {
+
+        /** The keys every declared instance and route may have, with their defaults: {@code type} and its type's. */
+        public List<Setting> settings(Map<String, List<Setting>> backendTypes,
+                                      Map<String, RouteFactory> routeTypes) throws ConfigurationException {
+            List<Setting> settings = new ArrayList<>();
+            List<String> problems = new ArrayList<>();
+            backends.forEach((name, type) -> {
+                List<Setting> declared = backendTypes.get(type);
+                if (declared == null) {
+                    problems.add(BACKENDS + name + "." + TYPE + " = " + type + ": no backend plugin of that type; "
+                            + "types found: " + backendTypes.keySet());
+                } else {
+                    settings.add(Setting.text(BACKENDS + name + "." + TYPE, type, "backend type"));
+                    declared.forEach(setting -> settings.add(setting.withKey(BACKENDS + name + "." + setting.key())));
+                }
+            });
+            routes.forEach((name, type) -> {
+                RouteFactory factory = routeTypes.get(type);
+                if (factory == null) {
+                    problems.add(ROUTES + name + "." + TYPE + " = " + type + ": no route node of that type; "
+                            + "types found: " + routeTypes.keySet());
+                } else {
+                    settings.add(Setting.text(ROUTES + name + "." + TYPE, type, "route node type"));
+                    factory.settings().forEach(setting ->
+                            settings.add(setting.withKey(ROUTES + name + "." + setting.key())));
+                }
+            });
+            if (!problems.isEmpty()) {
+                throw new ConfigurationException(String.join("\n", problems));
+            }
+            return settings;
+        }
+    }
+
+    /** Finds the {@code backends.<name>.type} and {@code routes.<name>.type} keys among the configured ones. */
+    public static Declared declare(Configuration configuration) throws ConfigurationException {
+        Map<String, String> backends = new LinkedHashMap<>();
+        Map<String, String> routes = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (String key : configuration.keys()) {
+            Map<String, String> into = key.startsWith(BACKENDS) ? backends : key.startsWith(ROUTES) ? routes : null;
+            String suffix = "." + TYPE;
+            if (into == null || !key.endsWith(suffix)) {
+                continue;
+            }
+            String name = key.substring(key.indexOf('.') + 1, key.length() - suffix.length());
+            if (!NAME.matcher(name).matches()) {
+                problems.add(key + ": a name is 1 to 100 characters of A-Z a-z 0-9 _ -, not '" + name + "'");
+            } else if (into == backends && name.equals(DEFAULT_BACKEND)) {
+                problems.add(key + ": the name " + DEFAULT_BACKEND + " is the backend of 'backend = <type>'; "
+                        + "choose another");
+            } else {
+                into.put(name, configuration.get(key).orElse("").strip());
+            }
+        }
+        for (String name : routes.keySet()) {
+            if (backends.containsKey(name)) {
+                problems.add("'" + name + "' names both a route and a backend instance; names must be unique");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigurationException(String.join("\n", problems));
+        }
+        return new Declared(backends, routes);
+    }
+
+    /** The gateway's node types and the plugins', by type. */
+    public static Map<String, RouteFactory> nodeTypes(Map<String, RouteFactory> plugins)
+            throws ConfigurationException {
+        Map<String, RouteFactory> types = new LinkedHashMap<>();
+        BUILT_IN.forEach(factory -> types.put(factory.type(), factory));
+        for (Map.Entry<String, RouteFactory> plugin : plugins.entrySet()) {
+            if (types.putIfAbsent(plugin.getKey(), plugin.getValue()) != null) {
+                throw new ConfigurationException("a plugin offers route node type '" + plugin.getKey()
+                        + "', which is the gateway's own");
+            }
+        }
+        return types;
+    }
+
+    /**
+     * Builds the tree from its root.
+     *
+     * @param root the value of {@code route}: a route or backend name; empty means {@code default}
+     * @param all every resolved configuration value, the routes' under {@code routes.<name>.}
+     * @throws ConfigurationException when a name does not resolve, a node refuses its settings, the tree loops or
+     *     leaves a configured route or instance unreached
+     * @throws StartupException when an instance fails to open
+     */
+    public static Route build(String root, Declared declared, Settings all, Map<String, RouteFactory> nodeTypes,
+                              Opener opener, ScheduledExecutorService scheduler)
+            throws ConfigurationException, StartupException {
+        if (root.isEmpty() && !(declared.backends().isEmpty() && declared.routes().isEmpty())) {
+            throw new ConfigurationException("backends or routes are configured (" + describe(declared)
+                    + ") but 'route' is empty: name the root of the route tree");
+        }
+        Builder builder = new Builder(declared, all, nodeTypes, opener, scheduler);
+        Route tree;
+        try {
+            tree = builder.route(root.isEmpty() ? DEFAULT_BACKEND : root, "route = " + root);
+        } catch (Refused refused) {
+            if (refused.cause instanceof StartupException opening) {
+                throw opening;
+            }
+            throw (ConfigurationException) refused.cause;
+        }
+        Set<String> unreached = new TreeSet<>();
+        declared.routes().keySet().stream().filter(name -> !builder.built.containsKey(name))
+                .forEach(name -> unreached.add(ROUTES + name));
+        declared.backends().keySet().stream().filter(name -> !builder.built.containsKey(name))
+                .forEach(name -> unreached.add(BACKENDS + name));
+        if (!unreached.isEmpty()) {
+            throw new ConfigurationException(String.join(", ", unreached) + " configured but not reached from route = "
+                    + root);
+        }
+        return tree;
+    }
+
+    private static String describe(Declared declared) {
+        List<String> names = new ArrayList<>();
+        declared.backends().keySet().forEach(name -> names.add(BACKENDS + name));
+        declared.routes().keySet().forEach(name -> names.add(ROUTES + name));
+        return String.join(", ", names);
+    }
+
+    /** Carries a checked failure out through the factories' {@link RouteContext.Children} calls, unwrapped. */
+    private static final class Refused extends RuntimeException {
+        final Exception cause;
+
+        Refused(Exception cause) {
+            super(cause.getMessage(), null, false, false);
+            this.cause = cause;
+        }
+    }
+
+    private static final class Builder {
+        private final Declared declared;
+        private final Settings all;
+        private final Map<String, RouteFactory> nodeTypes;
+        private final Opener opener;
+        private final ScheduledExecutorService scheduler;
+        /** Every route and instance built so far, by name: a node named twice is built once. */
+        private final Map<String, Route> built = new HashMap<>();
+        /** The names being built, outermost first: a name met again among them is a loop. */
+        private final Set<String> path = new LinkedHashSet<>();
+
+        Builder(Declared declared, Settings all, Map<String, RouteFactory> nodeTypes, Opener opener,
+                ScheduledExecutorService scheduler) {
+            this.declared = declared;
+            this.all = all;
+            this.nodeTypes = nodeTypes;
+            this.opener = opener;
+            this.scheduler = scheduler;
+        }
+
+        Route route(String name, String namedBy) {
+            Route done = built.get(name);
+            if (done != null) {
+                return done;
+            }
+            if (path.contains(name)) {
+                throw new Refused(new ConfigurationException("the route tree loops: " + String.join(" -> ", path)
+                        + " -> " + name));
+            }
+            Route route;
+            if (declared.routes().containsKey(name)) {
+                route = node(name);
+            } else if (declared.backends().containsKey(name) || name.equals(DEFAULT_BACKEND)) {
+                try {
+                    route = opener.open(name);
+                } catch (StartupException e) {
+                    throw new Refused(e);
+                }
+            } else {
+                throw new Refused(new ConfigurationException(namedBy + ": no route or backend instance named '"
+                        + name + "'; routes: " + declared.routes().keySet() + ", backends: "
+                        + new TreeSet<>(withDefault(declared.backends().keySet()))));
+            }
+            built.put(name, route);
+            return route;
+        }
+
+        private Route node(String name) {
+            String type = declared.routes().get(name);
+            RouteFactory factory = nodeTypes.get(type);
+            path.add(name);
+            try {
+                RouteContext context = new RouteContext(name, all.under(ROUTES + name + "."),
+                        child -> route(child, ROUTES + name), scheduler);
+                Route route = factory.build(context);
+                if (route == null) {
+                    throw new IllegalArgumentException("the node type built no route");
+                }
+                return route;
+            } catch (Refused refused) {
+                throw refused;
+            } catch (RuntimeException | LinkageError e) {
+                throw new Refused(new ConfigurationException(ROUTES + name + " (type " + type + "): "
+                        + e.getMessage()));
+            } finally {
+                path.remove(name);
+            }
+        }
+
+        private static Set<String> withDefault(Set<String> names) {
+            Set<String> all = new LinkedHashSet<>(names);
+            all.add(DEFAULT_BACKEND);
+            return all;
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package kvgate.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A node of the route tree: it takes an operation and answers it, usually by passing it to one or more child
+ * routes. The leaves are backend instances (with the gateway's generic layer filling what they lack), so a node
+ * never talks to a backend directly. Nodes are built once from the configuration by a {@link RouteFactory} and
+ * shared by every connection; they must be thread-safe and, like {@link Backend#execute}, must not block.
+ *
+ * <p>A child's stage may complete exceptionally or with any failure; a node that looks at its children's results
+ * (failover, warm-up, shadow) handles both. Whatever a node returns is guarded by the gateway: an exception becomes
+ * {@link Status#BACKEND_ERROR}.
+ */
+public interface Route {
+
+    /** Starts one operation. */
+    CompletionStage<Result> execute(Operation operation);
+
+    /**
+     * The child this node would hand {@code operation} to, unchanged and alone, or {@code this} when the node itself
+     * must handle it (it sends to several children, looks at results or changes the operation). Selector nodes
+     * (by key prefix, by namespace) return the selected child, so the gateway can find, for a pipelined burst, the
+     * one route every operation ends in and send the burst to it as one batch. Must be cheap and free of effects.
+     */
+    default Route select(Operation operation) {
+        return this;
+    }
+
+    /**
+     * Starts several operations that arrived together, in order, one stage per operation. The gateway calls it only
+     * on a route that every operation of the burst {@linkplain #select selects}; a backend leaf sends them to its
+     * backend as one batch. The default starts them one by one.
+     */
+    default List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+        List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
+        for (Operation operation : operations) {
+            results.add(execute(operation));
+        }
+        return results;
+    }
+
+    /** The route {@code operation} ends in when every selector on the way has chosen: {@code route} itself or below. */
+    static Route selected(Route route, Operation operation) {
+        Route current = route;
+        for (Route next = current.select(operation); next != current; next = current.select(operation)) {
+            current = next;
+        }
+        return current;
+    }
+}

@@ -1,0 +1,65 @@
+package kvgate.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * What the gateway gives a {@link RouteFactory} building a node.
+ *
+ * @param name the node's name ({@code routes.<name>.type}), for messages and metrics
+ * @param settings the values of the settings the factory declared, validated, defaults filled in
+ * @param children resolves a name found in the settings to the route it names
+ * @param scheduler the gateway's network threads, for work that must happen later (timeouts, sampling); never block
+ */
+public record RouteContext(String name, Settings settings, Children children, ScheduledExecutorService scheduler) {
+
+    /** Resolves names to routes while the tree is built. */
+    @FunctionalInterface
+    public interface Children {
+        /**
+         * The route named {@code name}: a configured route ({@code routes.<name>}) or a backend instance
+         * ({@code backends.<name>}, or {@code default} for the one of {@code backend = <type>}).
+         *
+         * @throws IllegalArgumentException when no route or backend has that name, or the tree would loop
+         */
+        Route route(String name);
+    }
+
+    /** The route named {@code name}; see {@link Children#route}. */
+    public Route route(String name) {
+        return children.route(name.strip());
+    }
+
+    /**
+     * The routes named in the comma-separated value of setting {@code key}, in order.
+     *
+     * @throws IllegalArgumentException when fewer than {@code atLeast} are named
+     */
+    public List<Route> routes(String key, int atLeast) {
+        List<Route> routes = new ArrayList<>();
+        for (String name : settings.text(key).split(",")) {
+            if (!name.isBlank()) {
+                routes.add(route(name));
+            }
+        }
+        if (routes.size() < atLeast) {
+            throw new IllegalArgumentException(key + " must name at least " + atLeast + " route"
+                    + (atLeast == 1 ? "" : "s") + " (comma-separated), not '" + settings.text(key) + "'");
+        }
+        return routes;
+    }
+
+    /**
+     * The value of a setting that must not be left empty.
+     *
+     * @throws IllegalArgumentException when it is empty
+     */
+    public String required(String key) {
+        String value = settings.text(key);
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException(key + " is required (routes." + name + "." + key + ")");
+        }
+        return value;
+    }
+}
