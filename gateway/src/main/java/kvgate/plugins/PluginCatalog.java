@@ -190,7 +190,8 @@ public final class PluginCatalog implements AutoCloseable {
                 }
                 manager.unloadPlugin(plugin.getPluginId());
             } catch (RuntimeException e) {
-                LoggerFactory.getLogger(PluginCatalog.class).warn("plugin {} did not unload cleanly", plugin.getPluginId(), e);
+                LoggerFactory.getLogger(PluginCatalog.class).warn("plugin {} did not unload cleanly",
+                        plugin.getPluginId(), e);
             }
         }
     }

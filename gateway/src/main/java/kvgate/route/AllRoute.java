@@ -10,8 +10,8 @@ import kvgate.spi.Setting;
 
 /**
  * Sends each operation to every child at once and answers with the first child's answer (mcrouter's
- * AllInitialRoute): the others are kept in step but their answers never delay or change a reply. Reads go to every child too; put this node under a prefix or namespace node to copy only
- * part of the traffic.
+ * AllInitialRoute): the others are kept in step but their answers never delay or change a reply. Reads go to every
+ * child too; put this node under a prefix or namespace node to copy only part of the traffic.
  */
 final class AllRoute implements Route {
     static final String TYPE = "all";

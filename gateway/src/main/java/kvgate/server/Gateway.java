@@ -237,8 +237,8 @@ public final class Gateway implements AutoCloseable {
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
                             + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
                             + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)"));
-            return new Gateway(plugins, List.copyOf(instances), counters, threads, listeners, metrics, memcached, counter, okuyama,
-                    mpdb, mpdbHandler, manifests, dispatcher);
+            return new Gateway(plugins, List.copyOf(instances), counters, threads, listeners, metrics, memcached,
+                    counter, okuyama, mpdb, mpdbHandler, manifests, dispatcher);
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
                 manifests.close();

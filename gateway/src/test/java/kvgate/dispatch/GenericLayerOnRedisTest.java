@@ -6,8 +6,8 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The generic layer suite on the Redis backend (a real standalone redis-server), shared by two gateways: the backend scans,
- * tags and searches natively, so the suite checks those against the same expectations as the generic layer's.
+ * The generic layer suite on the Redis backend (a real standalone redis-server), shared by two gateways: the backend
+ * scans, tags and searches natively, so the suite checks those against the same expectations as the generic layer's.
  */
 class GenericLayerOnRedisTest extends GenericLayerSuite {
     @BeforeAll
