@@ -12,7 +12,8 @@ import kvgate.spi.Status;
 
 /**
  * The stat groups of the Stat command, in memcached's names: the general group (no key) from the gateway's meters
- * and the backend's own figures, and {@code settings}, the configuration in force.
+ * and the backend's own figures, {@code settings}, the configuration in force, and {@code routes}, the counters
+ * route nodes keep ({@code <route>:<counter>}).
  */
 public final class MemcachedStats {
     /** A memcached stat that counts one verb's operations ending in one status. */
@@ -58,6 +59,7 @@ public final class MemcachedStats {
         return switch (name) {
             case "" -> general();
             case "settings" -> settings.asMap();
+            case "routes" -> routes();
             default -> null;
         };
     }
@@ -103,6 +105,12 @@ public final class MemcachedStats {
             }
         }
         stats.putIfAbsent("curr_items", "0");
+        return stats;
+    }
+
+    private Map<String, String> routes() {
+        Map<String, String> stats = new LinkedHashMap<>();
+        metrics.routeCounters().forEach((key, value) -> stats.put(key, Long.toString(value)));
         return stats;
     }
 }

@@ -6,8 +6,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
+import io.micrometer.core.instrument.FunctionCounter;
 import kvgate.spi.Operation;
 import kvgate.spi.Status;
 
@@ -27,6 +31,8 @@ import kvgate.spi.Status;
  *   <li>{@code kvgate.datagrams.replayed} (tag {@code protocol}): resent requests answered from the reply cache</li>
  *   <li>{@code kvgate.datagrams.gaps_skipped} (tag {@code protocol}): missing requests given up on after the server
  *       timeout</li>
+ *   <li>{@code kvgate.route.<counter>} (tag {@code route}): what route nodes count of themselves (see
+ *       {@link kvgate.spi.RouteContext.Counters})</li>
  * </ul>
  */
 public final class GatewayMetrics {
@@ -34,6 +40,9 @@ public final class GatewayMetrics {
     private final Counter[][] operations = new Counter[Verb.values().length][Status.values().length];
     private final Map<String, Connections> connections = new ConcurrentHashMap<>();
     private final long startedAtMillis = System.currentTimeMillis();
+    /** Route nodes' counters by {@code <route>:<counter>}, kept over reloads so that they only ever rise. */
+    private final Map<String, LongAdder> routeCounters = new ConcurrentHashMap<>();
+    private static final Pattern COUNTER_NAME = Pattern.compile("[a-z0-9_]{1,64}");
 
     private record Connections(AtomicLong current, Counter total, Counter rejected) {
     }
@@ -159,5 +168,30 @@ public final class GatewayMetrics {
                     Counter.builder("kvgate.connections.total").tag("protocol", p).register(registry),
                     Counter.builder("kvgate.connections.rejected").tag("protocol", p).register(registry));
         });
+    }
+
+    /**
+     * Route node {@code route}'s counter {@code name}, registered as {@code kvgate.route.<name>} tagged
+     * {@code route}; the same counter every time it is asked for.
+     *
+     * @throws IllegalArgumentException when the name is not lower case, digits and underscores
+     */
+    public LongAdder routeCounter(String route, String name) {
+        if (!COUNTER_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("a route counter's name is 1 to 64 of a-z 0-9 _, not '" + name + "'");
+        }
+        return routeCounters.computeIfAbsent(route + ":" + name, ignored -> {
+            LongAdder counter = new LongAdder();
+            FunctionCounter.builder("kvgate.route." + name, counter, LongAdder::sum).tag("route", route)
+                    .register(registry);
+            return counter;
+        });
+    }
+
+    /** Every route counter's value by {@code <route>:<counter>}, sorted. */
+    public Map<String, Long> routeCounters() {
+        Map<String, Long> values = new TreeMap<>();
+        routeCounters.forEach((key, counter) -> values.put(key, counter.sum()));
+        return values;
     }
 }

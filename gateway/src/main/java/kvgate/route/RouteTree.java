@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.dispatch.BackendRoute;
+import kvgate.metrics.GatewayMetrics;
 import kvgate.server.StartupException;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
@@ -146,13 +147,13 @@ public final class RouteTree {
      * @throws StartupException when an instance fails to open
      */
     public static Route build(String root, Declared declared, Settings all, Map<String, RouteFactory> nodeTypes,
-                              Opener opener, ScheduledExecutorService scheduler)
+                              Opener opener, ScheduledExecutorService scheduler, GatewayMetrics metrics)
             throws ConfigurationException, StartupException {
         if (root.isEmpty() && !(declared.backends().isEmpty() && declared.routes().isEmpty())) {
             throw new ConfigurationException("backends or routes are configured (" + describe(declared)
                     + ") but 'route' is empty: name the root of the route tree");
         }
-        Builder builder = new Builder(declared, all, nodeTypes, opener, scheduler);
+        Builder builder = new Builder(declared, all, nodeTypes, opener, scheduler, metrics);
         Route tree;
         try {
             tree = builder.route(root.isEmpty() ? DEFAULT_BACKEND : root, "route = " + root);
@@ -197,18 +198,20 @@ public final class RouteTree {
         private final Map<String, RouteFactory> nodeTypes;
         private final Opener opener;
         private final ScheduledExecutorService scheduler;
+        private final GatewayMetrics metrics;
         /** Every route and instance built so far, by name: a node named twice is built once. */
         private final Map<String, Route> built = new HashMap<>();
         /** The names being built, outermost first: a name met again among them is a loop. */
         private final Set<String> path = new LinkedHashSet<>();
 
         Builder(Declared declared, Settings all, Map<String, RouteFactory> nodeTypes, Opener opener,
-                ScheduledExecutorService scheduler) {
+                ScheduledExecutorService scheduler, GatewayMetrics metrics) {
             this.declared = declared;
             this.all = all;
             this.nodeTypes = nodeTypes;
             this.opener = opener;
             this.scheduler = scheduler;
+            this.metrics = metrics;
         }
 
         Route route(String name, String namedBy) {
@@ -244,7 +247,8 @@ public final class RouteTree {
             path.add(name);
             try {
                 RouteContext context = new RouteContext(name, all.under(ROUTES + name + "."),
-                        child -> route(child, ROUTES + name), scheduler);
+                        child -> route(child, ROUTES + name), scheduler,
+                        counter -> metrics.routeCounter(name, counter));
                 Route route = factory.build(context);
                 if (route == null) {
                     throw new IllegalArgumentException("the node type built no route");

@@ -135,6 +135,7 @@ public final class Gateway implements AutoCloseable {
             threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
             EventLoopGroup workers = threads.workers();
             String directoryScope = gateway.text(GatewaySettings.SCAN_DIRECTORY);
+            GatewayMetrics metrics = new GatewayMetrics();
             Route routes = RouteTree.build(gateway.text(GatewaySettings.ROUTE), declared, all, nodeTypes, name -> {
                 boolean legacy = name.equals(RouteTree.DEFAULT_BACKEND);
                 String instanceType = legacy ? type : declared.backends().get(name);
@@ -145,8 +146,7 @@ public final class Gateway implements AutoCloseable {
                 BackendRoute instance = new BackendRoute(name, instanceType, backend, directoryScope);
                 instances.add(instance);
                 return instance;
-            }, workers);
-            GatewayMetrics metrics = new GatewayMetrics();
+            }, workers, metrics);
             boolean counting = gateway.bool(GatewaySettings.COUNTER_ENABLE);
             if (counting) {
                 counters = counterStore(gateway, all, plugins, instances, clock, maxItemSize, workers);

@@ -3,6 +3,7 @@ package kvgate.spi;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the gateway gives a {@link RouteFactory} building a node.
@@ -11,8 +12,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param settings the values of the settings the factory declared, validated, defaults filled in
  * @param children resolves a name found in the settings to the route it names
  * @param scheduler the gateway's network threads, for work that must happen later (timeouts, sampling); never block
+ * @param counters the node's counters, published with the gateway's metrics
  */
-public record RouteContext(String name, Settings settings, Children children, ScheduledExecutorService scheduler) {
+public record RouteContext(String name, Settings settings, Children children, ScheduledExecutorService scheduler,
+                           Counters counters) {
 
     /** Resolves names to routes while the tree is built. */
     @FunctionalInterface
@@ -24,6 +27,27 @@ public record RouteContext(String name, Settings settings, Children children, Sc
          * @throws IllegalArgumentException when no route or backend has that name, or the tree would loop
          */
         Route route(String name);
+    }
+
+    /**
+     * Counters a node keeps (what it mirrored, what did not match), published with the gateway's metrics as
+     * {@code kvgate.route.<counter>} tagged {@code route=<node name>}: in the memcached protocol's {@code stats routes}
+     * and the admin port's {@code stats}. A JDK {@link LongAdder}, so that counting on the data path is one add and
+     * a plugin needs no metrics library.
+     */
+    @FunctionalInterface
+    public interface Counters {
+        /**
+         * The counter {@code name} of this node: lower case, digits and underscores. Asked again with the same name,
+         * also by the node rebuilt when the configuration is reloaded, it is the same counter, so counts go on
+         * rising across reloads as monotonic counters must.
+         */
+        LongAdder counter(String name);
+    }
+
+    /** The node's counter {@code name}; see {@link Counters#counter}. */
+    public LongAdder counter(String name) {
+        return counters.counter(name);
     }
 
     /** The route named {@code name}; see {@link Children#route}. */
