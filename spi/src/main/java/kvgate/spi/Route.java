@@ -42,6 +42,16 @@ public interface Route {
         return results;
     }
 
+    /**
+     * Ends the node: called once when the tree holding it is retired (the configuration reloaded, or the gateway
+     * stopping), after the operations started on that tree have finished or a grace period has passed. A node that
+     * started timers or background work (sampling, a copy between stores) stops it here. Children are not closed by
+     * their parents: the gateway closes every node and backend instance of a retired tree itself, once, however many
+     * parents name it. Must not block for long.
+     */
+    default void close() {
+    }
+
     /** The route {@code operation} ends in when every selector on the way has chosen: {@code route} itself or below. */
     static Route selected(Route route, Operation operation) {
         Route current = route;
