@@ -39,6 +39,11 @@ final class AllRoute implements Route {
     }
 
     @Override
+    public Step explain(Operation operation) {
+        return new Step("sends to every child, answers with the first's answer", children);
+    }
+
+    @Override
     public String toString() {
         return "route " + name + " (" + TYPE + ")";
     }

@@ -47,6 +47,11 @@ final class FailoverRoute implements Route {
     }
 
     @Override
+    public Step explain(Operation operation) {
+        return new Step("tries each in order, the next after a temporary failure", children);
+    }
+
+    @Override
     public String toString() {
         return "route " + name + " (" + TYPE + ")";
     }

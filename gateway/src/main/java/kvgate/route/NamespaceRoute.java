@@ -70,17 +70,36 @@ final class NamespaceRoute implements Route {
         if (route != null) {
             return route;
         }
+        Wildcard wildcard = matching(namespace);
+        return wildcard == null ? fallback : wildcard.route();
+    }
+
+    /** The longest wildcard matching {@code namespace}, or null. */
+    private Wildcard matching(Namespace namespace) {
         for (Wildcard wildcard : wildcards) {
             if (namespace.name().startsWith(wildcard.start())) {
-                return wildcard.route();
+                return wildcard;
             }
         }
-        return fallback;
+        return null;
     }
 
     @Override
     public CompletionStage<Result> execute(Operation operation) {
         return select(operation).execute(operation);
+    }
+
+    @Override
+    public Step explain(Operation operation) {
+        Namespace namespace = operation.namespace();
+        Route route = exact.get(namespace);
+        if (route != null) {
+            return new Step("namespace " + namespace + " is listed", List.of(route));
+        }
+        Wildcard wildcard = matching(namespace);
+        return wildcard == null ? new Step("namespace " + namespace + " matches nothing: the default",
+                List.of(fallback))
+                : new Step("namespace " + namespace + " matches " + wildcard.start() + ANY, List.of(wildcard.route()));
     }
 
     @Override

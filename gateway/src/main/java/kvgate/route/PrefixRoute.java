@@ -64,16 +64,21 @@ final class PrefixRoute implements Route {
     @Override
     public Route select(Operation operation) {
         if (operation instanceof Operation.KeyOperation keyed) {
-            byte[] key = keyed.key();
-            for (Choice choice : choices) {
-                byte[] prefix = choice.prefix();
-                if (key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
-                    return choice.route();
-                }
-            }
-            return fallback;
+            Choice choice = matching(keyed.key());
+            return choice == null ? fallback : choice.route();
         }
         return operation instanceof Operation.Flush && everyChild.size() > 1 ? this : fallback;
+    }
+
+    /** The choice of the longest prefix of {@code key}, or null. */
+    private Choice matching(byte[] key) {
+        for (Choice choice : choices) {
+            byte[] prefix = choice.prefix();
+            if (key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
+                return choice;
+            }
+        }
+        return null;
     }
 
     /** Only a flush reaches a prefix node itself: every other operation is handed on by {@link #select}. */
@@ -96,6 +101,20 @@ final class PrefixRoute implements Route {
             }
             return Result.DONE;
         });
+    }
+
+    @Override
+    public Step explain(Operation operation) {
+        if (operation instanceof Operation.KeyOperation keyed) {
+            Choice choice = matching(keyed.key());
+            return choice == null ? new Step("no key prefix matches: the default", List.of(fallback))
+                    : new Step("key prefix '" + new String(choice.prefix(), StandardCharsets.UTF_8) + "' matches",
+                            List.of(choice.route()));
+        }
+        if (select(operation) == this) {
+            return new Step("a flush goes to every child", everyChild);
+        }
+        return new Step("an operation on the whole namespace goes to the default", List.of(fallback));
     }
 
     @Override

@@ -43,6 +43,30 @@ public interface Route {
     }
 
     /**
+     * What this node would do with {@code operation}, for an operator checking a route before switching traffic
+     * (the admin port's {@code explain}, like mcrouter's {@code route_handles}). Must be free of effects: nothing is
+     * sent anywhere. The default says which child a selector hands the operation to, or, for a node that handles it
+     * itself, names none: a node that sends to children overrides it to name them.
+     */
+    default Step explain(Operation operation) {
+        Route selected = select(operation);
+        return selected == this ? new Step("handled by the node itself", List.of())
+                : new Step("handed on", List.of(selected));
+    }
+
+    /**
+     * One step of an explanation.
+     *
+     * @param says what the node does with the operation, in a few words ("key prefix 'session:' matches")
+     * @param next the children it would use, in the order it would use them; empty for a leaf
+     */
+    record Step(String says, List<Route> next) {
+        public Step {
+            next = List.copyOf(next);
+        }
+    }
+
+    /**
      * Ends the node: called once when the tree holding it is retired (the configuration reloaded, or the gateway
      * stopping), after the operations started on that tree have finished or a grace period has passed. A node that
      * started timers or background work (sampling, a copy between stores) stops it here. Children are not closed by
