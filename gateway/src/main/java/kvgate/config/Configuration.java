@@ -29,6 +29,12 @@ public final class Configuration {
     private record Value(String text, String source) {
     }
 
+    /** Where the configuration comes from: read at start, and again on each reload. */
+    @FunctionalInterface
+    public interface Source {
+        Configuration read() throws ConfigurationException;
+    }
+
     private final Map<String, Value> values;
 
     private Configuration(Map<String, Value> values) {

@@ -50,6 +50,9 @@ public final class GatewaySettings {
     public static final String COUNTER_STATS_INTERVAL = "counter.stats_interval";
     public static final String COUNTER_STORE = "counter.store";
     public static final String COUNTER_LEASE_MS = kvgate.spi.BackendContext.COUNTER_LEASE_MS;
+    public static final String ADMIN_ENABLE = "admin.enable";
+    public static final String ADMIN_BIND = "admin.bind";
+    public static final String ADMIN_PORT = "admin.port";
     /** {@link #COUNTER_STORE} value for the built-in store: in this process's memory, not persisted. */
     public static final String MEMORY_COUNTER_STORE = "memory";
 
@@ -145,7 +148,11 @@ public final class GatewaySettings {
                     "with a shared counter store, a gateway renews its connections' acquisitions every third of "
                             + "this; those of a gateway that died without closing its connections are released this "
                             + "many milliseconds after its last renewal; keep it well above the time the store "
-                            + "takes to fail over, or every holding is given back during one"));
+                            + "takes to fail over, or every holding is given back during one"),
+            Setting.bool(ADMIN_ENABLE, false, "serve the admin port (explain, reload, routes, stats)"),
+            Setting.text(ADMIN_BIND, "127.0.0.1", "address of the admin listener; anyone who reaches it can reload "
+                    + "the configuration, so keep it on loopback or a management network"),
+            Setting.integer(ADMIN_PORT, 11299, 0, 65535, "admin port (0: any free port)"));
 
     private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
 

@@ -10,6 +10,7 @@ import kvgate.spi.Capability;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
+import org.slf4j.LoggerFactory;
 
 /**
  * A leaf of the route tree: one backend instance, with the generic layer (key directory, tags, search kept as
@@ -124,6 +125,28 @@ public final class BackendRoute implements Route {
         return stored.thenCompose(result -> result.ok()
                 ? directory.register(operation.namespace(), key).thenApply(listing -> listing.ok() ? result : listing)
                 : CompletableFuture.completedFuture(result));
+    }
+
+    /** Closes the backend, committing what it acknowledged; a failure to close is logged, never thrown. */
+    @Override
+    public void close() {
+        try {
+            backend.close();
+        } catch (Exception e) {
+            LoggerFactory.getLogger(BackendRoute.class).error("backend {} did not close cleanly", name, e);
+        }
+    }
+
+    /** Names the backend, and the part of the generic layer that would carry the operation out, if any. */
+    @Override
+    public Step explain(Operation operation) {
+        String by = isGeneric(operation) ? "carried out by the gateway's generic layer over the backend's basic "
+                + "operations" : "sent to the backend";
+        String listing = directory != null && (operation instanceof Operation.Store
+                || operation instanceof Operation.Arithmetic) && directory.tracks(operation.namespace())
+                ? ", then its key listed in the key directory" : "";
+        return new Step("backend instance of type " + type + " " + backend.capabilities() + ": " + by + listing,
+                List.of());
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.spi.Backend;
 import kvgate.spi.Operation;
@@ -29,11 +30,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A flush with a delay is answered at once and sent into the tree when the delay is over, so backends only see
  * immediate flushes. Such a pending flush does not survive a restart of the gateway.
+ *
+ * <p>The route tree can be replaced while operations run ({@link #swap}, on a reload): each burst reads the tree in
+ * force once and finishes on it, and each tree counts the operations started on it and not finished, so the one
+ * replaced can be closed once they are done.
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
-    private final Route routes;
+    private volatile Generation current;
     private final Route counters;
     private final List<OperationFilter> filters;
     private final GatewayMetrics metrics;
@@ -51,7 +56,7 @@ public final class Dispatcher {
      */
     public Dispatcher(Route routes, Backend counters, List<OperationFilter> filters, GatewayMetrics metrics,
                       ScheduledExecutorService scheduler) {
-        this.routes = routes;
+        this.current = new Generation(routes);
         this.counters = counters == null ? null : new Route() {
             @Override
             public CompletionStage<Result> execute(Operation operation) {
@@ -68,9 +73,48 @@ public final class Dispatcher {
         this.scheduler = scheduler;
     }
 
+    /**
+     * A route tree in force, and how many operations started on it have not finished. An operation is counted from
+     * before it reaches the tree, so once the tree is replaced and the count is zero, nothing can reach it any more.
+     */
+    public static final class Generation {
+        private final Route root;
+        private final LongAdder unfinished = new LongAdder();
+
+        private Generation(Route root) {
+            this.root = root;
+        }
+
+        public Route root() {
+            return root;
+        }
+
+        /** Operations started on this tree and not finished. */
+        public long unfinished() {
+            return unfinished.sum();
+        }
+    }
+
+    /** The tree in force. */
+    public Route routes() {
+        return current.root;
+    }
+
+    /**
+     * Puts {@code routes} in force for every burst that starts from now on, and returns the tree it replaces, whose
+     * operations in flight finish on it ({@link Generation#unfinished}).
+     */
+    public synchronized Generation swap(Route routes) {
+        Generation replaced = current;
+        current = new Generation(routes);
+        return replaced;
+    }
+
     /** Starts one operation. The stage never completes exceptionally. */
     public CompletionStage<Result> dispatch(Operation operation) {
-        return counted(operation, chain(0, operation));
+        Generation tree = current;
+        tree.unfinished.increment();
+        return counted(tree, operation, chain(tree, 0, operation));
     }
 
     /**
@@ -82,35 +126,38 @@ public final class Dispatcher {
         if (operations.isEmpty()) {
             return List.of();
         }
-        Route first = targetOf(operations.get(0));
-        boolean oneTarget = first != null && filters.isEmpty();
-        for (int i = 1; oneTarget && i < operations.size(); i++) {
-            oneTarget = targetOf(operations.get(i)) == first;
-        }
-        if (oneTarget) {
-            return counted(operations, Outcomes.executeAll(first::executeAll, operations));
-        }
+        Generation tree = current;
         if (!filters.isEmpty()) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
             for (Operation operation : operations) {
-                results.add(dispatch(operation));
+                tree.unfinished.increment();
+                results.add(counted(tree, operation, chain(tree, 0, operation)));
             }
             return results;
         }
-        return batchedByTarget(operations);
+        tree.unfinished.add(operations.size());
+        Route first = targetOf(tree, operations.get(0));
+        boolean oneTarget = first != null;
+        for (int i = 1; oneTarget && i < operations.size(); i++) {
+            oneTarget = targetOf(tree, operations.get(i)) == first;
+        }
+        if (oneTarget) {
+            return counted(tree, operations, Outcomes.executeAll(first::executeAll, operations));
+        }
+        return batchedByTarget(tree, operations);
     }
 
     /**
      * A burst whose operations end in different routes: one batch per route, each in the burst's order (order
      * matters per key, and a key always ends in the same route).
      */
-    private List<CompletionStage<Result>> batchedByTarget(List<Operation> operations) {
+    private List<CompletionStage<Result>> batchedByTarget(Generation tree, List<Operation> operations) {
         List<CompletionStage<Result>> results = new ArrayList<>(Collections.nCopies(operations.size(), null));
         Map<Route, List<Integer>> batches = new LinkedHashMap<>();
         for (int i = 0; i < operations.size(); i++) {
-            Route target = targetOf(operations.get(i));
+            Route target = targetOf(tree, operations.get(i));
             if (target == null) {
-                results.set(i, dispatch(operations.get(i)));
+                results.set(i, counted(tree, operations.get(i), chain(tree, 0, operations.get(i))));
             } else {
                 batches.computeIfAbsent(target, ignored -> new ArrayList<>()).add(i);
             }
@@ -118,7 +165,8 @@ public final class Dispatcher {
         batches.forEach((target, indexes) -> {
             List<Operation> batch = new ArrayList<>(indexes.size());
             indexes.forEach(index -> batch.add(operations.get(index)));
-            List<CompletionStage<Result>> started = counted(batch, Outcomes.executeAll(target::executeAll, batch));
+            List<CompletionStage<Result>> started = counted(tree, batch,
+                    Outcomes.executeAll(target::executeAll, batch));
             for (int i = 0; i < indexes.size(); i++) {
                 results.set(indexes.get(i), started.get(i));
             }
@@ -141,12 +189,12 @@ public final class Dispatcher {
         });
     }
 
-    private CompletionStage<Result> chain(int index, Operation operation) {
+    private CompletionStage<Result> chain(Generation tree, int index, Operation operation) {
         try {
             if (index < filters.size()) {
-                return Outcomes.guarded(filters.get(index).apply(operation, next -> chain(index + 1, next)));
+                return Outcomes.guarded(filters.get(index).apply(operation, next -> chain(tree, index + 1, next)));
             }
-            return Outcomes.guarded(terminal(operation));
+            return Outcomes.guarded(terminal(tree, operation));
         } catch (RuntimeException e) {
             LOG.warn("operation failed in {}", index < filters.size() ? "filter " + filters.get(index).name()
                     : "the route tree", e);
@@ -154,48 +202,70 @@ public final class Dispatcher {
         }
     }
 
-    private CompletionStage<Result> terminal(Operation operation) {
+    private CompletionStage<Result> terminal(Generation tree, Operation operation) {
         if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
-            scheduler.schedule(() -> chain(filters.size(), new Operation.Flush(flush.namespace(), 0)),
-                    flush.delayMillis(), TimeUnit.MILLISECONDS);
+            scheduler.schedule(() -> {
+                Generation then = current;
+                then.unfinished.increment();
+                chain(then, filters.size(), new Operation.Flush(flush.namespace(), 0))
+                        .whenComplete((result, error) -> then.unfinished.decrement());
+            }, flush.delayMillis(), TimeUnit.MILLISECONDS);
             return CompletableFuture.completedFuture(Result.DONE);
         }
         if (Operation.isCounterOperation(operation)) {
             return counters == null ? CompletableFuture.completedFuture(
                     Result.failure(Status.UNSUPPORTED, "no counter store")) : counters.execute(operation);
         }
-        return routes.execute(operation);
+        return tree.root.execute(operation);
     }
 
     /**
      * The route an operation ends in, to batch it with others; null for one that must go alone (a delayed flush, a
      * counter operation without a counter store).
      */
-    private Route targetOf(Operation operation) {
+    private Route targetOf(Generation tree, Operation operation) {
         if (Operation.isCounterOperation(operation)) {
             return counters;
         }
         if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
             return null;
         }
-        return Route.selected(routes, operation);
+        return Route.selected(tree.root, operation);
     }
 
-    private List<CompletionStage<Result>> counted(List<Operation> operations, List<CompletionStage<Result>> stages) {
+    /** Counts outcomes, and each operation finished on {@code tree}; the operations were counted as started. */
+    private List<CompletionStage<Result>> counted(Generation tree, List<Operation> operations,
+                                                  List<CompletionStage<Result>> stages) {
         List<CompletionStage<Result>> results = new ArrayList<>(stages.size());
+        int finishedNow = 0;
         for (int i = 0; i < stages.size(); i++) {
-            results.add(counted(operations.get(i), stages.get(i)));
+            CompletionStage<Result> stage = stages.get(i);
+            Result now = Stages.valueNow(stage);
+            if (now != null) {
+                metrics.completed(operations.get(i), now.status());
+                finishedNow++;
+                results.add(stage);
+            } else {
+                results.add(later(tree, operations.get(i), stage));
+            }
         }
+        tree.unfinished.add(-finishedNow);
         return results;
     }
 
-    private CompletionStage<Result> counted(Operation operation, CompletionStage<Result> stage) {
+    private CompletionStage<Result> counted(Generation tree, Operation operation, CompletionStage<Result> stage) {
         Result now = Stages.valueNow(stage);
         if (now != null) {
             metrics.completed(operation, now.status());
+            tree.unfinished.decrement();
             return stage;
         }
+        return later(tree, operation, stage);
+    }
+
+    private CompletionStage<Result> later(Generation tree, Operation operation, CompletionStage<Result> stage) {
         return stage.thenApply(result -> {
+            tree.unfinished.decrement();
             metrics.completed(operation, result.status());
             return result;
         });

@@ -3,6 +3,7 @@ package kvgate.memcached;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
 import kvgate.dispatch.BackendRoute;
@@ -36,18 +37,23 @@ public final class MemcachedStats {
             new Counted("touch_misses", Verb.TOUCH, Status.NOT_FOUND));
 
     private final GatewayMetrics metrics;
-    private final List<BackendRoute> backends;
-    private final Settings settings;
+    private final Supplier<List<BackendRoute>> backends;
+    private final Supplier<Settings> settings;
     private final int ioThreads;
 
     /** Stats of a gateway with one backend, of type {@code backendType}. */
     public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
                           int ioThreads) {
-        this(metrics, List.of(new BackendRoute(backendType, backendType, backend, "none")), settings, ioThreads);
+        this(metrics, () -> List.of(new BackendRoute(backendType, backendType, backend, "none")), () -> settings,
+                ioThreads);
     }
 
-    /** @param backends the backend instances of the route tree, opened before the listeners start */
-    public MemcachedStats(GatewayMetrics metrics, List<BackendRoute> backends, Settings settings, int ioThreads) {
+    /**
+     * @param backends the backend instances of the route tree in force
+     * @param settings the configuration in force
+     */
+    public MemcachedStats(GatewayMetrics metrics, Supplier<List<BackendRoute>> backends, Supplier<Settings> settings,
+                          int ioThreads) {
         this.metrics = metrics;
         this.backends = backends;
         this.settings = settings;
@@ -58,7 +64,7 @@ public final class MemcachedStats {
     Map<String, String> group(String name) {
         return switch (name) {
             case "" -> general();
-            case "settings" -> settings.asMap();
+            case "settings" -> settings.get().asMap();
             case "routes" -> routes();
             default -> null;
         };
@@ -91,6 +97,7 @@ public final class MemcachedStats {
             stats.put(counted.name(), Long.toString(metrics.count(counted.verb(), counted.status())));
         }
         stats.put("total_items", Long.toString(stored));
+        List<BackendRoute> backends = this.backends.get();
         if (backends.size() == 1) {
             stats.put("backend", backends.get(0).type());
             stats.put("backend_capabilities", backends.get(0).backend().capabilities().toString());

@@ -2,6 +2,9 @@ package kvgate.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Locale;
@@ -186,6 +189,30 @@ public final class GatewayMetrics {
                     .register(registry);
             return counter;
         });
+    }
+
+    /**
+     * Every meter's current value by its name and tags ({@code kvgate.operations{status=ok,verb=get}}), sorted; a
+     * counter's count, a gauge's value.
+     */
+    public Map<String, String> meters() {
+        Map<String, String> values = new TreeMap<>();
+        for (Meter meter : registry.getMeters()) {
+            StringBuilder name = new StringBuilder(meter.getId().getName());
+            List<Tag> tags = meter.getId().getTags();
+            if (!tags.isEmpty()) {
+                name.append('{');
+                for (int i = 0; i < tags.size(); i++) {
+                    name.append(i == 0 ? "" : ",").append(tags.get(i).getKey()).append('=')
+                            .append(tags.get(i).getValue());
+                }
+                name.append('}');
+            }
+            double value = meter.measure().iterator().next().getValue();
+            values.put(name.toString(), value == Math.rint(value) && !Double.isInfinite(value)
+                    ? Long.toString((long) value) : Double.toString(value));
+        }
+        return values;
     }
 
     /** Every route counter's value by {@code <route>:<counter>}, sorted. */

@@ -7,19 +7,24 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.HashSet;
 import java.util.regex.Pattern;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.dispatch.BackendRoute;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.server.StartupException;
+import kvgate.spi.Operation;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
 import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The route tree as configured: named backend instances ({@code backends.<name>.type = <backend type>}), named
@@ -30,8 +35,12 @@ import kvgate.spi.Settings;
  * every configured route and instance must be reached from the root (one that is not is a typo or a leftover).
  * Backend instances are opened when the tree first reaches them, so an instance is opened once however many nodes
  * name it, and {@code default} only when used.
+ *
+ * <p>A tree built on a reload keeps every backend instance of the tree before whose type and settings are unchanged
+ * (its connections, its store, its generic layer), and opens the others; nodes are always built anew.
  */
 public final class RouteTree {
+    private static final Logger LOG = LoggerFactory.getLogger(RouteTree.class);
     /** The instance name of the backend configured by {@code backend = <type>} and {@code <type>.<key>}. */
     public static final String DEFAULT_BACKEND = "default";
     static final String BACKENDS = "backends.";
@@ -43,10 +52,119 @@ public final class RouteTree {
     public static final List<RouteFactory> BUILT_IN = List.of(BackendLeaf.NODE, PrefixRoute.NODE,
             NamespaceRoute.NODE, FailoverRoute.NODE, AllRoute.NODE);
 
-    /** Opens a named backend instance for the tree, or fails start-up. */
+    /** Opens a backend instance for the tree, or fails. */
     @FunctionalInterface
     public interface Opener {
-        BackendRoute open(String name) throws StartupException;
+        BackendRoute open(Instance instance) throws StartupException;
+    }
+
+    /**
+     * A backend instance as configured: two are the same instance when name, type and settings are all equal.
+     *
+     * @param settings its settings, without the {@code backends.<name>.} (or {@code <type>.}) prefix
+     */
+    public record Instance(String name, String type, Map<String, String> settings) {
+        public Instance {
+            settings = Map.copyOf(settings);
+        }
+    }
+
+    private final String rootName;
+    private final Route root;
+    /** Every node and instance of the tree by name, in the order they were built (children first). */
+    private final Map<String, Route> named;
+    /** What each name is: {@code route <type>} or {@code backend <type>}. */
+    private final Map<String, String> kinds;
+    private final Map<Instance, BackendRoute> instances;
+
+    private RouteTree(String rootName, Route root, Map<String, Route> named, Map<String, String> kinds,
+                      Map<Instance, BackendRoute> instances) {
+        this.rootName = rootName;
+        this.root = root;
+        this.named = named;
+        this.kinds = kinds;
+        this.instances = instances;
+    }
+
+    public Route root() {
+        return root;
+    }
+
+    /** The backend instances the tree reaches, in the order they were opened. */
+    public List<BackendRoute> instances() {
+        return List.copyOf(instances.values());
+    }
+
+    /** The configured name of a node or instance of this tree, or null. */
+    String nameOf(Route route) {
+        for (Map.Entry<String, Route> entry : named.entrySet()) {
+            if (entry.getValue() == route) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** The tree's nodes and instances, one line each: the root first, then by name. */
+    public List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        lines.add("route = " + rootName);
+        new TreeMap<>(kinds).forEach((name, kind) -> lines.add(name + " (" + kind + ")"));
+        return lines;
+    }
+
+    /**
+     * The path {@code operation} would take from the root, one line a node, children indented under their parent,
+     * each line naming the node, its kind and what it does with the operation. Nothing is sent anywhere.
+     */
+    public List<String> explain(Operation operation) {
+        List<String> lines = new ArrayList<>();
+        lines.add("route = " + rootName);
+        explain(root, operation, 0, lines, new HashSet<>());
+        return lines;
+    }
+
+    private void explain(Route route, Operation operation, int depth, List<String> lines, Set<Route> path) {
+        String name = nameOf(route);
+        String label = name == null ? String.valueOf(route) : name + " (" + kinds.get(name) + ")";
+        if (!path.add(route)) {
+            lines.add("  ".repeat(depth) + label + ": (already on this path)");
+            return;
+        }
+        Route.Step step;
+        try {
+            step = route.explain(operation);
+        } catch (RuntimeException e) {
+            step = new Route.Step("cannot explain itself: " + e, List.of());
+        }
+        lines.add("  ".repeat(depth) + label + ": " + step.says());
+        for (Route next : step.next()) {
+            explain(next, operation, depth + 1, lines, path);
+        }
+        path.remove(route);
+    }
+
+    /**
+     * Closes what this tree holds and {@code successor} does not: every node ({@link Route#close}), and every
+     * backend instance the successor did not keep. With no successor (the gateway stopping), everything.
+     */
+    public void retire(RouteTree successor) {
+        for (Map.Entry<String, Route> entry : named.entrySet()) {
+            Route route = entry.getValue();
+            if (route instanceof BackendRoute) {
+                continue;
+            }
+            try {
+                route.close();
+            } catch (RuntimeException e) {
+                LOG.warn("route {} did not close cleanly", entry.getKey(), e);
+            }
+        }
+        instances.forEach((instance, opened) -> {
+            if (successor == null || successor.instances.get(instance) != opened) {
+                opened.close();
+            }
+        });
     }
 
     /**
@@ -141,38 +259,43 @@ public final class RouteTree {
      * Builds the tree from its root.
      *
      * @param root the value of {@code route}: a route or backend name; empty means {@code default}
+     * @param defaultType the type of the {@code default} instance ({@code backend = <type>})
      * @param all every resolved configuration value, the routes' under {@code routes.<name>.}
+     * @param previous the tree in force, whose unchanged instances are kept; null at start
      * @throws ConfigurationException when a name does not resolve, a node refuses its settings, the tree loops or
      *     leaves a configured route or instance unreached
      * @throws StartupException when an instance fails to open
      */
-    public static Route build(String root, Declared declared, Settings all, Map<String, RouteFactory> nodeTypes,
-                              Opener opener, ScheduledExecutorService scheduler, GatewayMetrics metrics)
+    public static RouteTree build(String root, String defaultType, Declared declared, Settings all,
+                                  Map<String, RouteFactory> nodeTypes, Opener opener,
+                                  ScheduledExecutorService scheduler, GatewayMetrics metrics, RouteTree previous)
             throws ConfigurationException, StartupException {
         if (root.isEmpty() && !(declared.backends().isEmpty() && declared.routes().isEmpty())) {
             throw new ConfigurationException("backends or routes are configured (" + describe(declared)
                     + ") but 'route' is empty: name the root of the route tree");
         }
-        Builder builder = new Builder(declared, all, nodeTypes, opener, scheduler, metrics);
-        Route tree;
+        String rootName = root.isEmpty() ? DEFAULT_BACKEND : root;
+        Builder builder = new Builder(declared, defaultType, all, nodeTypes, opener, scheduler, metrics, previous);
         try {
-            tree = builder.route(root.isEmpty() ? DEFAULT_BACKEND : root, "route = " + root);
+            Route tree = builder.route(rootName, "route = " + root);
+            Set<String> unreached = new TreeSet<>();
+            declared.routes().keySet().stream().filter(name -> !builder.built.containsKey(name))
+                    .forEach(name -> unreached.add(ROUTES + name));
+            declared.backends().keySet().stream().filter(name -> !builder.built.containsKey(name))
+                    .forEach(name -> unreached.add(BACKENDS + name));
+            if (!unreached.isEmpty()) {
+                throw new Refused(new ConfigurationException(String.join(", ", unreached)
+                        + " configured but not reached from route = " + root));
+            }
+            return new RouteTree(rootName, tree, builder.built, builder.kinds, builder.instances);
         } catch (Refused refused) {
+            // Nothing of a refused tree stays open; instances kept from the tree in force are not its to close.
+            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances).retire(previous);
             if (refused.cause instanceof StartupException opening) {
                 throw opening;
             }
             throw (ConfigurationException) refused.cause;
         }
-        Set<String> unreached = new TreeSet<>();
-        declared.routes().keySet().stream().filter(name -> !builder.built.containsKey(name))
-                .forEach(name -> unreached.add(ROUTES + name));
-        declared.backends().keySet().stream().filter(name -> !builder.built.containsKey(name))
-                .forEach(name -> unreached.add(BACKENDS + name));
-        if (!unreached.isEmpty()) {
-            throw new ConfigurationException(String.join(", ", unreached) + " configured but not reached from route = "
-                    + root);
-        }
-        return tree;
     }
 
     private static String describe(Declared declared) {
@@ -194,19 +317,25 @@ public final class RouteTree {
 
     private static final class Builder {
         private final Declared declared;
+        private final String defaultType;
         private final Settings all;
         private final Map<String, RouteFactory> nodeTypes;
         private final Opener opener;
         private final ScheduledExecutorService scheduler;
         private final GatewayMetrics metrics;
+        private final RouteTree previous;
         /** Every route and instance built so far, by name: a node named twice is built once. */
-        private final Map<String, Route> built = new HashMap<>();
+        private final Map<String, Route> built = new LinkedHashMap<>();
+        private final Map<String, String> kinds = new HashMap<>();
+        private final Map<Instance, BackendRoute> instances = new LinkedHashMap<>();
         /** The names being built, outermost first: a name met again among them is a loop. */
         private final Set<String> path = new LinkedHashSet<>();
 
-        Builder(Declared declared, Settings all, Map<String, RouteFactory> nodeTypes, Opener opener,
-                ScheduledExecutorService scheduler, GatewayMetrics metrics) {
+        Builder(Declared declared, String defaultType, Settings all, Map<String, RouteFactory> nodeTypes,
+                Opener opener, ScheduledExecutorService scheduler, GatewayMetrics metrics, RouteTree previous) {
             this.declared = declared;
+            this.defaultType = defaultType;
+            this.previous = previous;
             this.all = all;
             this.nodeTypes = nodeTypes;
             this.opener = opener;
@@ -226,12 +355,18 @@ public final class RouteTree {
             Route route;
             if (declared.routes().containsKey(name)) {
                 route = node(name);
+                kinds.put(name, "route " + declared.routes().get(name));
             } else if (declared.backends().containsKey(name) || name.equals(DEFAULT_BACKEND)) {
+                Instance instance = instance(name);
+                BackendRoute kept = previous == null ? null : previous.instances.get(instance);
                 try {
-                    route = opener.open(name);
+                    BackendRoute opened = kept != null ? kept : opener.open(instance);
+                    instances.put(instance, opened);
+                    route = opened;
                 } catch (StartupException e) {
                     throw new Refused(e);
                 }
+                kinds.put(name, "backend " + instance.type());
             } else {
                 throw new Refused(new ConfigurationException(namedBy + ": no route or backend instance named '"
                         + name + "'; routes: " + declared.routes().keySet() + ", backends: "
@@ -239,6 +374,17 @@ public final class RouteTree {
             }
             built.put(name, route);
             return route;
+        }
+
+        private Instance instance(String name) {
+            boolean legacy = name.equals(DEFAULT_BACKEND);
+            String type = legacy ? defaultType : declared.backends().get(name);
+            Settings settings = legacy ? all.under(type + ".") : all.under(BACKENDS + name + ".");
+            Map<String, String> values = new HashMap<>(settings.asMap());
+            if (!legacy) {
+                values.remove(TYPE);
+            }
+            return new Instance(name, type, values);
         }
 
         private Route node(String name) {

@@ -4,6 +4,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.codec.string.StringDecoder;
+import io.netty.handler.codec.string.StringEncoder;
+import java.nio.charset.StandardCharsets;
+import kvgate.admin.AdminCommands;
+import kvgate.admin.AdminConnection;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -17,7 +23,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import kvgate.config.Configuration;
@@ -62,17 +75,34 @@ import org.slf4j.LoggerFactory;
  * A running gateway. Start-up goes in the order of dependence and stops at the first problem with a message that
  * names it: gateway settings, plugins, every configuration key (now that plugins have declared theirs), the
  * backend, the listeners. Shutdown goes the other way and makes acknowledged writes durable before returning.
+ *
+ * <p>{@link #reload} reads the configuration again and puts a new route tree in force without dropping a client
+ * connection; everything else the configuration says takes effect only at a restart, so a reload that changes it
+ * is refused.
  */
-public final class Gateway implements AutoCloseable {
+public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
     /** How long start-up waits for the buckets' manifests before serving without them (answering 0086). */
     private static final long MANIFEST_LOAD_WAIT_MILLIS = 10_000;
+    /**
+     * How long a replaced route tree waits for its operations in flight before its nodes and dropped instances are
+     * closed anyway: far above any backend's timeout, so only an operation that will never finish is cut short.
+     */
+    private static final long DRAIN_LIMIT_MILLIS = 30_000;
 
     static final String MEMCACHED = "memcached";
     static final String OKUYAMA = "okuyama";
+    static final String ADMIN = "admin";
+    /** Admin connections held at once: operators and their scripts, not clients. */
+    private static final int ADMIN_CONNECTIONS = 64;
+    private static final int ADMIN_MAX_LINE = 4096;
 
     private final PluginCatalog plugins;
-    private final List<BackendRoute> instances;
+    private final Reloading reloading;
+    private final AtomicReference<RouteTree> routes;
+    /** Replaced trees not yet closed, oldest first; closed one after another by {@link #retirements}. */
+    private final Set<RouteTree> retiring = new LinkedHashSet<>();
+    private final ExecutorService retirements;
     private final Backend counters;
     private final NetworkThreads threads;
     private final ChannelGroup listeners;
@@ -84,13 +114,52 @@ public final class Gateway implements AutoCloseable {
     private final MpdbDatagramHandler mpdbHandler;
     private final BucketManifests manifests;
     private final Dispatcher dispatcher;
+    private final Namespace okuyamaNamespace;
+    private final MpdbNamespaces mpdbNamespaces;
+    /** Runs admin commands, one at a time, off the network threads (a reload opens backends). */
+    private final ExecutorService adminThread;
+    private Channel admin;
 
-    private Gateway(PluginCatalog plugins, List<BackendRoute> instances, Backend counters, NetworkThreads threads,
-                    ChannelGroup listeners, GatewayMetrics metrics, Channel memcached, Channel counter,
-                    Channel okuyama, Channel mpdb, MpdbDatagramHandler mpdbHandler, BucketManifests manifests,
-                    Dispatcher dispatcher) {
+    /**
+     * What a reload needs of the start: where the configuration comes from, the settings in force (to tell what
+     * changed), and what opens backend instances.
+     */
+    private static final class Reloading {
+        private final Configuration.Source source;
+        private final Map<String, RouteFactory> nodeTypes;
+        private final RouteTree.Opener opener;
+        /** Every setting in force, resolved. */
+        private final AtomicReference<Settings> inForce;
+
+        Reloading(Configuration.Source source, Map<String, RouteFactory> nodeTypes, RouteTree.Opener opener,
+                  AtomicReference<Settings> inForce) {
+            this.source = source;
+            this.nodeTypes = nodeTypes;
+            this.opener = opener;
+            this.inForce = inForce;
+        }
+    }
+
+    private Gateway(PluginCatalog plugins, Reloading reloading, AtomicReference<RouteTree> routes, Backend counters,
+                    NetworkThreads threads, ChannelGroup listeners, GatewayMetrics metrics, Channel memcached,
+                    Channel counter, Channel okuyama, Channel mpdb, MpdbDatagramHandler mpdbHandler,
+                    BucketManifests manifests, Dispatcher dispatcher, Namespace okuyamaNamespace,
+                    MpdbNamespaces mpdbNamespaces) {
+        this.okuyamaNamespace = okuyamaNamespace;
+        this.mpdbNamespaces = mpdbNamespaces;
+        this.adminThread = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "kvgate-admin");
+            thread.setDaemon(true);
+            return thread;
+        });
         this.plugins = plugins;
-        this.instances = instances;
+        this.reloading = reloading;
+        this.routes = routes;
+        this.retirements = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "kvgate-retire");
+            thread.setDaemon(true);
+            return thread;
+        });
         this.counters = counters;
         this.threads = threads;
         this.listeners = listeners;
@@ -111,7 +180,17 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(Configuration given, Path home)
             throws ConfigurationException, StartupException {
-        Configuration configuration = given.withAliases(GatewaySettings.ALIASES);
+        return start(() -> given, home);
+    }
+
+    /**
+     * Starts a gateway whose configuration can be read again by {@link #reload}.
+     *
+     * @param home the installation directory; relative plugin directories are resolved against it
+     */
+    public static Gateway start(Configuration.Source source, Path home)
+            throws ConfigurationException, StartupException {
+        Configuration configuration = source.read().withAliases(GatewaySettings.ALIASES);
         Settings gateway = configuration.resolve(GatewaySettings.ALL);
         List<Path> pluginDirectories = new ArrayList<>();
         for (String entry : gateway.text(GatewaySettings.PLUGINS_DIR).split(",")) {
@@ -120,7 +199,7 @@ public final class Gateway implements AutoCloseable {
             }
         }
         PluginCatalog plugins = PluginCatalog.load(pluginDirectories);
-        List<BackendRoute> instances = new ArrayList<>();
+        AtomicReference<RouteTree> routes = new AtomicReference<>();
         Backend counters = null;
         NetworkThreads threads = null;
         BucketManifests manifests = null;
@@ -136,22 +215,23 @@ public final class Gateway implements AutoCloseable {
             EventLoopGroup workers = threads.workers();
             String directoryScope = gateway.text(GatewaySettings.SCAN_DIRECTORY);
             GatewayMetrics metrics = new GatewayMetrics();
-            Route routes = RouteTree.build(gateway.text(GatewaySettings.ROUTE), declared, all, nodeTypes, name -> {
-                boolean legacy = name.equals(RouteTree.DEFAULT_BACKEND);
-                String instanceType = legacy ? type : declared.backends().get(name);
-                Settings settings = legacy ? all.under(type + ".") : all.under("backends." + name + ".");
+            RouteTree.Opener opener = instance -> {
+                boolean legacy = instance.name().equals(RouteTree.DEFAULT_BACKEND);
                 // The single backend keeps its type as its name, as before there were several.
-                Backend backend = open(plugins, legacy ? type : name, instanceType, settings, gateway, clock,
-                        maxItemSize, workers, "backend " + (legacy ? "" : name + " "));
-                BackendRoute instance = new BackendRoute(name, instanceType, backend, directoryScope);
-                instances.add(instance);
-                return instance;
-            }, workers, metrics);
+                Backend backend = open(plugins, legacy ? instance.type() : instance.name(), instance.type(),
+                        new Settings(instance.settings()), gateway, clock, maxItemSize, workers,
+                        "backend " + (legacy ? "" : instance.name() + " "));
+                return new BackendRoute(instance.name(), instance.type(), backend, directoryScope);
+            };
+            routes.set(RouteTree.build(gateway.text(GatewaySettings.ROUTE), type, declared, all, nodeTypes, opener,
+                    workers, metrics, null));
             boolean counting = gateway.bool(GatewaySettings.COUNTER_ENABLE);
             if (counting) {
-                counters = counterStore(gateway, all, plugins, instances, clock, maxItemSize, workers);
+                counters = counterStore(gateway, all, plugins, routes.get().instances(), clock, maxItemSize,
+                        workers);
             }
-            Dispatcher dispatcher = new Dispatcher(routes, counters, filters, metrics, workers);
+            Dispatcher dispatcher = new Dispatcher(routes.get().root(), counters, filters, metrics, workers);
+            AtomicReference<Settings> inForce = new AtomicReference<>(all);
             long refreshMillis = gateway.integer(GatewaySettings.COLLECTIONS_REFRESH_MS);
             manifests = new BucketManifests(GatewaySettings.buckets(gateway), dispatcher,
                     new ManifestLimits(gateway.intValue(GatewaySettings.COLLECTIONS_MAX_SCOPES),
@@ -166,7 +246,8 @@ public final class Gateway implements AutoCloseable {
             int idleTimeout = gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S);
             Channel memcached = null;
             if (gateway.bool(GatewaySettings.MEMCACHED_ENABLE)) {
-                MemcachedStats stats = new MemcachedStats(metrics, List.copyOf(instances), all, threads.threads());
+                MemcachedStats stats = new MemcachedStats(metrics, () -> routes.get().instances(), inForce::get,
+                        threads.threads());
                 BinaryResponseEncoder encoder = new BinaryResponseEncoder();
                 long maxFrame = gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME);
                 memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
@@ -198,10 +279,12 @@ public final class Gateway implements AutoCloseable {
                                                 stats), dispatcher, maxInFlight)));
                 listeners.add(counter);
             }
+            // Parsed whether or not their listeners run: explain names their namespaces either way.
+            Namespace okuyamaNamespace = parsed(gateway, GatewaySettings.OKUYAMA_NAMESPACE, Namespace::new);
+            MpdbNamespaces namespaces = parsed(gateway, GatewaySettings.MPDB_NAMESPACE_PREFIX, MpdbNamespaces::new);
             Channel okuyama = null;
             if (gateway.bool(GatewaySettings.OKUYAMA_ENABLE)) {
                 OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
-                Namespace okuyamaNamespace = parsed(gateway, GatewaySettings.OKUYAMA_NAMESPACE, Namespace::new);
                 int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, gateway.size(GatewaySettings.OKUYAMA_MAX_LINE));
                 okuyama = Listener.bind(threads, OKUYAMA, gateway.text(GatewaySettings.OKUYAMA_BIND),
                         gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout,
@@ -216,8 +299,6 @@ public final class Gateway implements AutoCloseable {
             Channel mpdb = null;
             MpdbDatagramHandler mpdbHandler = null;
             if (gateway.bool(GatewaySettings.MPDB_ENABLE)) {
-                MpdbNamespaces namespaces = parsed(gateway, GatewaySettings.MPDB_NAMESPACE_PREFIX,
-                        MpdbNamespaces::new);
                 int maxDatagram = Math.toIntExact(gateway.size(GatewaySettings.MPDB_MAX_DATAGRAM));
                 // No reply datagram holds more pairs than it has bytes, so a scan never needs more.
                 MpdbTranslator translator = new MpdbTranslator(namespaces, dispatcher, maxDatagram);
@@ -232,13 +313,32 @@ public final class Gateway implements AutoCloseable {
                 listeners.add(mpdb);
             }
             LOG.info("kvgate {} started: {}, {} network threads ({}){}", GatewayVersion.VERSION,
-                    describe(instances), threads.threads(),
+                    describe(routes.get().instances()), threads.threads(),
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
                             + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
                             + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)"));
-            return new Gateway(plugins, List.copyOf(instances), counters, threads, listeners, metrics, memcached,
-                    counter, okuyama, mpdb, mpdbHandler, manifests, dispatcher);
+            Gateway started = new Gateway(plugins, new Reloading(source, nodeTypes, opener, inForce), routes,
+                    counters, threads, listeners, metrics, memcached, counter, okuyama, mpdb, mpdbHandler, manifests,
+                    dispatcher, okuyamaNamespace, namespaces);
+            if (gateway.bool(GatewaySettings.ADMIN_ENABLE)) {
+                try {
+                    started.admin = Listener.bind(threads, ADMIN, gateway.text(GatewaySettings.ADMIN_BIND),
+                            gateway.intValue(GatewaySettings.ADMIN_PORT), 0,
+                            new ConnectionGuard(ADMIN, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
+                            pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
+                                    .addLast(new StringDecoder(StandardCharsets.UTF_8))
+                                    .addLast(new StringEncoder(StandardCharsets.UTF_8))
+                                    .addLast(new AdminConnection(new AdminCommands(started),
+                                            started.adminThread)));
+                } catch (StartupException e) {
+                    started.close();
+                    throw e;
+                }
+                listeners.add(started.admin);
+                LOG.info("admin port on {}", started.admin.localAddress());
+            }
+            return started;
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
                 manifests.close();
@@ -246,7 +346,7 @@ public final class Gateway implements AutoCloseable {
             if (threads != null) {
                 threads.close();
             }
-            closeAll(instances, counters);
+            closeAll(routes.get(), counters);
             plugins.close();
             throw e;
         }
@@ -416,6 +516,7 @@ public final class Gateway implements AutoCloseable {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
+    @Override
     public GatewayMetrics metrics() {
         return metrics;
     }
@@ -425,23 +526,179 @@ public final class Gateway implements AutoCloseable {
         return dispatcher;
     }
 
+    /** The route tree in force. */
+    @Override
+    public RouteTree routes() {
+        return routes.get();
+    }
+
+    @Override
+    public BucketManifests manifests() {
+        return manifests;
+    }
+
+    @Override
+    public Namespace okuyamaNamespace() {
+        return okuyamaNamespace;
+    }
+
+    @Override
+    public MpdbNamespaces mpdbNamespaces() {
+        return mpdbNamespaces;
+    }
+
+    @Override
+    public String version() {
+        return GatewayVersion.VERSION;
+    }
+
+    /** The port the admin listener is bound to. */
+    public int adminPort() {
+        return port(admin, GatewaySettings.ADMIN_ENABLE);
+    }
+
+    /**
+     * Reads the configuration again and puts its route tree in force: backend instances whose type and settings are
+     * unchanged are kept with their connections, new or changed ones are opened, and the tree replaced is closed
+     * once the operations started on it have finished (instances it alone held with it). Client connections stay
+     * open throughout, and every operation runs whole on one tree or the other.
+     *
+     * <p>Only the route tree can change this way: {@code route}, {@code backend}, {@code routes.*},
+     * {@code backends.*} and backend plugins' {@code <type>.*} settings. A configuration that is invalid, fails to
+     * open an instance, or changes anything else (a port, a limit, the counter store) is refused with a message
+     * naming the problem, and the tree in force stays.
+     *
+     * @return what changed, in one line
+     */
+    @Override
+    public synchronized String reload() throws ConfigurationException, StartupException {
+        Configuration configuration = reloading.source.read().withAliases(GatewaySettings.ALIASES);
+        Settings gateway = configuration.resolve(GatewaySettings.ALL);
+        RouteTree.Declared declared = RouteTree.declare(configuration);
+        Settings all = resolveAll(configuration, plugins, declared, reloading.nodeTypes);
+        List<String> fixed = changedOnlyAtRestart(reloading.inForce.get(), all);
+        if (!fixed.isEmpty()) {
+            throw new ConfigurationException("a reload changes only the route tree; these settings differ from the "
+                    + "ones in force and take effect only at a restart: " + String.join("; ", fixed));
+        }
+        RouteTree previous = routes.get();
+        RouteTree next = RouteTree.build(gateway.text(GatewaySettings.ROUTE), gateway.text(GatewaySettings.BACKEND),
+                declared, all, reloading.nodeTypes, reloading.opener, threads.workers(), metrics, previous);
+        for (BackendRoute instance : previous.instances()) {
+            if (instance.backend() == counters && !next.instances().contains(instance)) {
+                next.retire(previous);
+                throw new ConfigurationException("backend instance " + instance.name() + " also keeps the counters "
+                        + "(counter.store); it can change only at a restart");
+            }
+        }
+        Dispatcher.Generation replaced = dispatcher.swap(next.root());
+        routes.set(next);
+        reloading.inForce.set(all);
+        retiring.add(previous);
+        retirements.execute(() -> retire(previous, next, replaced));
+        String summary = describeChange(previous, next);
+        LOG.info("configuration reloaded: {}", summary);
+        return summary;
+    }
+
+    /** Waits for the operations in flight on a replaced tree, then closes what the tree in force does not hold. */
+    private void retire(RouteTree replaced, RouteTree successor, Dispatcher.Generation generation) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS);
+        while (generation.unfinished() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        if (generation.unfinished() > 0) {
+            LOG.warn("{} operations still unfinished on the replaced route tree after {} ms; closing it anyway",
+                    generation.unfinished(), DRAIN_LIMIT_MILLIS);
+        }
+        synchronized (this) {
+            if (retiring.remove(replaced)) {
+                replaced.retire(successor);
+            }
+        }
+    }
+
+    /**
+     * The settings that differ between two resolved configurations and that a reload cannot change: all but the
+     * route tree's, and, with a counter store of a backend type, that type's settings too.
+     */
+    private List<String> changedOnlyAtRestart(Settings before, Settings after) {
+        Map<String, String> old = before.asMap();
+        Map<String, String> now = after.asMap();
+        Set<String> keys = new TreeSet<>(old.keySet());
+        keys.addAll(now.keySet());
+        Set<String> gatewayKeys = new HashSet<>();
+        GatewaySettings.ALL.forEach(setting -> gatewayKeys.add(setting.key()));
+        String counterStore = old.get(GatewaySettings.COUNTER_STORE);
+        boolean separateCounterStore = Boolean.parseBoolean(old.get(GatewaySettings.COUNTER_ENABLE))
+                && !GatewaySettings.MEMORY_COUNTER_STORE.equals(counterStore);
+        List<String> changed = new ArrayList<>();
+        for (String key : keys) {
+            if (Objects.equals(old.get(key), now.get(key))) {
+                continue;
+            }
+            boolean tree = key.equals(GatewaySettings.ROUTE) || key.equals(GatewaySettings.BACKEND)
+                    || key.startsWith("routes.") || key.startsWith("backends.");
+            boolean backendType = !gatewayKeys.contains(key) && plugins.backends().keySet().stream()
+                    .anyMatch(type -> key.startsWith(type + ".")
+                            && !(separateCounterStore && type.equals(counterStore)));
+            if (!tree && !backendType) {
+                changed.add(key + " (" + old.getOrDefault(key, "unset") + " -> " + now.getOrDefault(key, "unset")
+                        + ")");
+            }
+        }
+        return changed;
+    }
+
+    private static String describeChange(RouteTree previous, RouteTree next) {
+        List<String> kept = new ArrayList<>();
+        List<String> opened = new ArrayList<>();
+        List<String> closing = new ArrayList<>();
+        for (BackendRoute instance : next.instances()) {
+            (previous.instances().contains(instance) ? kept : opened).add(instance.name());
+        }
+        for (BackendRoute instance : previous.instances()) {
+            if (!next.instances().contains(instance)) {
+                closing.add(instance.name());
+            }
+        }
+        return "route tree replaced; backend instances kept " + kept + ", opened " + opened
+                + ", closed once idle " + closing;
+    }
+
     /** Stops listening, closes client connections, then closes the backend (committing what it acknowledged). */
     @Override
     public void close() {
         listeners.close().awaitUninterruptibly();
         manifests.close();
         threads.close();
-        closeAll(instances, counters);
+        adminThread.shutdownNow();
+        retirements.shutdownNow();
+        synchronized (this) {
+            RouteTree inForce = routes.get();
+            for (RouteTree replaced : retiring) {
+                replaced.retire(inForce);
+            }
+            retiring.clear();
+            closeAll(inForce, counters);
+        }
         plugins.close();
         LOG.info("kvgate stopped");
     }
 
-    /** Closes every backend instance and the counter store, which may be one of them. */
-    private static void closeAll(List<BackendRoute> instances, Backend counters) {
+    /** Closes every node and backend instance of a tree, and the counter store, which may be one of them. */
+    private static void closeAll(RouteTree tree, Backend counters) {
         boolean countersClosed = false;
-        for (BackendRoute instance : instances) {
-            closeQuietly(instance.backend());
-            countersClosed |= instance.backend() == counters;
+        if (tree != null) {
+            tree.retire(null);
+            for (BackendRoute instance : tree.instances()) {
+                countersClosed |= instance.backend() == counters;
+            }
         }
         if (!countersClosed) {
             closeQuietly(counters);

@@ -4,13 +4,18 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
 
 /**
  * {@code kvgate [--config=FILE] [--key=value ...]}: starts the gateway and runs until stopped (SIGINT or SIGTERM),
- * then shuts down cleanly. A configuration or start-up problem is printed and exits with status 2.
+ * then shuts down cleanly. A configuration or start-up problem is printed and exits with status 2. SIGHUP reloads
+ * the route tree from the file, with the same arguments on top ({@link Gateway#reload}).
  */
 public final class GatewayMain {
     private GatewayMain() {
@@ -20,9 +25,9 @@ public final class GatewayMain {
         Path home = home();
         Gateway gateway;
         try {
-            Configuration configuration = Configuration.load(home.resolve("conf").resolve("gateway.conf"),
-                    Arrays.asList(args));
-            gateway = Gateway.start(configuration, home);
+            Path file = home.resolve("conf").resolve("gateway.conf");
+            List<String> arguments = Arrays.asList(args);
+            gateway = Gateway.start(() -> Configuration.load(file, arguments), home);
         } catch (ConfigurationException e) {
             System.err.println("kvgate: configuration error:\n" + e.getMessage());
             System.exit(2);
@@ -32,12 +37,36 @@ public final class GatewayMain {
             System.exit(2);
             return;
         }
+        reloadOnHangUp(gateway);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             gateway.close();
             stopped.countDown();
         }, "kvgate-shutdown"));
         stopped.await();
+    }
+
+    /**
+     * Reloads on SIGHUP, as daemons do. The outcome goes to the log: a refused configuration is logged with why, and
+     * the one in force stays. The signal handler only starts the reload; it runs on a thread of its own.
+     */
+    private static void reloadOnHangUp(Gateway gateway) {
+        Logger log = LoggerFactory.getLogger(GatewayMain.class);
+        try {
+            Signal.handle(new Signal("HUP"), signal -> {
+                Thread reload = new Thread(() -> {
+                    try {
+                        gateway.reload();
+                    } catch (ConfigurationException | StartupException | RuntimeException e) {
+                        log.error("reload refused, the configuration in force stays: {}", e.getMessage());
+                    }
+                }, "kvgate-sighup");
+                reload.setDaemon(true);
+                reload.start();
+            });
+        } catch (IllegalArgumentException e) {
+            log.warn("SIGHUP cannot be handled here ({}); reload through the admin port", e.getMessage());
+        }
     }
 
     /**

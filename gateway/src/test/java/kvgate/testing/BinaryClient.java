@@ -8,6 +8,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import kvgate.collections.Leb128;
 
 /**
@@ -146,6 +148,25 @@ public final class BinaryClient implements AutoCloseable {
 
     public Response get(String key) throws IOException {
         return call(GET, NONE, bytes(key), NONE, 0);
+    }
+
+    /**
+     * The stat group {@code group} ("" for the general one): one Stat request, the replies up to the empty key.
+     * Every reply must carry the request's opaque and no CAS, as memcached's do.
+     */
+    public Map<String, String> stats(String group) throws IOException {
+        send(frame(STAT, NONE, bytes(group), NONE, 0, 4242));
+        Map<String, String> stats = new LinkedHashMap<>();
+        while (true) {
+            Response r = read();
+            if (r.opaque() != 4242 || r.cas() != 0) {
+                throw new IOException("a stat reply with opaque " + r.opaque() + " and CAS " + r.cas());
+            }
+            if (r.key().length == 0) {
+                return stats;
+            }
+            stats.put(r.keyText(), r.valueText());
+        }
     }
 
     public Response read() throws IOException {

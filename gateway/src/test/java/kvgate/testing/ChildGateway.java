@@ -55,6 +55,14 @@ public final class ChildGateway implements AutoCloseable {
         Ports.awaitListening(otherPort, process, "the gateway process", 30_000);
     }
 
+    /** Sends the process a signal by name ({@code HUP}). */
+    public void signal(String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new AssertionError("kill -" + name + " failed");
+        }
+    }
+
     /** SIGKILL: no shutdown hook runs, nothing more is committed. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();

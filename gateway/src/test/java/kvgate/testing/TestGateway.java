@@ -73,6 +73,19 @@ public final class TestGateway implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts with {@link #defaults()} overridden by {@code live}, which the test may change afterwards: the gateway
+     * reads it again on each {@link Gateway#reload}, as it reads its file again in production.
+     */
+    public static TestGateway startReloadable(Map<String, String> live) throws Exception {
+        Configuration.Source source = () -> {
+            Map<String, String> settings = defaults();
+            settings.putAll(live);
+            return Configuration.of(settings);
+        };
+        return new TestGateway(Gateway.start(source, pluginsDirectory().getParent()), null);
+    }
+
     private static Gateway open(Map<String, String> overrides) throws Exception {
         Map<String, String> settings = defaults();
         settings.putAll(overrides);

@@ -1,0 +1,231 @@
+package kvgate.admin;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+import kvgate.collections.BucketManifests;
+import kvgate.collections.CollectionName;
+import kvgate.collections.CollectionsManifest;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.mpdb.MpdbNamespaces;
+import kvgate.route.RouteTree;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.StoreMode;
+
+/**
+ * The admin port's commands, one request line each. A reply is any number of lines and then one last line, which is
+ * {@code END} when the command did its work or {@code ERROR <why>} when it did not, so a script reads up to either.
+ */
+public final class AdminCommands {
+    static final String END = "END";
+    static final String HELP = """
+            explain memcached <bucket>[:<scope>.<collection>] <key> [<operation>]
+            explain okuyama <key> [<operation>]
+            explain mpdb <collection>|node:<id> <key> [<operation>]
+            explain namespace <namespace> <key> [<operation>]
+                the path a request would take through the route tree, one line a node; nothing is sent.
+                <operation>: get (the default), set, add, replace, append, delete, incr, touch,
+                or, for the whole namespace (<key> is then ignored, give -): scan, tags, search, flush
+            reload
+                reads the configuration again and puts its route tree in force, or says why not
+            routes
+                the nodes and backend instances of the tree in force
+            stats
+                every meter of the gateway that is not zero, one per line
+            version
+            quit""";
+
+    /** What the commands act on. */
+    public interface Gateway {
+        /** Reloads the configuration; returns what changed, or throws with why not. */
+        String reload() throws Exception;
+
+        RouteTree routes();
+
+        BucketManifests manifests();
+
+        /** The namespace okuyama clients use. */
+        Namespace okuyamaNamespace();
+
+        MpdbNamespaces mpdbNamespaces();
+
+        GatewayMetrics metrics();
+
+        String version();
+    }
+
+    private final Gateway gateway;
+
+    public AdminCommands(Gateway gateway) {
+        this.gateway = gateway;
+    }
+
+    /** A command that cannot be carried out as given: its message is the reply's {@code ERROR} line. */
+    static final class Refused extends Exception {
+        Refused(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The reply to one request line, its last line {@code END} or {@code ERROR ...}; empty for {@code quit}. */
+    public List<String> run(String line) {
+        String[] words = line.strip().split("\\s+");
+        String command = words[0].toLowerCase(Locale.ROOT);
+        try {
+            List<String> reply = switch (command) {
+                case "explain" -> explain(Arrays.copyOfRange(words, 1, words.length));
+                case "reload" -> List.of("OK " + reload());
+                case "routes" -> gateway.routes().describe();
+                case "stats" -> stats();
+                case "version" -> List.of("VERSION " + gateway.version());
+                case "help", "" -> HELP.lines().toList();
+                case "quit" -> null;
+                default -> throw new Refused("unknown command '" + words[0] + "'; try help");
+            };
+            if (reply == null) {
+                return List.of();
+            }
+            List<String> lines = new ArrayList<>(reply);
+            lines.add(END);
+            return lines;
+        } catch (Refused refused) {
+            return List.of("ERROR " + oneLine(refused.getMessage()));
+        }
+    }
+
+    private String reload() throws Refused {
+        try {
+            return gateway.reload();
+        } catch (Exception e) {
+            throw new Refused("reload refused, the configuration in force stays: " + e.getMessage());
+        }
+    }
+
+    private List<String> stats() {
+        List<String> lines = new ArrayList<>();
+        // Hundreds of verb and status pairs never happen; a meter is listed once it is not zero.
+        gateway.metrics().meters().forEach((name, value) -> {
+            if (!value.equals("0")) {
+                lines.add(name + " " + value);
+            }
+        });
+        return lines;
+    }
+
+    private List<String> explain(String[] words) throws Refused {
+        if (words.length < 2) {
+            throw new Refused("explain needs a protocol and a key; try help");
+        }
+        String protocol = words[0].toLowerCase(Locale.ROOT);
+        int keyAt = protocol.equals("okuyama") ? 1 : 2;
+        if (words.length <= keyAt || words.length > keyAt + 2) {
+            throw new Refused("explain " + protocol + ": expected " + (keyAt == 1 ? "<key>" : "<where> <key>")
+                    + " [<operation>]; try help");
+        }
+        Namespace namespace;
+        String where;
+        switch (protocol) {
+            case "memcached" -> {
+                namespace = memcachedNamespace(words[1]);
+                where = "memcached " + words[1];
+            }
+            case "okuyama" -> {
+                namespace = gateway.okuyamaNamespace();
+                where = "okuyama";
+            }
+            case "mpdb" -> {
+                namespace = mpdbNamespace(words[1]);
+                where = "MPDB " + words[1];
+            }
+            case "namespace" -> {
+                namespace = namespace(words[1]);
+                where = "namespace " + words[1];
+            }
+            default -> throw new Refused("explain: unknown protocol '" + words[0]
+                    + "'; one of memcached, okuyama, mpdb, namespace");
+        }
+        byte[] key = words[keyAt].getBytes(StandardCharsets.UTF_8);
+        String verb = words.length > keyAt + 1 ? words[keyAt + 1].toLowerCase(Locale.ROOT) : "get";
+        Operation operation = operation(verb, namespace, key);
+        List<String> lines = new ArrayList<>();
+        lines.add(verb + (operation instanceof Operation.KeyOperation ? " of key " + words[keyAt] : "")
+                + " in namespace " + namespace + " (" + where + ")");
+        lines.addAll(gateway.routes().explain(operation));
+        return lines;
+    }
+
+    private Namespace memcachedNamespace(String where) throws Refused {
+        int colon = where.indexOf(':');
+        String bucket = colon < 0 ? where : where.substring(0, colon);
+        if (!gateway.manifests().hasBucket(bucket)) {
+            throw new Refused("no bucket '" + bucket + "' (see the buckets setting)");
+        }
+        CollectionsManifest manifest = gateway.manifests().current(bucket);
+        if (manifest == null) {
+            throw new Refused("bucket " + bucket + "'s collections manifest is not loaded yet; try again");
+        }
+        String path = colon < 0 ? CollectionName.DEFAULT + "." + CollectionName.DEFAULT
+                : where.substring(colon + 1);
+        int dot = path.indexOf('.');
+        CollectionsManifest.Scope scope = dot < 0 ? null : manifest.scope(path.substring(0, dot));
+        CollectionsManifest.Collection collection = scope == null ? null : scope.collection(path.substring(dot + 1));
+        if (collection == null) {
+            throw new Refused("bucket " + bucket + " has no collection '" + path + "' (manifest " + manifest.uidHex()
+                    + "); name it as <scope>.<collection>");
+        }
+        return collection.namespace();
+    }
+
+    private Namespace mpdbNamespace(String where) throws Refused {
+        MpdbNamespaces namespaces = gateway.mpdbNamespaces();
+        if (where.startsWith("node:")) {
+            try {
+                return namespaces.bucket(Long.parseUnsignedLong(where.substring("node:".length())));
+            } catch (NumberFormatException e) {
+                throw new Refused("node:<id> needs an unsigned 64-bit id, not '" + where + "'");
+            }
+        }
+        try {
+            return namespaces.collection(where);
+        } catch (MpdbNamespaces.BadName e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    private static Namespace namespace(String name) throws Refused {
+        try {
+            return new Namespace(name);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(e.getMessage());
+        }
+    }
+
+    /** An operation of the kind named, with placeholder values where the route does not look. */
+    private static Operation operation(String verb, Namespace namespace, byte[] key) throws Refused {
+        byte[] none = new byte[0];
+        return switch (verb) {
+            case "get" -> new Operation.Get(namespace, key);
+            case "set" -> new Operation.Store(namespace, key, StoreMode.SET, none, 0, 0, 0);
+            case "add" -> new Operation.Store(namespace, key, StoreMode.ADD, none, 0, 0, 0);
+            case "replace" -> new Operation.Store(namespace, key, StoreMode.REPLACE, none, 0, 0, 0);
+            case "append" -> new Operation.Store(namespace, key, StoreMode.APPEND, none, 0, 0, 0);
+            case "delete" -> new Operation.Delete(namespace, key, 0);
+            case "incr" -> new Operation.Arithmetic(namespace, key, true, 1, 0, false, 0, 0);
+            case "touch" -> new Operation.Touch(namespace, key, 0);
+            case "scan" -> new Operation.Scan(namespace, 1);
+            case "tags" -> new Operation.TaggedKeys(namespace, key, false);
+            case "search" -> new Operation.Search(namespace, List.of("x"), true, "", 2);
+            case "flush" -> new Operation.Flush(namespace, 0);
+            default -> throw new Refused("unknown operation '" + verb + "'; try help");
+        };
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "" : String.join(" | ", message.strip().lines().toList());
+    }
+}
