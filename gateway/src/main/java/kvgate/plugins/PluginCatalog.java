@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * The plugins found in the plugin directories, loaded and started, and the extensions they offer, by name.
  * Loading is all-or-nothing: any plugin that fails to load, start or instantiate its extensions stops start-up with
  * a message naming it, because a gateway silently running without a configured plugin would serve wrong data.
+ *
+ * <p>On a reload, plugins dropped into the directories since are loaded too ({@link #loadAdded}), so a new backend
+ * or node type can be put in the tree without a restart. A plugin already loaded is never replaced or unloaded while
+ * the gateway runs: its classes may be in use by the tree in force.
  */
 public final class PluginCatalog implements AutoCloseable {
 
@@ -29,17 +34,27 @@ public final class PluginCatalog implements AutoCloseable {
     public record Found<T>(T extension, String pluginId) {
     }
 
-    private final DefaultPluginManager manager;
-    private final Map<String, Found<BackendFactory>> backends;
-    private final Map<String, Found<OperationFilter>> filters;
-    private final Map<String, Found<RouteFactory>> routes;
+    /** The extensions of the plugins loaded, by name; replaced whole when plugins are added. */
+    private record Extensions(Map<String, Found<BackendFactory>> backends, Map<String, Found<OperationFilter>> filters,
+                              Map<String, Found<RouteFactory>> routes) {
+        Extensions copy() {
+            return new Extensions(new LinkedHashMap<>(backends), new LinkedHashMap<>(filters),
+                    new LinkedHashMap<>(routes));
+        }
+    }
 
-    private PluginCatalog(DefaultPluginManager manager, Map<String, Found<BackendFactory>> backends,
-                          Map<String, Found<OperationFilter>> filters, Map<String, Found<RouteFactory>> routes) {
+    private final DefaultPluginManager manager;
+    private final List<Path> directories;
+    /** Where the plugin manager reports a plugin it cannot load; emptied before each loading. */
+    private final List<String> failures;
+    private volatile Extensions extensions;
+
+    private PluginCatalog(DefaultPluginManager manager, List<Path> directories, List<String> failures,
+                          Extensions extensions) {
         this.manager = manager;
-        this.backends = backends;
-        this.filters = filters;
-        this.routes = routes;
+        this.directories = directories;
+        this.failures = failures;
+        this.extensions = extensions;
     }
 
     public static PluginCatalog load(List<Path> directories) throws StartupException {
@@ -67,40 +82,87 @@ public final class PluginCatalog implements AutoCloseable {
             failures.add("plugins cannot be loaded: " + e.getMessage());
         }
         checkEveryCandidateLoaded(directories, manager, failures);
-        for (PluginWrapper plugin : manager.getPlugins()) {
-            if (plugin.getPluginState() != PluginState.STARTED) {
-                Throwable cause = plugin.getFailedException();
-                failures.add("plugin " + plugin.getPluginId() + " (" + plugin.getPluginPath() + ") did not start"
-                        + (cause == null ? "" : ": " + cause));
-            }
-        }
-        Map<String, Found<BackendFactory>> backends = new LinkedHashMap<>();
-        Map<String, Found<OperationFilter>> filters = new LinkedHashMap<>();
-        Map<String, Found<RouteFactory>> routes = new LinkedHashMap<>();
+        Extensions extensions = new Extensions(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
         if (failures.isEmpty()) {
-            for (PluginWrapper plugin : manager.getStartedPlugins()) {
-                String id = plugin.getPluginId();
-                try {
-                    for (BackendFactory factory : manager.getExtensions(BackendFactory.class, id)) {
-                        register(backends, factory.type(), new Found<>(factory, id), "backend type", failures);
-                    }
-                    for (OperationFilter filter : manager.getExtensions(OperationFilter.class, id)) {
-                        register(filters, filter.name(), new Found<>(filter, id), "filter", failures);
-                    }
-                    for (RouteFactory factory : manager.getExtensions(RouteFactory.class, id)) {
-                        register(routes, factory.type(), new Found<>(factory, id), "route node type", failures);
-                    }
-                    checkEveryExtensionLoads(plugin, failures);
-                } catch (RuntimeException | LinkageError e) {
-                    failures.add("plugin " + id + " has an extension that cannot be created: " + e);
-                }
-            }
+            register(manager, manager.getPlugins(), extensions, failures);
         }
         if (!failures.isEmpty()) {
             unloadAll(manager);
             throw new StartupException(String.join("\n", failures));
         }
-        return new PluginCatalog(manager, backends, filters, routes);
+        return new PluginCatalog(manager, List.copyOf(directories), failures, extensions);
+    }
+
+    /**
+     * Loads and starts the plugins that appeared in the plugin directories since they were last read, and adds their
+     * extensions. All or nothing: when one of them fails to load, start or offer its extensions (or offers a name
+     * already taken), every one loaded here is unloaded again and the catalog stays as it was.
+     *
+     * @return the ids of the plugins added
+     * @throws StartupException naming each problem
+     */
+    public synchronized List<String> loadAdded() throws StartupException {
+        Set<Path> loaded = loadedPaths(manager);
+        List<String> added = new ArrayList<>();
+        failures.clear();
+        for (Map.Entry<Path, Path> candidate : candidates(directories, failures).entrySet()) {
+            if (loaded.contains(candidate.getValue())) {
+                continue;
+            }
+            int known = failures.size();
+            try {
+                String id = manager.loadPlugin(candidate.getKey());
+                added.add(id);
+                manager.startPlugin(id);
+            } catch (RuntimeException e) {
+                if (failures.size() == known) {
+                    failures.add("plugin " + candidate.getKey().getFileName() + " cannot be loaded: "
+                            + e.getMessage());
+                }
+            }
+        }
+        List<PluginWrapper> plugins = new ArrayList<>();
+        added.forEach(id -> plugins.add(manager.getPlugin(id)));
+        Extensions grown = extensions.copy();
+        if (failures.isEmpty()) {
+            register(manager, plugins, grown, failures);
+        }
+        if (!failures.isEmpty()) {
+            for (String id : added) {
+                unload(manager, id);
+            }
+            throw new StartupException(String.join("\n", failures));
+        }
+        extensions = grown;
+        return added;
+    }
+
+    /** Registers the extensions of {@code plugins}, each of which must have started; problems go to failures. */
+    private static void register(DefaultPluginManager manager, List<PluginWrapper> plugins, Extensions into,
+                                 List<String> failures) {
+        for (PluginWrapper plugin : plugins) {
+            if (plugin.getPluginState() != PluginState.STARTED) {
+                Throwable cause = plugin.getFailedException();
+                failures.add("plugin " + plugin.getPluginId() + " (" + plugin.getPluginPath() + ") did not start"
+                        + (cause == null ? "" : ": " + cause));
+                continue;
+            }
+            String id = plugin.getPluginId();
+            try {
+                for (BackendFactory factory : manager.getExtensions(BackendFactory.class, id)) {
+                    register(into.backends(), factory.type(), new Found<>(factory, id), "backend type", failures);
+                }
+                for (OperationFilter filter : manager.getExtensions(OperationFilter.class, id)) {
+                    register(into.filters(), filter.name(), new Found<>(filter, id), "filter", failures);
+                }
+                for (RouteFactory factory : manager.getExtensions(RouteFactory.class, id)) {
+                    register(into.routes(), factory.type(), new Found<>(factory, id), "route node type", failures);
+                }
+                checkEveryExtensionLoads(plugin, failures);
+            } catch (RuntimeException | LinkageError e) {
+                failures.add("plugin " + id + " has an extension that cannot be created: " + e);
+            }
+        }
     }
 
     /**
@@ -109,35 +171,49 @@ public final class PluginCatalog implements AutoCloseable {
      */
     private static void checkEveryCandidateLoaded(List<Path> directories, DefaultPluginManager manager,
                                                   List<String> failures) {
+        Set<Path> loaded = loadedPaths(manager);
+        candidates(directories, failures).forEach((entry, expected) -> {
+            if (!loaded.contains(expected)) {
+                failures.add("plugin " + entry.getFileName() + " in " + entry.getParent().toAbsolutePath()
+                        + " was not loaded: it is not a valid PF4J plugin (a zip or folder with "
+                        + "plugin.properties and lib/, or a jar with plugin attributes in its manifest)");
+            }
+        });
+    }
+
+    private static Set<Path> loadedPaths(DefaultPluginManager manager) {
         Set<Path> loaded = new HashSet<>();
         for (PluginWrapper plugin : manager.getPlugins()) {
             loaded.add(plugin.getPluginPath().toAbsolutePath().normalize());
         }
+        return loaded;
+    }
+
+    /**
+     * What should be a plugin in the directories: each zip (loaded from the folder it expands into), jar, and folder
+     * that is not a zip's expansion, mapped to the path the loaded plugin will have.
+     */
+    private static Map<Path, Path> candidates(List<Path> directories, List<String> failures) {
+        Map<Path, Path> candidates = new LinkedHashMap<>();
         for (Path directory : directories) {
             try (var entries = Files.list(directory)) {
-                for (Path entry : entries.toList()) {
+                for (Path entry : entries.sorted().toList()) {
                     String name = entry.getFileName().toString();
-                    Path expected;
                     if (name.startsWith(".")) {
                         continue;
                     } else if (name.endsWith(".zip")) {
-                        expected = entry.resolveSibling(name.substring(0, name.length() - ".zip".length()));
+                        candidates.put(entry, entry.resolveSibling(name.substring(0, name.length() - ".zip".length()))
+                                .toAbsolutePath().normalize());
                     } else if (name.endsWith(".jar")
                             || (Files.isDirectory(entry) && !Files.exists(entry.resolveSibling(name + ".zip")))) {
-                        expected = entry;
-                    } else {
-                        continue;
-                    }
-                    if (!loaded.contains(expected.toAbsolutePath().normalize())) {
-                        failures.add("plugin " + name + " in " + directory.toAbsolutePath()
-                                + " was not loaded: it is not a valid PF4J plugin (a zip or folder with "
-                                + "plugin.properties and lib/, or a jar with plugin attributes in its manifest)");
+                        candidates.put(entry, entry.toAbsolutePath().normalize());
                     }
                 }
             } catch (IOException e) {
                 failures.add("cannot list plugin directory " + directory.toAbsolutePath() + ": " + e.getMessage());
             }
         }
+        return candidates;
     }
 
     // PF4J skips (and only logs) an indexed extension class it cannot load; a broken jar must not pass unnoticed.
@@ -163,17 +239,17 @@ public final class PluginCatalog implements AutoCloseable {
 
     /** Backend factories by type. */
     public Map<String, Found<BackendFactory>> backends() {
-        return backends;
+        return Collections.unmodifiableMap(extensions.backends());
     }
 
     /** Operation filters by name. */
     public Map<String, Found<OperationFilter>> filters() {
-        return filters;
+        return Collections.unmodifiableMap(extensions.filters());
     }
 
     /** Route node factories by type (the gateway's own node types are not among them). */
     public Map<String, Found<RouteFactory>> routes() {
-        return routes;
+        return Collections.unmodifiableMap(extensions.routes());
     }
 
     @Override
@@ -184,15 +260,19 @@ public final class PluginCatalog implements AutoCloseable {
     // One by one over a copy: PF4J 3.15's stopPlugins() modifies the list it iterates and fails.
     private static void unloadAll(DefaultPluginManager manager) {
         for (PluginWrapper plugin : new ArrayList<>(manager.getPlugins())) {
-            try {
-                if (plugin.getPluginState() == PluginState.STARTED) {
-                    manager.stopPlugin(plugin.getPluginId());
-                }
-                manager.unloadPlugin(plugin.getPluginId());
-            } catch (RuntimeException e) {
-                LoggerFactory.getLogger(PluginCatalog.class).warn("plugin {} did not unload cleanly",
-                        plugin.getPluginId(), e);
+            unload(manager, plugin.getPluginId());
+        }
+    }
+
+    private static void unload(DefaultPluginManager manager, String id) {
+        try {
+            PluginWrapper plugin = manager.getPlugin(id);
+            if (plugin != null && plugin.getPluginState() == PluginState.STARTED) {
+                manager.stopPlugin(id);
             }
+            manager.unloadPlugin(id);
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(PluginCatalog.class).warn("plugin {} did not unload cleanly", id, e);
         }
     }
 }

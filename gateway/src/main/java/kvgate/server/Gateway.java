@@ -126,15 +126,12 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      */
     private static final class Reloading {
         private final Configuration.Source source;
-        private final Map<String, RouteFactory> nodeTypes;
         private final RouteTree.Opener opener;
         /** Every setting in force, resolved. */
         private final AtomicReference<Settings> inForce;
 
-        Reloading(Configuration.Source source, Map<String, RouteFactory> nodeTypes, RouteTree.Opener opener,
-                  AtomicReference<Settings> inForce) {
+        Reloading(Configuration.Source source, RouteTree.Opener opener, AtomicReference<Settings> inForce) {
             this.source = source;
-            this.nodeTypes = nodeTypes;
             this.opener = opener;
             this.inForce = inForce;
         }
@@ -318,7 +315,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
                             + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
                             + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)"));
-            Gateway started = new Gateway(plugins, new Reloading(source, nodeTypes, opener, inForce), routes,
+            Gateway started = new Gateway(plugins, new Reloading(source, opener, inForce), routes,
                     counters, threads, listeners, metrics, memcached, counter, okuyama, mpdb, mpdbHandler, manifests,
                     dispatcher, okuyamaNamespace, namespaces);
             if (gateway.bool(GatewaySettings.ADMIN_ENABLE)) {
@@ -574,8 +571,13 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     public synchronized String reload() throws ConfigurationException, StartupException {
         Configuration configuration = reloading.source.read().withAliases(GatewaySettings.ALIASES);
         Settings gateway = configuration.resolve(GatewaySettings.ALL);
+        List<String> added = plugins.loadAdded();
+        if (!added.isEmpty()) {
+            LOG.info("plugins added: {}", added);
+        }
+        Map<String, RouteFactory> nodeTypes = RouteTree.nodeTypes(extensions(plugins.routes()));
         RouteTree.Declared declared = RouteTree.declare(configuration);
-        Settings all = resolveAll(configuration, plugins, declared, reloading.nodeTypes);
+        Settings all = resolveAll(configuration, plugins, declared, nodeTypes);
         List<String> fixed = changedOnlyAtRestart(reloading.inForce.get(), all);
         if (!fixed.isEmpty()) {
             throw new ConfigurationException("a reload changes only the route tree; these settings differ from the "
@@ -583,7 +585,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         }
         RouteTree previous = routes.get();
         RouteTree next = RouteTree.build(gateway.text(GatewaySettings.ROUTE), gateway.text(GatewaySettings.BACKEND),
-                declared, all, reloading.nodeTypes, reloading.opener, threads.workers(), metrics, previous);
+                declared, all, nodeTypes, reloading.opener, threads.workers(), metrics, previous);
         for (BackendRoute instance : previous.instances()) {
             if (instance.backend() == counters && !next.instances().contains(instance)) {
                 next.retire(previous);
@@ -596,7 +598,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         reloading.inForce.set(all);
         retiring.add(previous);
         retirements.execute(() -> retire(previous, next, replaced));
-        String summary = describeChange(previous, next);
+        String summary = describeChange(previous, next) + (added.isEmpty() ? "" : "; plugins added " + added);
         LOG.info("configuration reloaded: {}", summary);
         return summary;
     }

@@ -247,6 +247,42 @@ class ReloadTest {
         }
     }
 
+    /** A backend plugin dropped into the plugins directory of a running gateway is loaded by the next reload. */
+    @Test
+    void aPluginDroppedIntoTheDirectoryIsLoadedByAReload(@TempDir Path plugins) throws Exception {
+        Path built = TestGateway.pluginsDirectory();
+        Path local = zip(built, "kvgate-backend-local");
+        Files.copy(local, plugins.resolve(local.getFileName()));
+        Map<String, String> alone = new ConcurrentHashMap<>(Map.of("plugins.dir", plugins.toString()));
+        try (TestGateway gateway = TestGateway.startReloadable(alone);
+             BinaryClient client = new BinaryClient(gateway.port());
+             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+            alone.putAll(live);
+            ConfigurationException missing = assertThrows(ConfigurationException.class,
+                    () -> gateway.gateway().reload());
+            assertTrue(missing.getMessage().contains("no backend plugin of that type"), missing.getMessage());
+
+            Files.writeString(plugins.resolve("broken.zip"), "not a zip");
+            Exception broken = assertThrows(Exception.class, () -> gateway.gateway().reload());
+            assertTrue(broken.getMessage().contains("broken"), broken.getMessage());
+            Files.delete(plugins.resolve("broken.zip"));
+
+            Path memcachedPlugin = zip(built, "kvgate-backend-memcached");
+            Files.copy(memcachedPlugin, plugins.resolve(memcachedPlugin.getFileName()));
+            String summary = gateway.gateway().reload();
+            assertTrue(summary.contains("plugins added [memcached-backend]"), summary);
+            assertEquals(OK, client.set("cache:new", "via the new plugin", 0, 0).status());
+            assertEquals("via the new plugin", direct.get("cache:new").valueText());
+        }
+    }
+
+    private static Path zip(Path directory, String artifact) throws Exception {
+        try (var files = Files.list(directory)) {
+            return files.filter(file -> file.getFileName().toString().startsWith(artifact)
+                    && file.getFileName().toString().endsWith(".zip")).findFirst().orElseThrow();
+        }
+    }
+
     private static void awaitRoute(int admin, String first) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         try (AdminClient client = new AdminClient(admin)) {
