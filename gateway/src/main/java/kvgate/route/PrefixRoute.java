@@ -15,11 +15,14 @@ import kvgate.spi.Result;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
 import kvgate.spi.Setting;
+import kvgate.spi.Status;
 
 /**
  * Selects a child by the longest prefix of the key (mcrouter's prefix selector). Key operations go to the child of
- * their key; operations on a whole namespace (scan, tags, search) go to the default child, which therefore holds a
- * namespace's tag lists and search index; a flush goes to every child, as every one may hold keys of the namespace.
+ * their key; tags and search go to the default child, which therefore holds a namespace's tag lists and search
+ * index. A flush and a scan go to every child, as every one may hold keys of the namespace: a scan takes each key
+ * from the child its prefix selects, so a copy left in another child (from before a reload moved the prefix) is not
+ * listed.
  */
 final class PrefixRoute implements Route {
     static final String TYPE = "prefix";
@@ -67,7 +70,11 @@ final class PrefixRoute implements Route {
             Choice choice = matching(keyed.key());
             return choice == null ? fallback : choice.route();
         }
-        return operation instanceof Operation.Flush && everyChild.size() > 1 ? this : fallback;
+        return toEveryChild(operation) ? this : fallback;
+    }
+
+    private boolean toEveryChild(Operation operation) {
+        return (operation instanceof Operation.Flush || operation instanceof Operation.Scan) && everyChild.size() > 1;
     }
 
     /** The choice of the longest prefix of {@code key}, or null. */
@@ -81,26 +88,44 @@ final class PrefixRoute implements Route {
         return null;
     }
 
-    /** Only a flush reaches a prefix node itself: every other operation is handed on by {@link #select}. */
+    /** Only a flush or a scan reaches a prefix node itself: every other operation is handed on by {@link #select}. */
     @Override
     public CompletionStage<Result> execute(Operation operation) {
         Route selected = select(operation);
         if (selected != this) {
             return selected.execute(operation);
         }
-        List<CompletableFuture<Result>> flushes = new ArrayList<>(everyChild.size());
+        List<CompletableFuture<Result>> answers = new ArrayList<>(everyChild.size());
         for (Route child : everyChild) {
-            flushes.add(Outcomes.guarded(child.execute(operation)).toCompletableFuture());
+            answers.add(Outcomes.guarded(child.execute(operation)).toCompletableFuture());
         }
-        return CompletableFuture.allOf(flushes.toArray(new CompletableFuture<?>[0])).handle((ignored, error) -> {
-            for (CompletableFuture<Result> flush : flushes) {
-                Result result = flush.join();
+        return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])).handle((ignored, error) -> {
+            for (CompletableFuture<Result> answer : answers) {
+                Result result = answer.join();
                 if (!result.ok()) {
                     return result;
                 }
             }
-            return Result.DONE;
+            return operation instanceof Operation.Scan scan ? merged(scan, answers) : Result.DONE;
         });
+    }
+
+    /** The children's scans as one: each key from the child its prefix selects, within the scan's limit. */
+    private Result merged(Operation.Scan scan, List<CompletableFuture<Result>> answers) {
+        List<Result.Entry> entries = new ArrayList<>();
+        for (int i = 0; i < everyChild.size(); i++) {
+            Route child = everyChild.get(i);
+            for (Result.Entry entry : ((Result.Entries) answers.get(i).join()).entries()) {
+                Choice choice = matching(entry.key());
+                if ((choice == null ? fallback : choice.route()) == child) {
+                    entries.add(entry);
+                }
+            }
+        }
+        if (entries.size() > scan.limit()) {
+            return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
+        }
+        return new Result.Entries(entries);
     }
 
     @Override
@@ -111,8 +136,9 @@ final class PrefixRoute implements Route {
                     : new Step("key prefix '" + new String(choice.prefix(), StandardCharsets.UTF_8) + "' matches",
                             List.of(choice.route()));
         }
-        if (select(operation) == this) {
-            return new Step("a flush goes to every child", everyChild);
+        if (toEveryChild(operation)) {
+            return new Step(operation instanceof Operation.Scan ? "a scan goes to every child, each key taken from "
+                    + "the child its prefix selects" : "a flush goes to every child", everyChild);
         }
         return new Step("an operation on the whole namespace goes to the default", List.of(fallback));
     }

@@ -9,12 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import kvgate.config.ConfigurationException;
 import kvgate.memcached.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.MemcachedServers;
+import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterEach;
@@ -111,6 +115,34 @@ class RoutesTest {
             assertEquals(NOT_FOUND, direct.get("shared").status(), "the default namespace stays local");
             assertEquals("2,true," + b64("from okuyama"), okuyama.call("2," + b64("shared")));
             assertEquals("from memcached", client.get("shared").valueText());
+        }
+    }
+
+    @Test
+    void aScanOfANamespaceSplitByPrefixListsEachKeyFromTheChildItsPrefixSelects() throws Exception {
+        Map<String, String> live = new ConcurrentHashMap<>(twoBackends("route", "split", "routes.split.type",
+                "prefix", "routes.split.prefixes", "hot:=mc, cold:=mc", "routes.split.default", "default"));
+        try (TestGateway gateway = TestGateway.startReloadable(live);
+             MpdbClient mpdb = new MpdbClient(gateway.mpdbPort());
+             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+            assertEquals("", mpdb.call(MpdbClient.insert(1, Map.of("users.cold:1", "left behind"))).error());
+            // cold: moves to the local store; the copy in memcached is stale from now on.
+            live.put("routes.split.prefixes", "hot:=mc");
+            gateway.gateway().reload();
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("users.hot:1", "a");
+            data.put("users.cold:2", "b");
+            data.put("users.hot:2", "c");
+            assertEquals("", mpdb.call(MpdbClient.insert(2, data)).error());
+            // The memcached backend writes a key of another namespace as 0x01 <namespace> 0x02 <key>.
+            assertEquals("a", direct.get("\u0001mpdb:users\u0002hot:1").valueText());
+            assertEquals("left behind", direct.get("\u0001mpdb:users\u0002cold:1").valueText());
+
+            MpdbClient.Reply bucket = mpdb.call(MpdbClient.getBucket(3, "users"));
+            assertEquals("", bucket.error());
+            assertEquals(Set.of("users.hot:1", "users.cold:2", "users.hot:2"), bucket.result().keySet(),
+                    bucket.result().toString());
+            assertEquals("b", bucket.result().get("users.cold:2").value());
         }
     }
 
