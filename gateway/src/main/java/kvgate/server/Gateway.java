@@ -144,19 +144,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                     MpdbNamespaces mpdbNamespaces) {
         this.okuyamaNamespace = okuyamaNamespace;
         this.mpdbNamespaces = mpdbNamespaces;
-        this.adminThread = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "kvgate-admin");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.adminThread = singleDaemonThread("kvgate-admin");
         this.plugins = plugins;
         this.reloading = reloading;
         this.routes = routes;
-        this.retirements = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "kvgate-retire");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.retirements = singleDaemonThread("kvgate-retire");
         this.counters = counters;
         this.threads = threads;
         this.listeners = listeners;
@@ -168,6 +160,15 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         this.mpdbHandler = mpdbHandler;
         this.manifests = manifests;
         this.dispatcher = dispatcher;
+    }
+
+    /** One thread running tasks in order; a daemon, so that it never holds the process up at exit. */
+    private static ExecutorService singleDaemonThread(String name) {
+        return Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
