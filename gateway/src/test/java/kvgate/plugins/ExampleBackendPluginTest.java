@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 import kvgate.config.ConfigurationException;
@@ -42,11 +43,13 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code plugins/example-backend}, a third-party plugin built outside the reactor against the published SPI alone
  * (see {@link ExamplePlugin}), dropped into a plugins directory of a gateway started on {@code backend = example}
- * and {@code counter.store = example}, and used through all four protocols over real sockets.
+ * and {@code counter.store = example}, and used through all four protocols over real sockets; and dropped into a
+ * running gateway and taken into use by a reload.
  */
 class ExampleBackendPluginTest {
     private static final int MAX_ITEMS = 100_000;
@@ -102,6 +105,41 @@ class ExampleBackendPluginTest {
             assertEquals(0, c.set("stats-two", "2", 0, 0).status());
             assertEquals(2, Long.parseLong(stats(c).get("curr_items")) - Long.parseLong(before.get("curr_items")),
                     "the plugin counts what the gateway stored in it");
+        }
+    }
+
+    /**
+     * The zip dropped into the plugins directory of a gateway already running on the local store, then taken into
+     * use by a reload that makes it the backend: the same client connections go on, now served by the plugin.
+     */
+    @Test
+    void droppedIntoARunningGatewayThePluginIsTakenIntoUseByAReload(@TempDir Path dropIn) throws Exception {
+        Map<String, String> live = new ConcurrentHashMap<>();
+        live.put("plugins.dir", TestGateway.pluginsDirectory().toAbsolutePath() + "," + dropIn);
+        try (TestGateway running = TestGateway.startReloadable(live);
+             BinaryClient c = new BinaryClient(running.port());
+             OkuyamaClient okuyama = new OkuyamaClient(running.okuyamaPort());
+             MpdbClient mpdb = new MpdbClient(running.mpdbPort())) {
+            assertEquals("local", stats(c).get("backend"));
+            assertEquals(0, c.set("before", "on the local store", 0, 0).status());
+
+            try (Stream<Path> built = Files.list(ExamplePlugin.pluginsDirectory())) {
+                Path zip = built.filter(file -> file.toString().endsWith(".zip")).findFirst().orElseThrow();
+                Files.copy(zip, dropIn.resolve(zip.getFileName()));
+            }
+            live.put("backend", "example");
+            String summary = running.gateway().reload();
+            assertTrue(summary.contains("plugins added [example-backend]"), summary);
+
+            assertEquals("example", stats(c).get("backend"));
+            assertEquals(0x0001, c.get("before").status(), "the example store starts empty");
+            assertEquals(0, c.set("after", "in the plugin", 0, 0).status());
+            assertEquals("2,true," + b64("in the plugin"), okuyama.call("2," + b64("after")));
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("dropped.k", "v");
+            assertEquals("", mpdb.call(MpdbClient.insert(1, data)).error());
+            assertEquals("v", mpdb.call(MpdbClient.getBucket(2, "dropped")).result().get("dropped.k").value());
+            assertEquals(2, Long.parseLong(stats(c).get("curr_items")), "the plugin holds what was stored since");
         }
     }
 
