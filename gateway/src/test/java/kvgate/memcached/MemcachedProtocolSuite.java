@@ -420,17 +420,7 @@ abstract class MemcachedProtocolSuite {
     }
 
     static Map<String, String> stats(BinaryClient c, String group) throws Exception {
-        c.send(frame(STAT, NONE, bytes(group), NONE, 0, 4242));
-        Map<String, String> stats = new HashMap<>();
-        while (true) {
-            Response r = c.read();
-            assertEquals(4242, r.opaque());
-            assertEquals(0, r.cas());
-            if (r.key().length == 0) {
-                return stats;
-            }
-            stats.put(r.keyText(), r.valueText());
-        }
+        return c.stats(group);
     }
 
     private static long delta(Map<String, String> before, Map<String, String> after, String name) {

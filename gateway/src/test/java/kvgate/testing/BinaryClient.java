@@ -8,6 +8,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import kvgate.collections.Leb128;
 
 /**
@@ -146,6 +148,26 @@ public final class BinaryClient implements AutoCloseable {
 
     public Response get(String key) throws IOException {
         return call(GET, NONE, bytes(key), NONE, 0);
+    }
+
+    /**
+     * One STAT group ("" for the general one) as a map, read up to the empty terminating reply.
+     *
+     * @throws IllegalStateException when a reply is not a stat line of this request (opaque, status 0, CAS 0)
+     */
+    public Map<String, String> stats(String group) throws IOException {
+        int opaque = nextOpaque++;
+        send(frame(STAT, NONE, bytes(group), NONE, 0, opaque));
+        Map<String, String> stats = new HashMap<>();
+        for (Response line = read(); ; line = read()) {
+            if (line.opaque() != opaque || line.status() != 0 || line.cas() != 0) {
+                throw new IllegalStateException("not a stat line of request " + opaque + ": " + line);
+            }
+            if (line.key().length == 0) {
+                return stats;
+            }
+            stats.put(line.keyText(), line.valueText());
+        }
     }
 
     public Response read() throws IOException {
