@@ -85,6 +85,9 @@ final class ShadowRoute implements Route {
     /** The burst reaches the primary as one batch, and its mirrored part the shadow as another. */
     @Override
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+        if (operations.isEmpty()) {
+            return List.of();
+        }
         List<CompletionStage<Result>> answers = batch(primary, operations);
         List<Operation> picked = new ArrayList<>(operations.size());
         List<CompletionStage<Result>> pickedAnswers = new ArrayList<>(operations.size());
