@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code shadow_failed}
  * + {@code primary_failed} once every answer is in; {@code skipped} operations were not sent. Values in results are
- * plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases nothing.
+ * plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases nothing. The node keeps no
+ * background work of its own ({@link Route#close} has nothing to stop): a pending timeout ends by itself.
  */
 final class ShadowRoute implements Route {
     private static final Logger LOG = LoggerFactory.getLogger(ShadowRoute.class);
