@@ -34,23 +34,28 @@ class DocumentedSettingsTest {
 
     /**
      * Keys with a name in them ({@code backends.<name>.<key>}, {@code routes.<name>.<key>}) cannot be listed with
-     * defaults: an instance's keys are its type's, documented above; each node type of the gateway has a row in the
-     * README's table of node types naming every setting it reads.
+     * defaults: an instance's keys are its type's, documented above; each node type of the gateway and of the shipped
+     * plugins has a row in the README's table of node types naming every setting it reads.
      */
     @Test
-    void everyBuiltInRouteNodeAndItsSettingsAreInTheReadme() throws Exception {
+    void everyRouteNodeAndItsSettingsAreInTheReadme() throws Exception {
         String readme = Files.readString(Path.of(System.getProperty("kvgate.test.readme")));
         String table = "| node type | settings |";
         assertTrue(readme.contains(table), "README lacks the table of route node types");
         readme = readme.substring(readme.indexOf(table));
-        for (RouteFactory node : RouteTree.BUILT_IN) {
-            String start = "| `" + node.type() + "` | ";
-            int at = readme.indexOf(start);
-            assertTrue(at >= 0, "README lacks a row for route node type " + node.type());
-            String row = readme.substring(at, readme.indexOf('\n', at));
-            for (Setting setting : node.settings()) {
-                assertTrue(row.contains("`" + setting.key() + "`"),
-                        "README's row of route node type " + node.type() + " lacks " + setting.key());
+        // A plugin's factory is asked while its plugin is loaded.
+        try (PluginCatalog plugins = PluginCatalog.load(List.of(TestGateway.pluginsDirectory()))) {
+            List<RouteFactory> nodes = new ArrayList<>(RouteTree.BUILT_IN);
+            plugins.routes().values().forEach(found -> nodes.add(found.extension()));
+            for (RouteFactory node : nodes) {
+                String start = "| `" + node.type() + "` | ";
+                int at = readme.indexOf(start);
+                assertTrue(at >= 0, "README lacks a row for route node type " + node.type());
+                String row = readme.substring(at, readme.indexOf('\n', at));
+                for (Setting setting : node.settings()) {
+                    assertTrue(row.contains("`" + setting.key() + "`"),
+                            "README's row of route node type " + node.type() + " lacks " + setting.key());
+                }
             }
         }
     }

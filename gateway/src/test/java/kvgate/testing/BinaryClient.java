@@ -8,7 +8,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import kvgate.collections.Leb128;
 
@@ -151,21 +151,22 @@ public final class BinaryClient implements AutoCloseable {
     }
 
     /**
-     * The stat group {@code group} ("" for the general one): one Stat request, the replies up to the empty key.
-     * Every reply must carry the request's opaque and no CAS, as memcached's do.
+     * One STAT group ("" for the general one) as a map, read up to the empty terminating reply.
+     *
+     * @throws IllegalStateException when a reply is not a stat line of this request (opaque, status 0, CAS 0)
      */
     public Map<String, String> stats(String group) throws IOException {
-        send(frame(STAT, NONE, bytes(group), NONE, 0, 4242));
-        Map<String, String> stats = new LinkedHashMap<>();
-        while (true) {
-            Response r = read();
-            if (r.opaque() != 4242 || r.cas() != 0) {
-                throw new IOException("a stat reply with opaque " + r.opaque() + " and CAS " + r.cas());
+        int opaque = nextOpaque++;
+        send(frame(STAT, NONE, bytes(group), NONE, 0, opaque));
+        Map<String, String> stats = new HashMap<>();
+        for (Response line = read(); ; line = read()) {
+            if (line.opaque() != opaque || line.status() != 0 || line.cas() != 0) {
+                throw new IllegalStateException("not a stat line of request " + opaque + ": " + line);
             }
-            if (r.key().length == 0) {
+            if (line.key().length == 0) {
                 return stats;
             }
-            stats.put(r.keyText(), r.valueText());
+            stats.put(line.keyText(), line.valueText());
         }
     }
 

@@ -1,0 +1,298 @@
+package kvgate.plugin.shadow;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
+import kvgate.spi.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers every operation from the primary route and sends the ones its {@link MirrorPolicy} picks to the shadow
+ * route as well (mcrouter's shadow settings): the client never waits for the shadow, and the shadow's answer never
+ * reaches it. Each mirrored answer is compared with the primary's once both are in, and counted by {@link Verdict}.
+ *
+ * <p>At most {@code maxInflight} shadow requests are outstanding at once; beyond that an operation is not mirrored
+ * and is counted as skipped, so a slow or stopped shadow costs a bounded amount of memory. A shadow request
+ * unanswered after {@code timeoutMillis} is counted as failed and frees its place (the shadow backend's own timeout
+ * ends the request itself).
+ *
+ * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code shadow_failed}
+ * + {@code primary_failed} once every answer is in; {@code skipped} operations were not sent. Values in results are
+ * plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases nothing. The node keeps no
+ * background work of its own ({@link Route#close} has nothing to stop): a pending timeout ends by itself.
+ */
+final class ShadowRoute implements Route {
+    private static final Logger LOG = LoggerFactory.getLogger(ShadowRoute.class);
+    static final String MIRRORED = "mirrored";
+    static final String SKIPPED = "skipped";
+
+    private final String name;
+    private final Route primary;
+    private final Route shadow;
+    private final MirrorPolicy policy;
+    private final int maxInflight;
+    private final long timeoutMillis;
+    private final ScheduledExecutorService scheduler;
+    private final AtomicInteger inflight = new AtomicInteger();
+    private final LongAdder mirrored;
+    private final LongAdder skipped;
+    private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
+    private final ThrottledLog mismatches = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
+    private final ThrottledLog failures = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
+
+    ShadowRoute(String name, Route primary, Route shadow, MirrorPolicy policy, int maxInflight, long timeoutMillis,
+                ScheduledExecutorService scheduler, RouteContext.Counters counters) {
+        this.name = name;
+        this.primary = primary;
+        this.shadow = shadow;
+        this.policy = policy;
+        this.maxInflight = maxInflight;
+        this.timeoutMillis = timeoutMillis;
+        this.scheduler = scheduler;
+        // Every counter is created now, so that stats show them at 0 before anything happened.
+        this.mirrored = counters.counter(MIRRORED);
+        this.skipped = counters.counter(SKIPPED);
+        for (Verdict verdict : Verdict.values()) {
+            verdicts.put(verdict, counters.counter(verdict.counter()));
+        }
+    }
+
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        CompletionStage<Result> answer = primary.execute(operation);
+        if (policy.mirrors(operation)) {
+            mirror(List.of(operation), Collections.singletonList(answer));
+        }
+        return answer;
+    }
+
+    /** The burst reaches the primary as one batch, and its mirrored part the shadow as another. */
+    @Override
+    public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+        if (operations.isEmpty()) {
+            return List.of();
+        }
+        List<CompletionStage<Result>> answers = batch(primary, operations);
+        List<Operation> picked = new ArrayList<>(operations.size());
+        List<CompletionStage<Result>> pickedAnswers = new ArrayList<>(operations.size());
+        for (int i = 0; i < operations.size(); i++) {
+            if (policy.mirrors(operations.get(i))) {
+                picked.add(operations.get(i));
+                pickedAnswers.add(answers.get(i));
+            }
+        }
+        if (!picked.isEmpty()) {
+            mirror(picked, pickedAnswers);
+        }
+        return answers;
+    }
+
+    /** Sends to the shadow, in one batch, those of the operations a place is free for. */
+    private void mirror(List<Operation> operations, List<CompletionStage<Result>> answers) {
+        List<Operation> sent = new ArrayList<>(operations.size());
+        List<CompletionStage<Result>> sentAnswers = new ArrayList<>(operations.size());
+        for (int i = 0; i < operations.size(); i++) {
+            Operation operation = operations.get(i);
+            if (MirrorPolicy.checksCas(operation)) {
+                mirrorOnceAccepted(operation, answers.get(i));
+            } else if (takePlace()) {
+                sent.add(operation);
+                sentAnswers.add(answers.get(i));
+            } else {
+                skipped.increment();
+            }
+        }
+        if (!sent.isEmpty()) {
+            send(sent, sentAnswers);
+        }
+    }
+
+    /**
+     * A write checked against the primary's CAS reaches the shadow without the CAS, and only if the primary took
+     * it, so the shadow applies the writes the primary applied. It may reach the shadow after operations that
+     * followed it; a read of its key right behind it can then count as a mismatch.
+     */
+    private void mirrorOnceAccepted(Operation operation, CompletionStage<Result> answer) {
+        if (answer == null) {
+            return;
+        }
+        answer.whenComplete((result, error) -> {
+            if (result == null || !result.ok()) {
+                return;
+            }
+            if (takePlace()) {
+                send(List.of(MirrorPolicy.withoutCas(operation)), List.of(answer));
+            } else {
+                skipped.increment();
+            }
+        });
+    }
+
+    private boolean takePlace() {
+        if (inflight.incrementAndGet() > maxInflight) {
+            inflight.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Starts the operations on the shadow, each holding a place until it is answered or times out. */
+    private void send(List<Operation> operations, List<CompletionStage<Result>> answers) {
+        mirrored.add(operations.size());
+        List<CompletionStage<Result>> replies;
+        try {
+            replies = batch(shadow, operations);
+            if (replies == null || replies.size() != operations.size()) {
+                throw new IllegalStateException("the shadow started " + (replies == null ? "no" : replies.size())
+                        + " operations of " + operations.size());
+            }
+        } catch (RuntimeException e) {
+            replies = Collections.nCopies(operations.size(), CompletableFuture.completedFuture(failure(e)));
+        }
+        for (int i = 0; i < operations.size(); i++) {
+            new Mirrored(operations.get(i), answers.get(i)).await(replies.get(i));
+        }
+    }
+
+    /** Starts operations on a route: as one batch on the route every one of them ends in, when there is one. */
+    private static List<CompletionStage<Result>> batch(Route route, List<Operation> operations) {
+        Route target = Route.selected(route, operations.get(0));
+        for (int i = 1; i < operations.size(); i++) {
+            if (Route.selected(route, operations.get(i)) != target) {
+                return route.executeAll(operations);
+            }
+        }
+        return target.executeAll(operations);
+    }
+
+    /** One operation sent to the shadow, until its answer is compared. */
+    private final class Mirrored implements Runnable {
+        private final Operation operation;
+        private final CompletionStage<Result> answer;
+        /** Set by whichever comes first, the shadow's answer or the timeout; the other is then ignored. */
+        private final AtomicBoolean settled = new AtomicBoolean();
+        private volatile ScheduledFuture<?> timeout;
+
+        Mirrored(Operation operation, CompletionStage<Result> answer) {
+            this.operation = operation;
+            this.answer = answer;
+        }
+
+        void await(CompletionStage<Result> reply) {
+            if (reply == null) {
+                settle(Result.failure(Status.BACKEND_ERROR, "the shadow returned no stage"));
+                return;
+            }
+            reply.whenComplete((result, error) -> settle(error != null ? failure(error)
+                    : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result));
+            if (settled.get()) {
+                return;
+            }
+            try {
+                timeout = scheduler.schedule(this, timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException stopping) {
+                return; // the gateway is stopping; the shadow's own timeout or its closing ends the request
+            }
+            if (settled.get()) {
+                timeout.cancel(false);
+            }
+        }
+
+        /** The timeout. */
+        @Override
+        public void run() {
+            settle(Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"));
+        }
+
+        private void settle(Result fromShadow) {
+            if (!settled.compareAndSet(false, true)) {
+                return;
+            }
+            inflight.decrementAndGet();
+            ScheduledFuture<?> pending = timeout;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+            if (answer == null) {
+                judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
+                return;
+            }
+            answer.whenComplete((fromPrimary, error) -> judge(operation, error != null ? failure(error)
+                    : fromPrimary == null ? Result.failure(Status.BACKEND_ERROR, "no result") : fromPrimary,
+                    fromShadow));
+        }
+    }
+
+    private void judge(Operation operation, Result fromPrimary, Result fromShadow) {
+        Verdict verdict = Verdict.of(fromPrimary, fromShadow);
+        verdicts.get(verdict).increment();
+        if (verdict == Verdict.MISMATCHED) {
+            mismatches.warn(() -> this + ": " + subject(operation) + " differs: primary " + describe(fromPrimary)
+                    + ", shadow " + describe(fromShadow));
+        } else if (verdict == Verdict.SHADOW_FAILED) {
+            failures.warn(() -> this + ": the shadow failed " + subject(operation) + ": " + describe(fromShadow));
+        }
+    }
+
+    private static Result failure(Throwable error) {
+        String message = error.getMessage();
+        return Result.failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
+    }
+
+    /** The operation and its key, for a log line. */
+    static String subject(Operation operation) {
+        String kind = operation.getClass().getSimpleName().toLowerCase(Locale.ROOT);
+        byte[] key = MirrorPolicy.keyOf(operation);
+        return kind + (key == null ? " of namespace " + operation.namespace() : " of key " + printable(key, 100));
+    }
+
+    /** A result for a log line: its status, and what it holds that is compared. */
+    static String describe(Result result) {
+        if (result instanceof Result.Value value) {
+            byte[] bytes = value.item().value();
+            return "OK, flags " + Integer.toUnsignedString(value.item().flags()) + ", " + bytes.length + " bytes "
+                    + printable(bytes, 32);
+        } else if (result instanceof Result.Number number) {
+            return "OK, " + Long.toUnsignedString(number.value());
+        } else if (result instanceof Result.Failure failure) {
+            return failure.status() + (failure.message().isEmpty() ? "" : " (" + failure.message() + ")");
+        }
+        return "OK (" + result.getClass().getSimpleName().toLowerCase(Locale.ROOT) + ")";
+    }
+
+    /** Up to {@code limit} bytes as quoted text, bytes outside printable ASCII as \xNN. */
+    static String printable(byte[] bytes, int limit) {
+        StringBuilder text = new StringBuilder("\"");
+        for (int i = 0; i < Math.min(bytes.length, limit); i++) {
+            int b = bytes[i] & 0xff;
+            if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\') {
+                text.append((char) b);
+            } else {
+                text.append(String.format("\\x%02x", b));
+            }
+        }
+        return text.append(bytes.length > limit ? "\"..." : "\"").toString();
+    }
+
+    @Override
+    public String toString() {
+        return "route " + name + " (" + ShadowRouteFactory.TYPE + ")";
+    }
+}

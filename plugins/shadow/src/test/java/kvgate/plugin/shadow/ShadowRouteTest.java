@@ -1,0 +1,191 @@
+package kvgate.plugin.shadow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Route;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The node over two stand-in children that record what reaches them and answer as each test tells them. */
+class ShadowRouteTest {
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    /** A child route: every call it gets is one batch in {@link #batches}. */
+    private static final class Child implements Route {
+        final List<List<Operation>> batches = new CopyOnWriteArrayList<>();
+        final Function<Operation, CompletionStage<Result>> answer;
+
+        Child(Function<Operation, CompletionStage<Result>> answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public CompletionStage<Result> execute(Operation operation) {
+            return executeAll(List.of(operation)).get(0);
+        }
+
+        @Override
+        public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+            batches.add(List.copyOf(operations));
+            List<CompletionStage<Result>> results = new ArrayList<>();
+            operations.forEach(operation -> results.add(answer.apply(operation)));
+            return results;
+        }
+    }
+
+    private static CompletionStage<Result> hit(Operation operation) {
+        return CompletableFuture.completedFuture(new Result.Value(new Item("v".getBytes(StandardCharsets.UTF_8), 0,
+                1, 0)));
+    }
+
+    private ShadowRoute node(Child primary, Child shadow, int maxInflight, long timeoutMillis) {
+        return new ShadowRoute("s", primary, shadow, MirrorPolicy.of("all", "1", true), maxInflight, timeoutMillis,
+                scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+    }
+
+    private long count(String name) {
+        return counters.get(name).sum();
+    }
+
+    private static Operation get(int i) {
+        return new Operation.Get(Namespace.DEFAULT, ("k" + i).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void awaitCount(String name, long expected) throws InterruptedException {
+        for (int i = 0; i < 500 && count(name) != expected; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, count(name), name);
+    }
+
+    @Test
+    void aBurstReachesThePrimaryAsOneBatchAndTheShadowAsAnother() {
+        Child primary = new Child(ShadowRouteTest::hit);
+        Child shadow = new Child(ShadowRouteTest::hit);
+        List<CompletionStage<Result>> answers = node(primary, shadow, 100, 1000)
+                .executeAll(List.of(get(1), get(2), get(3)));
+        assertEquals(3, answers.size());
+        assertEquals(List.of(3), primary.batches.stream().map(List::size).toList());
+        assertEquals(List.of(3), shadow.batches.stream().map(List::size).toList());
+        assertEquals(3, count("mirrored"));
+        assertEquals(3, count("matched"));
+        assertEquals(0, count("mismatched"));
+    }
+
+    @Test
+    void theAnswerIsThePrimarysAndAShadowThatNeverAnswersTimesOut() throws Exception {
+        CompletableFuture<Result> never = new CompletableFuture<>();
+        Child primary = new Child(ShadowRouteTest::hit);
+        Child shadow = new Child(operation -> never);
+        ShadowRoute node = node(primary, shadow, 1, 50);
+        CompletionStage<Result> answer = node.execute(get(1));
+        assertTrue(answer.toCompletableFuture().isDone(), "the answer does not wait for the shadow");
+        assertEquals(Status.OK, answer.toCompletableFuture().join().status());
+        awaitCount("shadow_failed", 1);
+        assertEquals(1, count("mirrored"));
+        assertEquals(0, count("matched"));
+        // A late answer is not counted a second time, and the one place it held is free again.
+        never.complete(Result.failure(Status.NOT_FOUND));
+        assertEquals(0, count("mismatched"));
+        node.execute(get(2));
+        assertEquals(2, count("mirrored"));
+        assertEquals(0, count("skipped"));
+        assertEquals(1, count("mismatched"), "the next one is compared: a miss in the shadow");
+        assertEquals(1, count("shadow_failed"));
+    }
+
+    @Test
+    void beyondMaxInflightRequestsAreSkippedUntilTheShadowAnswers() throws Exception {
+        List<CompletableFuture<Result>> pending = new CopyOnWriteArrayList<>();
+        Child shadow = new Child(operation -> {
+            CompletableFuture<Result> reply = new CompletableFuture<>();
+            pending.add(reply);
+            return reply;
+        });
+        ShadowRoute node = node(new Child(ShadowRouteTest::hit), shadow, 2, 60_000);
+        for (int i = 0; i < 5; i++) {
+            node.execute(get(i));
+        }
+        assertEquals(2, count("mirrored"));
+        assertEquals(3, count("skipped"));
+        pending.get(0).complete(hit(null).toCompletableFuture().join());
+        assertEquals(1, count("matched"));
+        node.executeAll(List.of(get(5), get(6)));
+        assertEquals(3, count("mirrored"), "one place was free");
+        assertEquals(4, count("skipped"));
+    }
+
+    @Test
+    void aShadowThatThrowsOrFailsIsCountedAndTheAnswerStands() {
+        Child primary = new Child(ShadowRouteTest::hit);
+        Child throwing = new Child(operation -> {
+            throw new IllegalStateException("broken");
+        });
+        CompletionStage<Result> answer = node(primary, throwing, 100, 1000).execute(get(1));
+        assertEquals(Status.OK, answer.toCompletableFuture().join().status());
+        Child failing = new Child(operation -> CompletableFuture.failedFuture(new IllegalStateException("lost")));
+        node(primary, failing, 100, 1000).execute(get(2));
+        assertEquals(2, count("shadow_failed"));
+        assertEquals(2, count("mirrored"));
+    }
+
+    @Test
+    void aCasWriteReachesTheShadowWithoutItsCasOnlyWhenThePrimaryTookIt() {
+        CompletableFuture<Result> stored = new CompletableFuture<>();
+        Child primary = new Child(operation -> ((Operation.Store) operation).key()[0] == 'a' ? stored
+                : CompletableFuture.completedFuture(Result.failure(Status.EXISTS)));
+        Child shadow = new Child(operation -> CompletableFuture.completedFuture(new Result.Stored(3)));
+        ShadowRoute node = node(primary, shadow, 100, 1000);
+        byte[] value = "v".getBytes(StandardCharsets.UTF_8);
+        node.execute(new Operation.Store(Namespace.DEFAULT, "a".getBytes(StandardCharsets.UTF_8), StoreMode.SET,
+                value, 0, 0, 41));
+        node.execute(new Operation.Store(Namespace.DEFAULT, "b".getBytes(StandardCharsets.UTF_8), StoreMode.SET,
+                value, 0, 0, 42));
+        assertTrue(shadow.batches.isEmpty(), "nothing is sent before the primary took the write");
+        stored.complete(new Result.Stored(50));
+        assertEquals(1, shadow.batches.size(), "the write the primary refused never reaches the shadow");
+        Operation.Store sent = (Operation.Store) shadow.batches.get(0).get(0);
+        assertEquals(0, sent.cas());
+        assertSame(value, sent.value());
+        assertEquals(1, count("matched"));
+        assertEquals(1, count("mirrored"));
+    }
+
+    @Test
+    void aMismatchIsCountedAndDescribedWithItsKeyAndBothOutcomes() {
+        Child primary = new Child(ShadowRouteTest::hit);
+        Child shadow = new Child(operation -> CompletableFuture.completedFuture(Result.failure(Status.NOT_FOUND)));
+        node(primary, shadow, 100, 1000).execute(get(7));
+        assertEquals(1, count("mismatched"));
+        assertEquals("get of key \"k7\"", ShadowRoute.subject(get(7)));
+        assertEquals("OK, flags 0, 1 bytes \"v\"", ShadowRoute.describe(hit(null).toCompletableFuture().join()));
+        assertEquals("NOT_FOUND", ShadowRoute.describe(Result.failure(Status.NOT_FOUND)));
+        assertEquals("\"a\\x00\\x22\"...", ShadowRoute.printable(new byte[] {'a', 0, '"', 'b'}, 3));
+    }
+}
