@@ -83,6 +83,14 @@ final class ShadowRoute implements Route {
         return answer;
     }
 
+    /** Names the primary, and the shadow when this operation would be mirrored (were a place free). */
+    @Override
+    public Step explain(Operation operation) {
+        return policy.mirrors(operation)
+                ? new Step("answers from the primary, mirrors to the shadow and compares", List.of(primary, shadow))
+                : new Step("answers from the primary; not mirrored", List.of(primary));
+    }
+
     /** The burst reaches the primary as one batch, and its mirrored part the shadow as another. */
     @Override
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {

@@ -188,4 +188,17 @@ class ShadowRouteTest {
         assertEquals("NOT_FOUND", ShadowRoute.describe(Result.failure(Status.NOT_FOUND)));
         assertEquals("\"a\\x00\\x22\"...", ShadowRoute.printable(new byte[] {'a', 0, '"', 'b'}, 3));
     }
+
+    @Test
+    void explainNamesTheShadowOnlyForOperationsThatAreMirrored() {
+        Child primary = new Child(ShadowRouteTest::hit);
+        Child shadow = new Child(ShadowRouteTest::hit);
+        ShadowRoute reads = new ShadowRoute("s", primary, shadow, MirrorPolicy.of("reads", "1", false), 10, 1000,
+                scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+        assertEquals(List.of(primary, shadow), reads.explain(get(1)).next());
+        Operation set = new Operation.Store(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8), StoreMode.SET,
+                new byte[0], 0, 0, 0);
+        assertEquals(List.of(primary), reads.explain(set).next());
+        assertTrue(primary.batches.isEmpty() && shadow.batches.isEmpty(), "explaining sends nothing");
+    }
 }
