@@ -304,7 +304,9 @@ class EntryTableTest {
     void hashesOfNumberedKeysSpreadEvenlyOverSegmentsAndSlots() {
         // A chi-square test of one million keys like "key:000123" and like kvgate-load's over 65,536 buckets, from
         // the hash's low bits (segment and first slot bits) and from its high bits (the rest of a slot's index).
-        for (String format : new String[] {"key:%06d", "load:%027d", "%d"}) {
+        // (prefix, digits): zero-padded to that many digits, or none for plain decimal numbers.
+        Object[][] formats = {{"key:", 6}, {"load:", 27}, {"", 0}};
+        for (Object[] format : formats) {
             for (long seed : new long[] {0, SEED, -1}) {
                 EntryTable seeded = new EntryTable(seed);
                 int buckets = 1 << 16;
@@ -312,7 +314,7 @@ class EntryTableTest {
                 long[] high = new long[buckets];
                 int keys = 1_000_000;
                 for (int i = 0; i < keys; i++) {
-                    int hash = seeded.hash(bytes(String.format(format, i)));
+                    int hash = seeded.hash(numbered((String) format[0], (int) format[1], i));
                     low[hash & buckets - 1]++;
                     high[hash >>> 16]++;
                 }
@@ -324,11 +326,21 @@ class EntryTableTest {
                     for (long count : counts) {
                         chiSquare += (count - expected) * (count - expected) / expected;
                     }
-                    String what = format + " seed " + seed + (counts == low ? " low" : " high") + " bits";
+                    String what = format[0] + "/" + format[1] + " seed " + seed + (counts == low ? " low" : " high") + " bits";
                     assertTrue(chiSquare < bound, what + ": chi-square " + chiSquare);
                 }
             }
         }
+    }
+
+    /** {@code prefix} and {@code i} in decimal, zero-padded to {@code digits} (0: as long as it needs). */
+    private static byte[] numbered(String prefix, int digits, int i) {
+        String number = Integer.toString(i);
+        int width = Math.max(digits, number.length());
+        byte[] key = Arrays.copyOf(bytes(prefix), prefix.length() + width);
+        Arrays.fill(key, prefix.length(), key.length - number.length(), (byte) '0');
+        System.arraycopy(bytes(number), 0, key, key.length - number.length(), number.length());
+        return key;
     }
 
     @Test
