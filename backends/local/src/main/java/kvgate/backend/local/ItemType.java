@@ -1,6 +1,9 @@
 package kvgate.backend.local;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import kvgate.spi.Item;
 import org.h2.mvstore.DataUtils;
@@ -23,6 +26,9 @@ final class ItemType extends BasicDataType<byte[]> {
     private static final int CAS = 4;
     private static final int EXPIRES_AT = 12;
     private static final int VALUE = 20;
+    /** The fields in big-endian order, as ByteBuffer wrote them before: a view, so that no buffer is allocated. */
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** Rough heap cost of an item besides its value: the array header and fields, the page slot. */
     private static final int OVERHEAD = 48;
 
@@ -44,8 +50,9 @@ final class ItemType extends BasicDataType<byte[]> {
     /** Writes an item's stored form into {@code into} from {@code at}, where {@link #packedLength} bytes are free. */
     static void pack(Item item, byte[] into, int at) {
         byte[] value = item.value();
-        ByteBuffer.wrap(into).putInt(at + FLAGS, item.flags()).putLong(at + CAS, item.cas())
-                .putLong(at + EXPIRES_AT, item.expiresAt());
+        INTS.set(into, at + FLAGS, item.flags());
+        LONGS.set(into, at + CAS, item.cas());
+        LONGS.set(into, at + EXPIRES_AT, item.expiresAt());
         System.arraycopy(value, 0, into, at + VALUE, value.length);
     }
 
@@ -56,9 +63,8 @@ final class ItemType extends BasicDataType<byte[]> {
 
     /** The item whose stored form fills {@code array} from {@code at} to its end. */
     static Item unpack(byte[] array, int at) {
-        ByteBuffer fields = ByteBuffer.wrap(array);
-        return new Item(Arrays.copyOfRange(array, at + VALUE, array.length), fields.getInt(at + FLAGS),
-                fields.getLong(at + CAS), fields.getLong(at + EXPIRES_AT));
+        return new Item(Arrays.copyOfRange(array, at + VALUE, array.length), (int) INTS.get(array, at + FLAGS),
+                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT));
     }
 
     /** Whether a stored item has expired at {@code now}, read without unpacking it. */
@@ -68,7 +74,7 @@ final class ItemType extends BasicDataType<byte[]> {
 
     /** Whether the stored item in {@code array} from {@code at} has expired at {@code now}. */
     static boolean isExpiredAt(byte[] array, int at, long now) {
-        return Item.isExpiredAt(ByteBuffer.wrap(array).getLong(at + EXPIRES_AT), now);
+        return Item.isExpiredAt((long) LONGS.get(array, at + EXPIRES_AT), now);
     }
 
     @Override

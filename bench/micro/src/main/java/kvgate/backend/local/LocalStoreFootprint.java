@@ -34,16 +34,21 @@ public final class LocalStoreFootprint {
     public static void main(String[] args) throws Exception {
         int items = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         Backend store = openInMemory();
-        byte[] value = value();
         long empty = heapInUseAfterGc();
-        for (byte[] key : keys(items)) {
-            store.execute(new Operation.Store(Namespace.DEFAULT, key, StoreMode.SET, value, 0, Item.NEVER, 0));
-        }
+        fill(store, items);
         long filled = heapInUseAfterGc();
         System.out.printf("items %d: heap in use after GC %.1f MiB empty, %.1f MiB filled; %.1f bytes an item"
                 + " (key %d bytes, value %d bytes); curr_items %s%n", items, empty / 1048576.0, filled / 1048576.0,
                 (filled - empty) / (double) items, KEY_LENGTH, VALUE_LENGTH, store.stats().get("curr_items"));
         store.close();
+    }
+
+    /** Stores the items; the keys' array is gone when this returns (in main it would stay on the stack). */
+    private static void fill(Backend store, int items) {
+        byte[] value = value();
+        for (byte[] key : keys(items)) {
+            store.execute(new Operation.Store(Namespace.DEFAULT, key, StoreMode.SET, value, 0, Item.NEVER, 0));
+        }
     }
 
     static Backend openInMemory() {
