@@ -243,9 +243,14 @@ final class LocalStore implements Backend {
     }
 
     private Items items(Namespace namespace) {
-        return namespaces.computeIfAbsent(namespace, ns -> inMemory ? new MemoryItems(hashSeed)
-                : new FileItems(store.openMap(NAMESPACE_PREFIX + ns.name(), new MVMap.Builder<byte[], byte[]>()
-                        .keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)), stripes));
+        // Looked up first without computeIfAbsent, whose capturing lambda every request would otherwise allocate.
+        Items items = namespaces.get(namespace);
+        return items != null ? items : namespaces.computeIfAbsent(namespace, this::openItems);
+    }
+
+    private Items openItems(Namespace namespace) {
+        return inMemory ? new MemoryItems(hashSeed) : new FileItems(store.openMap(NAMESPACE_PREFIX + namespace.name(),
+                new MVMap.Builder<byte[], byte[]>().keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)), stripes);
     }
 
     /** Every namespace in the store, including, in the file, those no request has touched since start-up. */

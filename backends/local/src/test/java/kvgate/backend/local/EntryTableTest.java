@@ -275,7 +275,8 @@ class EntryTableTest {
             keys.add("k" + i);
         }
         List<String> seen = new ArrayList<>();
-        assertTrue(table.forEachWhile(entry -> seen.add(new String(EntryTable.key(entry), StandardCharsets.ISO_8859_1))));
+        assertTrue(table.forEachWhile(entry -> seen.add(
+                new String(EntryTable.key(entry), StandardCharsets.ISO_8859_1))));
         assertEquals(keys.size(), seen.size());
         assertEquals(keys, new HashSet<>(seen));
         int[] visited = {0};
@@ -326,7 +327,8 @@ class EntryTableTest {
                     for (long count : counts) {
                         chiSquare += (count - expected) * (count - expected) / expected;
                     }
-                    String what = format[0] + "/" + format[1] + " seed " + seed + (counts == low ? " low" : " high") + " bits";
+                    String what = format[0] + "/" + format[1] + " seed " + seed
+                            + (counts == low ? " low" : " high") + " bits";
                     assertTrue(chiSquare < bound, what + ": chi-square " + chiSquare);
                 }
             }

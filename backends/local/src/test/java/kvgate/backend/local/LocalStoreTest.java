@@ -230,6 +230,13 @@ class LocalStoreTest {
         return set(backend, NS, key, value, 0, Item.NEVER);
     }
 
+    /** Stores {@code count} items that never expire, keys {@code prefix0}, {@code prefix1}, ... */
+    private static void fill(Backend backend, Namespace ns, String prefix, int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            set(backend, ns, prefix + i, "x", 0, Item.NEVER);
+        }
+    }
+
     private static Result get(Backend backend, Namespace ns, String key) throws Exception {
         return run(backend, new Operation.Get(ns, bytes(key)));
     }
@@ -688,12 +695,8 @@ class LocalStoreTest {
     void currItemsCountsEveryNamespaceIncludingAfterReopen() throws Exception {
         Backend backend = openFile("0");
         Namespace third = new Namespace("third");
-        for (int i = 0; i < 5; i++) {
-            set(backend, NS, "a" + i, "x", 0, Item.NEVER);
-        }
-        for (int i = 0; i < 3; i++) {
-            set(backend, OTHER, "b" + i, "x", 0, Item.NEVER);
-        }
+        fill(backend, NS, "a", 5);
+        fill(backend, OTHER, "b", 3);
         set(backend, third, "c", "x", 0, Item.NEVER);
         assertEquals(9, currItems(backend));
         close(backend);
@@ -707,12 +710,8 @@ class LocalStoreTest {
     @Test
     void currItemsInMemoryCountsEveryNamespaceAndFollowsWritesAndFlushes() throws Exception {
         Backend backend = openMemory();
-        for (int i = 0; i < 5_000; i++) {
-            set(backend, NS, "a" + i, "x", 0, Item.NEVER);
-        }
-        for (int i = 0; i < 3; i++) {
-            set(backend, OTHER, "b" + i, "x", 0, Item.NEVER);
-        }
+        fill(backend, NS, "a", 5_000);
+        fill(backend, OTHER, "b", 3);
         set(backend, NS, "a0", "replaced", 0, Item.NEVER);
         assertEquals(5_003, currItems(backend));
         assertTrue(run(backend, new Operation.Delete(OTHER, bytes("b0"), 0)).ok());
