@@ -1,6 +1,9 @@
 package kvgate.backend.local;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import kvgate.spi.Item;
 import org.h2.mvstore.DataUtils;
@@ -10,9 +13,10 @@ import org.h2.mvstore.type.BasicDataType;
 /**
  * An {@link Item} as the store keeps it: in memory one array, flags, CAS and expiry ahead of the value, so an item
  * costs one object and 20 bytes besides its value (an Item record and its value array would cost two objects and
- * about 56 bytes: a million small items in memory must fit in twice what memcached needs). In the store file: a
- * format byte (so the layout can change without breaking old files), the value with its length, flags, CAS and
- * expiry.
+ * about 56 bytes: a million small items in memory must fit in twice what memcached needs). In memory mode that
+ * array is the end of its key's entry ({@link EntryTable}), so an item and its key are one object. In the store
+ * file: a format byte (so the layout can change without breaking old files), the value with its length, flags,
+ * CAS and expiry.
  */
 final class ItemType extends BasicDataType<byte[]> {
     static final ItemType INSTANCE = new ItemType();
@@ -22,6 +26,9 @@ final class ItemType extends BasicDataType<byte[]> {
     private static final int CAS = 4;
     private static final int EXPIRES_AT = 12;
     private static final int VALUE = 20;
+    /** The fields in big-endian order, as ByteBuffer wrote them before: a view, so that no buffer is allocated. */
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     /** Rough heap cost of an item besides its value: the array header and fields, the page slot. */
     private static final int OVERHEAD = 48;
 
@@ -30,27 +37,44 @@ final class ItemType extends BasicDataType<byte[]> {
 
     /** An item in its stored form. */
     static byte[] pack(Item item) {
-        byte[] value = item.value();
-        byte[] packed = new byte[VALUE + value.length];
-        ByteBuffer.wrap(packed).putInt(FLAGS, item.flags()).putLong(CAS, item.cas())
-                .putLong(EXPIRES_AT, item.expiresAt());
-        System.arraycopy(value, 0, packed, VALUE, value.length);
+        byte[] packed = new byte[packedLength(item)];
+        pack(item, packed, 0);
         return packed;
+    }
+
+    /** The length of an item's stored form. */
+    static int packedLength(Item item) {
+        return VALUE + item.value().length;
+    }
+
+    /** Writes an item's stored form into {@code into} from {@code at}, where {@link #packedLength} bytes are free. */
+    static void pack(Item item, byte[] into, int at) {
+        byte[] value = item.value();
+        INTS.set(into, at + FLAGS, item.flags());
+        LONGS.set(into, at + CAS, item.cas());
+        LONGS.set(into, at + EXPIRES_AT, item.expiresAt());
+        System.arraycopy(value, 0, into, at + VALUE, value.length);
     }
 
     /** The item a stored form holds; null for null. */
     static Item unpack(byte[] packed) {
-        if (packed == null) {
-            return null;
-        }
-        ByteBuffer fields = ByteBuffer.wrap(packed);
-        return new Item(Arrays.copyOfRange(packed, VALUE, packed.length), fields.getInt(FLAGS),
-                fields.getLong(CAS), fields.getLong(EXPIRES_AT));
+        return packed == null ? null : unpack(packed, 0);
+    }
+
+    /** The item whose stored form fills {@code array} from {@code at} to its end. */
+    static Item unpack(byte[] array, int at) {
+        return new Item(Arrays.copyOfRange(array, at + VALUE, array.length), (int) INTS.get(array, at + FLAGS),
+                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT));
     }
 
     /** Whether a stored item has expired at {@code now}, read without unpacking it. */
     static boolean isExpiredAt(byte[] packed, long now) {
-        return Item.isExpiredAt(ByteBuffer.wrap(packed).getLong(EXPIRES_AT), now);
+        return isExpiredAt(packed, 0, now);
+    }
+
+    /** Whether the stored item in {@code array} from {@code at} has expired at {@code now}. */
+    static boolean isExpiredAt(byte[] array, int at, long now) {
+        return Item.isExpiredAt((long) LONGS.get(array, at + EXPIRES_AT), now);
     }
 
     @Override

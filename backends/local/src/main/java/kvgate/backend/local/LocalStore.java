@@ -5,9 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
@@ -33,13 +33,14 @@ import org.h2.mvstore.type.LongDataType;
 import org.h2.mvstore.type.StringDataType;
 
 /**
- * The local store. Each namespace is one MVStore map from key to item, both kept as byte arrays in memory
- * ({@link KeyType}, {@link ItemType}): any byte sequence is a key, and an item is one array of its fields and value.
+ * The local store. Each namespace's {@link Items} are one MVStore map from key to item in the store file
+ * ({@link FileItems}), or, with {@code path = :memory:}, a hash table in memory ({@link MemoryItems}): any byte
+ * sequence is a key, and an item is one array of its fields and value.
  *
- * <p>Every key operation runs {@link ItemTransition} under a lock stripe for its key: the map reads and writes are
- * in memory and take microseconds, so the lock is held only that long, and no two writers of one key interleave.
- * Durability is decided afterwards: with {@code commit_interval_ms = 0} the acknowledgement waits for the next
- * group commit; otherwise MVStore's background writer commits at most that many milliseconds later.
+ * <p>Every key operation runs {@link ItemTransition} under a lock for its key: the reads and writes are in memory
+ * and take microseconds, so the lock is held only that long, and no two writers of one key interleave. Durability
+ * is decided afterwards: with {@code commit_interval_ms = 0} the acknowledgement waits for the next group commit;
+ * otherwise MVStore's background writer commits at most that many milliseconds later.
  */
 final class LocalStore implements Backend {
     private static final String NAMESPACE_PREFIX = "ns:";
@@ -47,11 +48,15 @@ final class LocalStore implements Backend {
     private static final String CAS_HIGH_WATER = "cas";
     private static final int STRIPES = 1024;
 
+    /** The store file; null in memory, where nothing is kept but the namespaces' tables. */
     private final MVStore store;
     private final boolean inMemory;
     private final MVMap<String, Long> meta;
-    private final Map<Namespace, MVMap<byte[], byte[]>> maps = new ConcurrentHashMap<>();
+    private final Map<Namespace, Items> namespaces = new ConcurrentHashMap<>();
+    /** The file's write locks, shared by its namespaces (a table in memory locks its own segments). */
     private final Object[] stripes = new Object[STRIPES];
+    /** The seed of the tables' hash, chosen per process so that clients cannot aim keys at one probe sequence. */
+    private final long hashSeed = ThreadLocalRandom.current().nextLong();
     private final Clock clock;
     private final int maxItemSize;
     private final CasClock casClock;
@@ -60,17 +65,17 @@ final class LocalStore implements Backend {
     /** Set by close(): the purge stops at the next item instead of being interrupted (see close()). */
     private volatile boolean closing;
 
-    private LocalStore(MVStore store, boolean inMemory, BackendContext context, Settings settings) {
+    private LocalStore(MVStore store, BackendContext context, Settings settings) {
         this.store = store;
-        this.inMemory = inMemory;
+        this.inMemory = store == null;
         this.clock = context.clock();
         this.maxItemSize = context.maxItemSize();
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
         }
-        this.meta = store.openMap(META, new MVMap.Builder<String, Long>()
+        this.meta = inMemory ? null : store.openMap(META, new MVMap.Builder<String, Long>()
                 .keyType(StringDataType.INSTANCE).valueType(LongDataType.INSTANCE));
-        this.casClock = new CasClock(clock, meta.getOrDefault(CAS_HIGH_WATER, 0L));
+        this.casClock = new CasClock(clock, inMemory ? 0L : meta.getOrDefault(CAS_HIGH_WATER, 0L));
         boolean fsync = settings.bool("fsync");
         this.groupCommit = inMemory || settings.integer("commit_interval_ms") > 0
                 ? null
@@ -87,26 +92,22 @@ final class LocalStore implements Backend {
     static LocalStore open(BackendContext context) {
         Settings settings = context.settings();
         String path = settings.text("path");
-        boolean inMemory = path.equals(LocalBackendFactory.IN_MEMORY);
-        MVStore.Builder builder = new MVStore.Builder();
-        if (!inMemory) {
-            Path directory = Path.of(path);
-            try {
-                Files.createDirectories(directory);
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot create the store directory " + directory.toAbsolutePath()
-                        + ": " + e.getMessage(), e);
-            }
-            builder.fileName(directory.resolve("kvgate.mv.db").toString())
-                    .cacheSize(settings.intValue("cache_mb"));
+        if (path.equals(LocalBackendFactory.IN_MEMORY)) {
+            return new LocalStore(null, context, settings);
         }
-        MVStore store = builder.open();
-        if (!inMemory) {
-            // With interval 0 the group committer decides when to commit; MVStore's own writer would only add
-            // commits nobody waits for. Otherwise MVStore's background writer commits at that interval.
-            store.setAutoCommitDelay(settings.intValue("commit_interval_ms"));
+        Path directory = Path.of(path);
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create the store directory " + directory.toAbsolutePath()
+                    + ": " + e.getMessage(), e);
         }
-        return new LocalStore(store, inMemory, context, settings);
+        MVStore store = new MVStore.Builder().fileName(directory.resolve("kvgate.mv.db").toString())
+                .cacheSize(settings.intValue("cache_mb")).open();
+        // With interval 0 the group committer decides when to commit; MVStore's own writer would only add commits
+        // nobody waits for. Otherwise MVStore's background writer commits at that interval.
+        store.setAutoCommitDelay(settings.intValue("commit_interval_ms"));
+        return new LocalStore(store, context, settings);
     }
 
     @Override
@@ -119,8 +120,8 @@ final class LocalStore implements Backend {
         return operation.accept(new Operation.Visitor<>() {
             @Override
             public CompletionStage<Result> get(Operation.Get get) {
-                // A read needs no stripe: a map read sees either the whole old or the whole new item.
-                Item item = ItemType.unpack(map(get.namespace()).get(get.key()));
+                // A read needs no lock: it sees either the whole old or the whole new item.
+                Item item = items(get.namespace()).get(get.key());
                 long now = clock.millis();
                 return CompletableFuture.completedFuture(ItemTransition.apply(get, item, now, casClock::next,
                         maxItemSize).result());
@@ -148,7 +149,7 @@ final class LocalStore implements Backend {
 
             @Override
             public CompletionStage<Result> flush(Operation.Flush flush) {
-                map(flush.namespace()).clear();
+                items(flush.namespace()).clear();
                 return durable(Result.DONE);
             }
 
@@ -161,37 +162,26 @@ final class LocalStore implements Backend {
 
     private Result scan(Operation.Scan scan) {
         // A scan must not create the namespace it looks at: an unknown namespace is simply empty.
-        if (!store.hasMap(NAMESPACE_PREFIX + scan.namespace().name())) {
+        boolean known = inMemory ? namespaces.containsKey(scan.namespace())
+                : store.hasMap(NAMESPACE_PREFIX + scan.namespace().name());
+        if (!known) {
             return new Result.Entries(List.of());
         }
-        long now = clock.millis();
         List<Result.Entry> entries = new ArrayList<>();
-        for (Map.Entry<byte[], byte[]> entry : map(scan.namespace()).entrySet()) {
-            if (!ItemType.isExpiredAt(entry.getValue(), now)) {
-                if (entries.size() == scan.limit()) {
-                    return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
-                }
-                entries.add(new Result.Entry(entry.getKey().clone(), ItemType.unpack(entry.getValue())));
+        boolean all = items(scan.namespace()).forEachLive(clock.millis(), (key, item) -> {
+            if (entries.size() == scan.limit()) {
+                return false;
             }
-        }
-        return new Result.Entries(entries);
+            entries.add(new Result.Entry(key, item));
+            return true;
+        });
+        return all ? new Result.Entries(entries)
+                : Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
     }
 
     private CompletionStage<Result> mutate(Operation.KeyOperation operation) {
-        MVMap<byte[], byte[]> map = map(operation.namespace());
-        byte[] key = operation.key();
-        ItemTransition transition;
-        synchronized (stripeOf(key)) {
-            transition = ItemTransition.apply(operation, ItemType.unpack(map.get(key)), clock.millis(),
-                    casClock::next, maxItemSize);
-            switch (transition.effect()) {
-                // A copy of the key: the map keeps it, and the operation's array is not the store's to keep.
-                case PUT -> map.put(key.clone(), ItemType.pack(transition.next()));
-                case REMOVE -> map.remove(key);
-                case NONE -> {
-                }
-            }
-        }
+        ItemTransition transition = items(operation.namespace()).update(operation.key(),
+                current -> ItemTransition.apply(operation, current, clock.millis(), casClock::next, maxItemSize));
         return transition.effect() == ItemTransition.Effect.NONE
                 ? CompletableFuture.completedFuture(transition.result())
                 : durable(transition.result());
@@ -209,24 +199,12 @@ final class LocalStore implements Backend {
         }
     }
 
-    /** Removes expired items, re-checking each under its stripe so a fresh write of the key is never lost. */
+    /** Removes expired items, re-checking each under its key's lock so a fresh write of the key is never lost. */
     void purgeExpired() {
         try {
             long now = clock.millis();
-            for (MVMap<byte[], byte[]> map : storedMaps()) {
-                Iterator<Map.Entry<byte[], byte[]>> entries = map.entrySet().iterator();
-                while (entries.hasNext() && !closing) {
-                    Map.Entry<byte[], byte[]> entry = entries.next();
-                    if (ItemType.isExpiredAt(entry.getValue(), now)) {
-                        byte[] key = entry.getKey();
-                        synchronized (stripeOf(key)) {
-                            byte[] current = map.get(key);
-                            if (current != null && ItemType.isExpiredAt(current, now)) {
-                                map.remove(key);
-                            }
-                        }
-                    }
-                }
+            for (Items items : allItems()) {
+                items.removeExpired(now, () -> closing);
             }
             if (!inMemory && !closing) {
                 meta.put(CAS_HIGH_WATER, casClock.highWater());
@@ -240,8 +218,8 @@ final class LocalStore implements Backend {
     @Override
     public Map<String, String> stats() {
         long items = 0;
-        for (MVMap<byte[], byte[]> map : storedMaps()) {
-            items += map.sizeAsLong();
+        for (Items namespace : allItems()) {
+            items += namespace.size();
         }
         return Map.of("curr_items", Long.toString(items));
     }
@@ -260,27 +238,32 @@ final class LocalStore implements Backend {
         }
         if (!inMemory) {
             meta.put(CAS_HIGH_WATER, casClock.highWater());
+            store.close();
         }
-        store.close();
     }
 
-    private MVMap<byte[], byte[]> map(Namespace namespace) {
-        return maps.computeIfAbsent(namespace, ns -> store.openMap(NAMESPACE_PREFIX + ns.name(),
-                new MVMap.Builder<byte[], byte[]>().keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)));
+    private Items items(Namespace namespace) {
+        // Looked up first without computeIfAbsent, whose capturing lambda every request would otherwise allocate.
+        Items items = namespaces.get(namespace);
+        return items != null ? items : namespaces.computeIfAbsent(namespace, this::openItems);
     }
 
-    /** Every namespace map in the store, including those no request has touched since start-up. */
-    private List<MVMap<byte[], byte[]>> storedMaps() {
-        List<MVMap<byte[], byte[]>> all = new ArrayList<>();
+    private Items openItems(Namespace namespace) {
+        return inMemory ? new MemoryItems(hashSeed) : new FileItems(store.openMap(NAMESPACE_PREFIX + namespace.name(),
+                new MVMap.Builder<byte[], byte[]>().keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)), stripes);
+    }
+
+    /** Every namespace in the store, including, in the file, those no request has touched since start-up. */
+    private Collection<Items> allItems() {
+        if (inMemory) {
+            return namespaces.values();
+        }
+        List<Items> all = new ArrayList<>();
         for (String name : store.getMapNames()) {
             if (name.startsWith(NAMESPACE_PREFIX)) {
-                all.add(map(new Namespace(name.substring(NAMESPACE_PREFIX.length()))));
+                all.add(items(new Namespace(name.substring(NAMESPACE_PREFIX.length()))));
             }
         }
         return all;
-    }
-
-    private Object stripeOf(byte[] key) {
-        return stripes[Arrays.hashCode(key) & (STRIPES - 1)];
     }
 }

@@ -49,6 +49,8 @@ import org.h2.mvstore.type.StringDataType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class LocalStoreTest {
 
@@ -179,6 +181,19 @@ class LocalStoreTest {
         return backend;
     }
 
+    /** Where the store keeps its items: the behaviours that do not depend on durability hold in both. */
+    enum Mode {
+        FILE, MEMORY;
+
+        String path(Path dir) {
+            return this == FILE ? dir.toString() : LocalBackendFactory.IN_MEMORY;
+        }
+    }
+
+    private Backend open(Mode mode) throws Exception {
+        return open(Map.of("path", mode.path(dir)));
+    }
+
     private Backend openFile(String commitIntervalMs) throws Exception {
         return open(Map.of("path", dir.toString(), "commit_interval_ms", commitIntervalMs));
     }
@@ -213,6 +228,13 @@ class LocalStoreTest {
 
     private static long set(Backend backend, String key, String value) throws Exception {
         return set(backend, NS, key, value, 0, Item.NEVER);
+    }
+
+    /** Stores {@code count} items that never expire, keys {@code prefix0}, {@code prefix1}, ... */
+    private static void fill(Backend backend, Namespace ns, String prefix, int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            set(backend, ns, prefix + i, "x", 0, Item.NEVER);
+        }
     }
 
     private static Result get(Backend backend, Namespace ns, String key) throws Exception {
@@ -269,9 +291,10 @@ class LocalStoreTest {
 
     // --- basic behaviour ---
 
-    @Test
-    void setThenGetReturnsValueFlagsExpiryAndCas() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void setThenGetReturnsValueFlagsExpiryAndCas(Mode mode) throws Exception {
+        Backend backend = open(mode);
         long expiresAt = START + 60_000;
         long cas = set(backend, NS, "greeting", "hello", 0xCAFEBABE, expiresAt);
 
@@ -283,9 +306,10 @@ class LocalStoreTest {
         assertTrue(cas != 0);
     }
 
-    @Test
-    void missingKeyIsNotFound() throws Exception {
-        Backend backend = openMemory();
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void missingKeyIsNotFound(Mode mode) throws Exception {
+        Backend backend = open(mode);
         assertEquals(Status.NOT_FOUND, get(backend, NS, "absent").status());
     }
 
@@ -330,18 +354,20 @@ class LocalStoreTest {
                 low.expiresAt()));
     }
 
-    @Test
-    void valueOverMaxItemSizeIsTooLarge() throws Exception {
-        Backend backend = openMemory();
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void valueOverMaxItemSizeIsTooLarge(Mode mode) throws Exception {
+        Backend backend = open(mode);
         Result result = run(backend, new Operation.Store(NS, bytes("big"), StoreMode.SET, new byte[MAX_ITEM_SIZE + 1],
                 0, Item.NEVER, 0));
         assertEquals(Status.TOO_LARGE, result.status());
         assertEquals(Status.NOT_FOUND, get(backend, NS, "big").status());
     }
 
-    @Test
-    void pipelinedSetThenGetReadsWhatWasSet() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void pipelinedSetThenGetReadsWhatWasSet(Mode mode) throws Exception {
+        Backend backend = open(mode);
         List<Operation> burst = List.of(
                 new Operation.Store(NS, bytes("p"), StoreMode.SET, bytes("1"), 0, Item.NEVER, 0),
                 new Operation.Get(NS, bytes("p")),
@@ -354,9 +380,10 @@ class LocalStoreTest {
                 stages.get(3).toCompletableFuture().get(5, SECONDS)).item().value()));
     }
 
-    @Test
-    void expiredItemIsNotReturnedEvenBeforePurge() throws Exception {
-        Backend backend = openMemory();
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void expiredItemIsNotReturnedEvenBeforePurge(Mode mode) throws Exception {
+        Backend backend = open(mode);
         set(backend, NS, "short", "v", 0, START + 1_000);
         clock.advance(1_000);
         assertEquals(Status.NOT_FOUND, get(backend, NS, "short").status());
@@ -364,9 +391,10 @@ class LocalStoreTest {
 
     // --- CAS ---
 
-    @Test
-    void casValuesAreUniqueAndIncreasingAcrossManyMutations() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void casValuesAreUniqueAndIncreasingAcrossManyMutations(Mode mode) throws Exception {
+        Backend backend = open(mode);
         long previous = 0;
         Set<Long> seen = new HashSet<>();
         for (int i = 0; i < 1_000; i++) {
@@ -387,9 +415,10 @@ class LocalStoreTest {
         }
     }
 
-    @Test
-    void casCheckedStoreSucceedsOnlyWithTheCurrentCas() throws Exception {
-        Backend backend = openMemory();
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void casCheckedStoreSucceedsOnlyWithTheCurrentCas(Mode mode) throws Exception {
+        Backend backend = open(mode);
         long cas = set(backend, "c", "1");
         long newer = set(backend, "c", "2");
         Result stale = run(backend, new Operation.Store(NS, bytes("c"), StoreMode.SET, bytes("3"), 0, Item.NEVER, cas));
@@ -440,9 +469,10 @@ class LocalStoreTest {
         assertConcurrentIncrementsAreAtomic(openFile("0"));
     }
 
-    @Test
-    void concurrentAddOfTheSameKeyHasExactlyOneWinner() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void concurrentAddOfTheSameKeyHasExactlyOneWinner(Mode mode) throws Exception {
+        Backend backend = open(mode);
         int threads = 16;
         for (int round = 0; round < 20; round++) {
             String key = "add-" + round;
@@ -566,9 +596,10 @@ class LocalStoreTest {
 
     // --- namespaces ---
 
-    @Test
-    void scanListsTheLiveItemsOfOneNamespaceOnly() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void scanListsTheLiveItemsOfOneNamespaceOnly(Mode mode) throws Exception {
+        Backend backend = open(mode);
         set(backend, OTHER, "a", "1", 7, Item.NEVER);
         set(backend, OTHER, "b", "2", 0, START + 1000);
         set(backend, OTHER, "gone", "3", 0, START + 10);
@@ -587,17 +618,19 @@ class LocalStoreTest {
         assertEquals(Status.TOO_LARGE, run(backend, new Operation.Scan(OTHER, 1)).status());
     }
 
-    @Test
-    void scanOfAnUnknownNamespaceIsEmpty() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void scanOfAnUnknownNamespaceIsEmpty(Mode mode) throws Exception {
+        Backend backend = open(mode);
         Namespace unknown = new Namespace("never-written");
         assertEquals(new Result.Entries(List.of()), run(backend, new Operation.Scan(unknown, 10)));
         assertEquals(0, currItems(backend));
     }
 
-    @Test
-    void sameKeyInTwoNamespacesHoldsTwoValues() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void sameKeyInTwoNamespacesHoldsTwoValues(Mode mode) throws Exception {
+        Backend backend = open(mode);
         set(backend, NS, "shared", "in-default", 1, Item.NEVER);
         set(backend, OTHER, "shared", "in-other", 2, Item.NEVER);
         assertEquals("in-default", value(backend, NS, "shared"));
@@ -606,9 +639,10 @@ class LocalStoreTest {
         assertEquals("in-default", value(backend, NS, "shared"));
     }
 
-    @Test
-    void flushClearsOneNamespaceButNotAnother() throws Exception {
-        Backend backend = openFile("0");
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void flushClearsOneNamespaceButNotAnother(Mode mode) throws Exception {
+        Backend backend = open(mode);
         for (int i = 0; i < 10; i++) {
             set(backend, NS, "k" + i, "d", 0, Item.NEVER);
             set(backend, OTHER, "k" + i, "o", 0, Item.NEVER);
@@ -623,9 +657,10 @@ class LocalStoreTest {
 
     // --- expiry purge and stats ---
 
-    @Test
-    void expiredItemsArePurgedInTheBackground() throws Exception {
-        Backend backend = open(Map.of("path", dir.toString(), "purge_interval_ms", "100"));
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void expiredItemsArePurgedInTheBackground(Mode mode) throws Exception {
+        Backend backend = open(Map.of("path", mode.path(dir), "purge_interval_ms", "100"));
         for (int i = 0; i < 20; i++) {
             set(backend, NS, "short-" + i, "x", 0, START + 1_000);
             set(backend, OTHER, "short-" + i, "x", 0, START + 1_000);
@@ -660,12 +695,8 @@ class LocalStoreTest {
     void currItemsCountsEveryNamespaceIncludingAfterReopen() throws Exception {
         Backend backend = openFile("0");
         Namespace third = new Namespace("third");
-        for (int i = 0; i < 5; i++) {
-            set(backend, NS, "a" + i, "x", 0, Item.NEVER);
-        }
-        for (int i = 0; i < 3; i++) {
-            set(backend, OTHER, "b" + i, "x", 0, Item.NEVER);
-        }
+        fill(backend, NS, "a", 5);
+        fill(backend, OTHER, "b", 3);
         set(backend, third, "c", "x", 0, Item.NEVER);
         assertEquals(9, currItems(backend));
         close(backend);
@@ -674,6 +705,19 @@ class LocalStoreTest {
         assertEquals(9, currItems(reopened), "namespaces not yet touched since reopen must be counted");
         assertTrue(run(reopened, new Operation.Delete(third, bytes("c"), 0)).ok());
         assertEquals(8, currItems(reopened));
+    }
+
+    @Test
+    void currItemsInMemoryCountsEveryNamespaceAndFollowsWritesAndFlushes() throws Exception {
+        Backend backend = openMemory();
+        fill(backend, NS, "a", 5_000);
+        fill(backend, OTHER, "b", 3);
+        set(backend, NS, "a0", "replaced", 0, Item.NEVER);
+        assertEquals(5_003, currItems(backend));
+        assertTrue(run(backend, new Operation.Delete(OTHER, bytes("b0"), 0)).ok());
+        assertEquals(5_002, currItems(backend));
+        run(backend, new Operation.Flush(NS, 0));
+        assertEquals(2, currItems(backend));
     }
 
     @Test

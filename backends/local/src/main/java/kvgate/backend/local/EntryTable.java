@@ -1,0 +1,351 @@
+package kvgate.backend.local;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/**
+ * The local store's index in memory: a hash table of entries, each one byte array holding its key and what is
+ * stored under it (the payload, for the store a packed item). One object an item, no node or wrapper around it, and
+ * a lookup is a hash and one or two probes instead of a B-tree's twenty comparisons.
+ *
+ * <p>An entry is {@code [hash:4][key length:4][key][payload]}, written whole before it is published and never
+ * changed after: a replacement is a new entry. The table is split into {@value #SEGMENTS} segments by hash, each an
+ * open-addressing table with linear probing whose slots are written with release and read with acquire semantics.
+ * So:
+ * <ul>
+ * <li>{@link #get} takes no lock and sees, for each key, a whole entry: the one before or the one after a
+ *     concurrent write, never a part of one;</li>
+ * <li>{@link #put} and {@link #remove} must hold the key's segment, {@link #lockFor}: a caller that reads, decides
+ *     and writes under it (as the store's item transitions do) is atomic against every other writer of the key;</li>
+ * <li>a removed entry leaves a tombstone (readers probing past it must go on), which a later put reuses, which is
+ *     cleared at once when nothing probes past it, and which a rebuild of the segment drops;</li>
+ * <li>a segment grows past three quarters full (tombstones counted) and shrinks under an eighth, by building a new
+ *     array under its lock and publishing it through a volatile field: a reader still on the old array sees the
+ *     segment as it was when the new one was built.</li>
+ * </ul>
+ *
+ * <p>The hash is seeded per table, so that clients cannot choose keys that all land on one probe sequence.
+ */
+final class EntryTable {
+    static final int SEGMENTS = 1 << 10;
+    private static final int SEGMENT_BITS = 10;
+    private static final int HASH = 0;
+    private static final int KEY_LENGTH = 4;
+    private static final int KEY = 8;
+    private static final int MIN_CAPACITY = 8;
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(byte[][].class);
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
+    /** What a removed entry leaves: not null, so that probes go on past it. No entry is empty, so none is this. */
+    private static final byte[] TOMBSTONE = new byte[0];
+    /** The slots of a segment that never held an entry: shared and never written, as a put grows them first. */
+    private static final byte[][] NO_SLOTS = new byte[1][];
+
+    private final long seed;
+    private final Segment[] segments = new Segment[SEGMENTS];
+
+    EntryTable(long seed) {
+        this.seed = seed;
+        for (int i = 0; i < SEGMENTS; i++) {
+            segments[i] = new Segment();
+        }
+    }
+
+    /**
+     * One segment: its slots and counts. It is also the lock its writers hold. A slot's index comes from the hash
+     * bits above the segment's, so a segment uses its whole array (22 bits: up to four million slots a segment
+     * before two hashes that differ would share one home slot).
+     */
+    private static final class Segment {
+        volatile byte[][] slots = NO_SLOTS;
+        /** Entries and tombstones: what fills probe sequences. Written under the lock. */
+        int used;
+        /** Entries; volatile for {@link #size()}, written under the lock. */
+        volatile int live;
+    }
+
+    // --- entries ---
+
+    /** The hash of a key, computed once per operation and handed to every other method. */
+    int hash(byte[] key) {
+        // Eight bytes a step, each step a multiply, rotate and multiply (a bijection of the word for a given state),
+        // then murmur3's finalizer, so that keys differing in one digit spread over segments and slots alike.
+        int length = key.length;
+        long h = seed ^ (length * 0x9E3779B97F4A7C15L);
+        int at = 0;
+        for (; at + Long.BYTES <= length; at += Long.BYTES) {
+            h = step(h, (long) LONGS.get(key, at));
+        }
+        long tail = 0;
+        for (int i = length - 1; i >= at; i--) {
+            tail = tail << 8 | (key[i] & 0xFF);
+        }
+        h = step(h, tail);
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        h ^= h >>> 33;
+        return (int) h;
+    }
+
+    private static long step(long h, long word) {
+        return Long.rotateLeft(h ^ word * 0x87C37B91114253D5L, 31) * 0x4CF5AD432745937FL;
+    }
+
+    /** A new entry for {@code key} with {@code payloadLength} bytes of payload for the caller to fill. */
+    static byte[] newEntry(byte[] key, int hash, int payloadLength) {
+        byte[] entry = new byte[KEY + key.length + payloadLength];
+        INTS.set(entry, HASH, hash);
+        INTS.set(entry, KEY_LENGTH, key.length);
+        System.arraycopy(key, 0, entry, KEY, key.length);
+        return entry;
+    }
+
+    /** Where an entry's payload starts; it runs to the end of the array. */
+    static int payloadAt(byte[] entry) {
+        return KEY + keyLength(entry);
+    }
+
+    /** A copy of an entry's key. */
+    static byte[] key(byte[] entry) {
+        return Arrays.copyOfRange(entry, KEY, KEY + keyLength(entry));
+    }
+
+    private static int keyLength(byte[] entry) {
+        return (int) INTS.get(entry, KEY_LENGTH);
+    }
+
+    private static int hashOf(byte[] entry) {
+        return (int) INTS.get(entry, HASH);
+    }
+
+    /** Whether {@code entry} holds the key found in {@code array} from {@code at}, {@code length} bytes long. */
+    private static boolean holds(byte[] entry, int hash, byte[] array, int at, int length) {
+        return hashOf(entry) == hash && keyLength(entry) == length
+                && Arrays.equals(entry, KEY, KEY + length, array, at, at + length);
+    }
+
+    private static int home(int hash, int mask) {
+        return hash >>> SEGMENT_BITS & mask;
+    }
+
+    // --- reads, without a lock ---
+
+    /** The entry holding {@code key}, or null. */
+    byte[] get(byte[] key, int hash) {
+        byte[][] slots = segments[hash & (SEGMENTS - 1)].slots;
+        int mask = slots.length - 1;
+        // Ends: every array keeps a quarter of its slots empty, and no array is written after it is replaced.
+        for (int i = home(hash, mask); ; i = i + 1 & mask) {
+            byte[] entry = (byte[]) SLOTS.getAcquire(slots, i);
+            if (entry == null) {
+                return null;
+            }
+            if (entry != TOMBSTONE && holds(entry, hash, key, 0, key.length)) {
+                return entry;
+            }
+        }
+    }
+
+    /**
+     * Hands every entry to {@code visitor} until it answers false; returns whether it saw them all. Each segment is
+     * copied under its lock and visited from the copy, outside it: the visit sees each segment as it was at one
+     * moment, so an entry written meanwhile may be seen or not, but no key is seen twice (reading the live array
+     * could meet a key twice, removed behind the visit and put again ahead of it).
+     */
+    boolean forEachWhile(Predicate<byte[]> visitor) {
+        for (Segment segment : segments) {
+            if (segment.live == 0) {
+                continue;
+            }
+            byte[][] slots;
+            synchronized (segment) {
+                slots = segment.slots.clone();
+            }
+            for (byte[] entry : slots) {
+                if (entry != null && entry != TOMBSTONE && !visitor.test(entry)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The number of entries; exact when no write is under way. */
+    long size() {
+        long size = 0;
+        for (Segment segment : segments) {
+            size += segment.live;
+        }
+        return size;
+    }
+
+    /** How full the table is: slots allocated, entries, tombstones. For tests and memory accounting. */
+    record Occupancy(long slots, long entries, long tombstones) {
+    }
+
+    Occupancy occupancy() {
+        long slots = 0;
+        long entries = 0;
+        long tombstones = 0;
+        for (Segment segment : segments) {
+            synchronized (segment) {
+                slots += segment.slots == NO_SLOTS ? 0 : segment.slots.length;
+                entries += segment.live;
+                tombstones += segment.used - segment.live;
+            }
+        }
+        return new Occupancy(slots, entries, tombstones);
+    }
+
+    // --- writes, under the key's segment ---
+
+    /** The lock to hold around {@link #put} and {@link #remove} of a key with this hash. */
+    Object lockFor(int hash) {
+        return segments[hash & (SEGMENTS - 1)];
+    }
+
+    /** Stores an entry made by {@link #newEntry}, replacing the one with the same key. Hold its {@link #lockFor}. */
+    void put(byte[] entry) {
+        int hash = hashOf(entry);
+        Segment segment = segments[hash & (SEGMENTS - 1)];
+        assert Thread.holdsLock(segment) : "put without the segment's lock";
+        int keyLength = keyLength(entry);
+        byte[][] slots = segment.slots;
+        int mask = slots.length - 1;
+        int tombstone = -1;
+        int i = home(hash, mask);
+        for (byte[] present = slots[i]; present != null; present = slots[i]) {
+            if (present == TOMBSTONE) {
+                tombstone = tombstone < 0 ? i : tombstone;
+            } else if (holds(present, hash, entry, KEY, keyLength)) {
+                SLOTS.setRelease(slots, i, entry);
+                return;
+            }
+            i = i + 1 & mask;
+        }
+        if (tombstone >= 0) {
+            i = tombstone;
+        } else if (segment.used + 1 > slots.length / 4 * 3) {
+            slots = rebuild(segment, segment.live + 1);
+            i = emptySlot(slots, hash);
+            segment.used++;
+        } else {
+            segment.used++;
+        }
+        SLOTS.setRelease(slots, i, entry);
+        segment.live = segment.live + 1;
+    }
+
+    /** Removes the entry holding {@code key}; returns whether there was one. Hold its {@link #lockFor}. */
+    boolean remove(byte[] key, int hash) {
+        Segment segment = segments[hash & (SEGMENTS - 1)];
+        assert Thread.holdsLock(segment) : "remove without the segment's lock";
+        byte[][] slots = segment.slots;
+        int mask = slots.length - 1;
+        for (int i = home(hash, mask); slots[i] != null; i = i + 1 & mask) {
+            if (slots[i] != TOMBSTONE && holds(slots[i], hash, key, 0, key.length)) {
+                removeAt(segment, slots, i);
+                shrinkIfSparse(segment);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Removes the entries {@code doomed} accepts, one segment at a time under its lock; stops between segments when
+     * {@code stop} says so. Returns how many it removed.
+     */
+    long removeIf(Predicate<byte[]> doomed, BooleanSupplier stop) {
+        long removed = 0;
+        for (Segment segment : segments) {
+            if (stop.getAsBoolean()) {
+                break;
+            }
+            if (segment.live == 0) {
+                continue;
+            }
+            synchronized (segment) {
+                byte[][] slots = segment.slots;
+                for (int i = 0; i < slots.length; i++) {
+                    byte[] entry = slots[i];
+                    if (entry != null && entry != TOMBSTONE && doomed.test(entry)) {
+                        removeAt(segment, slots, i);
+                        removed++;
+                    }
+                }
+                shrinkIfSparse(segment);
+            }
+        }
+        return removed;
+    }
+
+    /** Removes every entry. Readers still on a segment's old array see it as it was. */
+    void clear() {
+        for (Segment segment : segments) {
+            synchronized (segment) {
+                segment.slots = NO_SLOTS;
+                segment.used = 0;
+                segment.live = 0;
+            }
+        }
+    }
+
+    private static void removeAt(Segment segment, byte[][] slots, int i) {
+        int mask = slots.length - 1;
+        if (slots[i + 1 & mask] == null) {
+            // No probe goes past slot i (the next one is empty), so it can be emptied, and so can the tombstones
+            // right before it, for the same reason.
+            SLOTS.setRelease(slots, i, null);
+            segment.used--;
+            for (int j = i - 1 & mask; slots[j] == TOMBSTONE; j = j - 1 & mask) {
+                SLOTS.setRelease(slots, j, null);
+                segment.used--;
+            }
+        } else {
+            SLOTS.setRelease(slots, i, TOMBSTONE);
+        }
+        segment.live = segment.live - 1;
+    }
+
+    private static void shrinkIfSparse(Segment segment) {
+        int capacity = segment.slots.length;
+        if (capacity > MIN_CAPACITY && segment.live < capacity / 8) {
+            rebuild(segment, segment.live);
+        }
+    }
+
+    /** Moves a segment's entries into a new array sized for {@code entries}, without tombstones, and publishes it. */
+    private static byte[][] rebuild(Segment segment, int entries) {
+        int capacity = MIN_CAPACITY;
+        while (capacity / 2 < entries) {
+            capacity <<= 1;
+        }
+        byte[][] fresh = new byte[capacity][];
+        for (byte[] entry : segment.slots) {
+            if (entry != null && entry != TOMBSTONE) {
+                fresh[emptySlot(fresh, hashOf(entry))] = entry;
+            }
+        }
+        // The volatile write publishes the array with the entries written into it above.
+        segment.slots = fresh;
+        segment.used = segment.live;
+        return fresh;
+    }
+
+    private static int emptySlot(byte[][] slots, int hash) {
+        int mask = slots.length - 1;
+        int i = home(hash, mask);
+        while (slots[i] != null) {
+            i = i + 1 & mask;
+        }
+        return i;
+    }
+}

@@ -1,0 +1,537 @@
+package kvgate.backend.local;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntUnaryOperator;
+import org.junit.jupiter.api.Test;
+
+class EntryTableTest {
+    private static final long SEED = 0x5EEDL;
+
+    private final EntryTable table = new EntryTable(SEED);
+
+    // --- helpers: each write under the key's lock, as the contract asks ---
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] payload(byte[] entry) {
+        return Arrays.copyOfRange(entry, EntryTable.payloadAt(entry), entry.length);
+    }
+
+    private static byte[] entry(byte[] key, int hash, byte[] payload) {
+        byte[] entry = EntryTable.newEntry(key, hash, payload.length);
+        System.arraycopy(payload, 0, entry, EntryTable.payloadAt(entry), payload.length);
+        return entry;
+    }
+
+    private static void put(EntryTable table, byte[] key, int hash, byte[] payload) {
+        synchronized (table.lockFor(hash)) {
+            table.put(entry(key, hash, payload));
+        }
+    }
+
+    private void put(byte[] key, byte[] payload) {
+        put(table, key, table.hash(key), payload);
+    }
+
+    private void put(String key, String payload) {
+        put(bytes(key), bytes(payload));
+    }
+
+    private static boolean remove(EntryTable table, byte[] key, int hash) {
+        synchronized (table.lockFor(hash)) {
+            return table.remove(key, hash);
+        }
+    }
+
+    private boolean remove(String key) {
+        byte[] bytes = bytes(key);
+        return remove(table, bytes, table.hash(bytes));
+    }
+
+    /** The payload stored under {@code key} as text, or null. */
+    private String get(String key) {
+        byte[] bytes = bytes(key);
+        byte[] entry = table.get(bytes, table.hash(bytes));
+        return entry == null ? null : new String(payload(entry), StandardCharsets.ISO_8859_1);
+    }
+
+    /** Hashes chosen by the test: all in segment 3, the rest of the bits from {@code bits}. */
+    private static int inOneSegment(int bits) {
+        return bits << 10 | 3;
+    }
+
+    // --- the map contract ---
+
+    @Test
+    void anEmptyTableHoldsNothing() {
+        assertNull(get("absent"));
+        assertNull(get(""));
+        assertFalse(remove("absent"));
+        assertEquals(0, table.size());
+        assertEquals(new EntryTable.Occupancy(0, 0, 0), table.occupancy());
+        assertTrue(table.forEachWhile(entry -> {
+            throw new AssertionError("an empty table visited an entry");
+        }));
+    }
+
+    @Test
+    void putThenGetReturnsTheEntryWithItsKeyAndPayload() {
+        put("greeting", "hello");
+        byte[] key = bytes("greeting");
+        byte[] entry = table.get(key, table.hash(key));
+        assertNotNull(entry);
+        assertArrayEquals(key, EntryTable.key(entry));
+        assertArrayEquals(bytes("hello"), payload(entry));
+        assertNull(get("greetings"));
+        assertNull(get("greetin"));
+        assertEquals(1, table.size());
+    }
+
+    @Test
+    void putOfAPresentKeyReplacesItsEntryWithoutAddingOne() {
+        put("k", "first");
+        put("k", "second, longer than the first");
+        put("k", "");
+        assertEquals("", get("k"));
+        assertEquals(1, table.size());
+        assertEquals(new EntryTable.Occupancy(8, 1, 0), table.occupancy());
+    }
+
+    @Test
+    void removeTakesOnlyItsKeyAndReportsWhetherThereWasOne() {
+        put("a", "1");
+        put("b", "2");
+        assertTrue(remove("a"));
+        assertFalse(remove("a"));
+        assertNull(get("a"));
+        assertEquals("2", get("b"));
+        assertEquals(1, table.size());
+        put("a", "3");
+        assertEquals("3", get("a"));
+    }
+
+    @Test
+    void keysOfEveryLengthFromEmptyToAMebibyteAreDistinct() {
+        // Keys that are prefixes of each other and differ only in trailing zero bytes, at every length around the
+        // hash's eight-byte steps, and a few large ones.
+        List<byte[]> keys = new ArrayList<>();
+        keys.add(new byte[0]);
+        for (int length = 1; length <= 300; length++) {
+            keys.add(new byte[length]);
+            byte[] ones = new byte[length];
+            Arrays.fill(ones, (byte) 0xFF);
+            keys.add(ones);
+        }
+        for (int length : new int[] {65_535, 65_536, 70_000, 1 << 20}) {
+            byte[] key = new byte[length];
+            new Random(length).nextBytes(key);
+            keys.add(key);
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            put(keys.get(i), ByteBuffer.allocate(4).putInt(i).array());
+        }
+        assertEquals(keys.size(), table.size());
+        for (int i = 0; i < keys.size(); i++) {
+            byte[] key = keys.get(i);
+            byte[] entry = table.get(key, table.hash(key));
+            assertNotNull(entry, "key of length " + key.length);
+            assertArrayEquals(key, EntryTable.key(entry));
+            assertEquals(i, ByteBuffer.wrap(payload(entry)).getInt());
+        }
+    }
+
+    @Test
+    void keysWithTheSameHashAreKeptApart() {
+        // The table trusts the hash it is given: here every key has the same one, so they share one probe sequence.
+        int hash = inOneSegment(12345);
+        for (int i = 0; i < 500; i++) {
+            put(table, bytes("same-hash-" + i), hash, bytes("v" + i));
+        }
+        for (int i = 0; i < 500; i += 2) {
+            assertTrue(remove(table, bytes("same-hash-" + i), hash));
+        }
+        put(table, bytes("same-hash-1"), hash, bytes("replaced"));
+        for (int i = 0; i < 500; i++) {
+            byte[] entry = table.get(bytes("same-hash-" + i), hash);
+            if (i % 2 == 0) {
+                assertNull(entry, "removed key " + i);
+            } else {
+                assertArrayEquals(bytes(i == 1 ? "replaced" : "v" + i), payload(entry), "key " + i);
+            }
+        }
+        assertNull(table.get(bytes("same-hash-1"), inOneSegment(54321)), "a key looked up with another hash");
+        assertEquals(250, table.size());
+    }
+
+    @Test
+    void aSegmentGrowsAndShrinksWithItsEntries() {
+        int count = 10_000;
+        for (int i = 0; i < count; i++) {
+            put(table, bytes("k" + i), inOneSegment(i * 7919), bytes("v" + i));
+        }
+        EntryTable.Occupancy full = table.occupancy();
+        assertEquals(count, full.entries());
+        // One segment holds them all, at most three quarters full and at least a quarter.
+        assertTrue(full.slots() >= count * 4L / 3 && full.slots() <= count * 4L, "slots: " + full.slots());
+        for (int i = 0; i < count - 10; i++) {
+            assertTrue(remove(table, bytes("k" + i), inOneSegment(i * 7919)));
+        }
+        EntryTable.Occupancy sparse = table.occupancy();
+        assertEquals(10, sparse.entries());
+        assertTrue(sparse.slots() <= 80, "slots after removing all but ten: " + sparse.slots());
+        for (int i = count - 10; i < count; i++) {
+            assertArrayEquals(bytes("v" + i), payload(table.get(bytes("k" + i), inOneSegment(i * 7919))));
+        }
+    }
+
+    @Test
+    void aTombstoneIsLeftOnlyWhereProbesGoOnAndIsReused() {
+        int hash = inOneSegment(1);
+        put(table, bytes("a"), hash, bytes("1"));
+        put(table, bytes("b"), hash, bytes("2"));
+        put(table, bytes("c"), hash, bytes("3"));
+        // "b" sits between "a" and "c" on one probe sequence: its slot must stay non-empty so "c" is still found.
+        assertTrue(remove(table, bytes("b"), hash));
+        assertEquals(new EntryTable.Occupancy(8, 2, 1), table.occupancy());
+        assertArrayEquals(bytes("3"), payload(table.get(bytes("c"), hash)));
+        // A new key on the same sequence takes the tombstone's slot.
+        put(table, bytes("d"), hash, bytes("4"));
+        assertEquals(new EntryTable.Occupancy(8, 3, 0), table.occupancy());
+        // Removing the last of the sequence empties its slot, and the tombstones right before it with it.
+        assertTrue(remove(table, bytes("d"), hash));
+        assertEquals(new EntryTable.Occupancy(8, 2, 1), table.occupancy());
+        assertTrue(remove(table, bytes("c"), hash));
+        assertEquals(new EntryTable.Occupancy(8, 1, 0), table.occupancy());
+        assertArrayEquals(bytes("1"), payload(table.get(bytes("a"), hash)));
+    }
+
+    @Test
+    void churnOfKeysInOneSegmentNeitherLosesEntriesNorGrowsWithoutBound() {
+        // Keys come and go in one segment, always 100 present: tombstones are reused or dropped by rebuilds.
+        Map<String, String> expected = new HashMap<>();
+        IntUnaryOperator hashOf = i -> inOneSegment(i * 0x9E3779B1 >>> 10);
+        for (int i = 0; i < 100_000; i++) {
+            put(table, bytes("k" + i), hashOf.applyAsInt(i), bytes("v" + i));
+            expected.put("k" + i, "v" + i);
+            if (i >= 100) {
+                assertTrue(remove(table, bytes("k" + (i - 100)), hashOf.applyAsInt(i - 100)));
+                expected.remove("k" + (i - 100));
+            }
+        }
+        EntryTable.Occupancy occupancy = table.occupancy();
+        assertEquals(100, occupancy.entries());
+        assertTrue(occupancy.slots() <= 256, "slots: " + occupancy.slots());
+        assertTrue(occupancy.entries() + occupancy.tombstones() <= occupancy.slots() * 3 / 4);
+        for (int i = 100_000 - 100; i < 100_000; i++) {
+            assertArrayEquals(bytes(expected.get("k" + i)), payload(table.get(bytes("k" + i), hashOf.applyAsInt(i))));
+        }
+    }
+
+    @Test
+    void clearEmptiesEverySegmentAndTheTableStaysUsable() {
+        for (int i = 0; i < 5_000; i++) {
+            put("k" + i, "v");
+        }
+        table.clear();
+        assertEquals(0, table.size());
+        assertNull(get("k1"));
+        assertEquals(new EntryTable.Occupancy(0, 0, 0), table.occupancy());
+        put("k1", "again");
+        assertEquals("again", get("k1"));
+    }
+
+    @Test
+    void forEachWhileVisitsEveryEntryOnceAndStopsWhenTold() {
+        Set<String> keys = new HashSet<>();
+        for (int i = 0; i < 3_000; i++) {
+            put("k" + i, "v" + i);
+            keys.add("k" + i);
+        }
+        List<String> seen = new ArrayList<>();
+        assertTrue(table.forEachWhile(entry -> seen.add(
+                new String(EntryTable.key(entry), StandardCharsets.ISO_8859_1))));
+        assertEquals(keys.size(), seen.size());
+        assertEquals(keys, new HashSet<>(seen));
+        int[] visited = {0};
+        assertFalse(table.forEachWhile(entry -> ++visited[0] < 10));
+        assertEquals(10, visited[0]);
+    }
+
+    @Test
+    void removeIfRemovesWhatItAcceptsAndStopsWhenTold() {
+        for (int i = 0; i < 2_000; i++) {
+            put("k" + i, i % 3 == 0 ? "doomed" : "kept");
+        }
+        long removed = table.removeIf(entry -> payload(entry)[0] == 'd', () -> false);
+        assertEquals(667, removed);
+        assertEquals(2_000 - 667, table.size());
+        for (int i = 0; i < 2_000; i++) {
+            assertEquals(i % 3 == 0 ? null : "kept", get("k" + i));
+        }
+        assertEquals(0, table.removeIf(entry -> true, () -> true));
+        assertEquals(2_000 - 667, table.size());
+    }
+
+    // --- the hash ---
+
+    @Test
+    void hashesOfNumberedKeysSpreadEvenlyOverSegmentsAndSlots() {
+        // A chi-square test of one million keys like "key:000123" and like kvgate-load's over 65,536 buckets, from
+        // the hash's low bits (segment and first slot bits) and from its high bits (the rest of a slot's index).
+        // (prefix, digits): zero-padded to that many digits, or none for plain decimal numbers.
+        Object[][] formats = {{"key:", 6}, {"load:", 27}, {"", 0}};
+        for (Object[] format : formats) {
+            for (long seed : new long[] {0, SEED, -1}) {
+                EntryTable seeded = new EntryTable(seed);
+                int buckets = 1 << 16;
+                long[] low = new long[buckets];
+                long[] high = new long[buckets];
+                int keys = 1_000_000;
+                for (int i = 0; i < keys; i++) {
+                    int hash = seeded.hash(numbered((String) format[0], (int) format[1], i));
+                    low[hash & buckets - 1]++;
+                    high[hash >>> 16]++;
+                }
+                double expected = keys / (double) buckets;
+                // For a uniform hash the statistic is about buckets - 1, with a standard deviation of about 362.
+                double bound = buckets + 6 * Math.sqrt(2.0 * buckets);
+                for (long[] counts : new long[][] {low, high}) {
+                    double chiSquare = 0;
+                    for (long count : counts) {
+                        chiSquare += (count - expected) * (count - expected) / expected;
+                    }
+                    String what = format[0] + "/" + format[1] + " seed " + seed
+                            + (counts == low ? " low" : " high") + " bits";
+                    assertTrue(chiSquare < bound, what + ": chi-square " + chiSquare);
+                }
+            }
+        }
+    }
+
+    /** {@code prefix} and {@code i} in decimal, zero-padded to {@code digits} (0: as long as it needs). */
+    private static byte[] numbered(String prefix, int digits, int i) {
+        String number = Integer.toString(i);
+        int width = Math.max(digits, number.length());
+        byte[] key = Arrays.copyOf(bytes(prefix), prefix.length() + width);
+        Arrays.fill(key, prefix.length(), key.length - number.length(), (byte) '0');
+        System.arraycopy(bytes(number), 0, key, key.length - number.length(), number.length());
+        return key;
+    }
+
+    @Test
+    void theHashDependsOnTheSeedAndOnEveryByte() {
+        byte[] key = bytes("key:000123");
+        assertNotEquals(new EntryTable(1).hash(key), new EntryTable(2).hash(key));
+        int hash = table.hash(key);
+        for (int i = 0; i < key.length; i++) {
+            byte[] changed = key.clone();
+            changed[i] ^= 1;
+            assertNotEquals(hash, table.hash(changed), "byte " + i);
+        }
+        assertNotEquals(table.hash(new byte[0]), table.hash(new byte[1]));
+        assertNotEquals(table.hash(new byte[7]), table.hash(new byte[8]));
+    }
+
+    // --- concurrency ---
+
+    /**
+     * A payload that proves where it came from: the key, the writer, that writer's sequence number, and a checksum of
+     * the three, so that a reader can tell a payload that was written from one that never was (torn or foreign).
+     */
+    private static byte[] signedPayload(byte[] key, int writer, long seq) {
+        ByteBuffer payload = ByteBuffer.allocate(key.length + 4 + 8 + 8);
+        payload.put(key).putInt(writer).putLong(seq).putLong(checksum(key, writer, seq));
+        return payload.array();
+    }
+
+    private static long checksum(byte[] key, int writer, long seq) {
+        return Arrays.hashCode(key) * 0x9E3779B97F4A7C15L ^ writer * 31L ^ seq * 0xC2B2AE3D27D4EB4FL;
+    }
+
+    @Test
+    void concurrentWritersAndReadersSeeOnlyWrittenEntriesAndTheLastWriteWins() throws Exception {
+        // Few keys so that writers and readers meet on the same ones; all in one segment, with removals, so that it
+        // grows, shrinks and holds tombstones while readers probe it.
+        int keyCount = 64;
+        int writers = 3;
+        int readers = 3;
+        int writesEach = 100_000;
+        byte[][] keys = new byte[keyCount][];
+        int[] hashes = new int[keyCount];
+        for (int k = 0; k < keyCount; k++) {
+            keys[k] = bytes("key:" + k);
+            // Half of the keys share one hash: long probe sequences; the rest spread over the segment.
+            hashes[k] = inOneSegment(k % 2 == 0 ? 77 : k * 0x9E3779B1 >>> 10);
+        }
+        // What each writer has begun to write, so that a reader can tell a sequence number that was never written.
+        AtomicLongArray begun = new AtomicLongArray(writers);
+        byte[][] last = new byte[keyCount][];
+        AtomicBoolean writing = new AtomicBoolean(true);
+        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+        ExecutorService pool = Executors.newFixedThreadPool(writers + readers);
+        try {
+            List<Future<?>> writes = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                writes.add(pool.submit(() -> {
+                    Random random = new Random(writer);
+                    for (long seq = 1; seq <= writesEach; seq++) {
+                        int k = random.nextInt(keyCount);
+                        begun.set(writer, seq);
+                        synchronized (table.lockFor(hashes[k])) {
+                            if (random.nextInt(8) == 0) {
+                                table.remove(keys[k], hashes[k]);
+                                last[k] = null;
+                            } else {
+                                byte[] entry = entry(keys[k], hashes[k], signedPayload(keys[k], writer, seq));
+                                table.put(entry);
+                                last[k] = entry;
+                            }
+                        }
+                    }
+                }));
+            }
+            List<Future<Long>> reads = new ArrayList<>();
+            for (int r = 0; r < readers; r++) {
+                int reader = r;
+                reads.add(pool.submit(() -> {
+                    Random random = new Random(100 + reader);
+                    // Per key and writer, the highest sequence number seen: a later read may never go below it.
+                    long[][] seen = new long[keyCount][writers];
+                    long hits = 0;
+                    while (writing.get()) {
+                        int k = random.nextInt(keyCount);
+                        byte[] entry = table.get(keys[k], hashes[k]);
+                        if (entry == null) {
+                            continue;
+                        }
+                        hits++;
+                        String problem = check(entry, keys[k], writers, begun, seen[k]);
+                        if (problem != null) {
+                            problems.add(problem);
+                            return hits;
+                        }
+                    }
+                    return hits;
+                }));
+            }
+            for (Future<?> write : writes) {
+                write.get(60, SECONDS);
+            }
+            writing.set(false);
+            long hits = 0;
+            for (Future<Long> read : reads) {
+                hits += read.get(60, SECONDS);
+            }
+            assertEquals(List.of(), List.copyOf(problems));
+            assertTrue(hits > 0, "the readers never found an entry");
+        } finally {
+            pool.shutdownNow();
+        }
+        int present = 0;
+        for (int k = 0; k < keyCount; k++) {
+            assertSame(last[k], table.get(keys[k], hashes[k]), "final entry of key " + k);
+            present += last[k] == null ? 0 : 1;
+        }
+        assertEquals(present, table.size());
+    }
+
+    /** What is wrong with an entry a reader found for {@code key}, or null. */
+    private static String check(byte[] entry, byte[] key, int writers, AtomicLongArray begun, long[] seen) {
+        if (!Arrays.equals(EntryTable.key(entry), key)) {
+            return "an entry of another key for " + new String(key, StandardCharsets.ISO_8859_1);
+        }
+        ByteBuffer payload = ByteBuffer.wrap(payload(entry));
+        byte[] payloadKey = new byte[key.length];
+        if (payload.remaining() != key.length + 20) {
+            return "a payload of " + payload.remaining() + " bytes";
+        }
+        payload.get(payloadKey);
+        int writer = payload.getInt();
+        long seq = payload.getLong();
+        if (!Arrays.equals(payloadKey, key) || writer < 0 || writer >= writers
+                || payload.getLong() != checksum(key, writer, seq)) {
+            return "a payload that was never written";
+        }
+        if (seq > begun.get(writer)) {
+            return "sequence " + seq + " of writer " + writer + " before it was written";
+        }
+        if (seq < seen[writer]) {
+            return "sequence " + seq + " of writer " + writer + " after " + seen[writer] + " was seen";
+        }
+        seen[writer] = seq;
+        return null;
+    }
+
+    @Test
+    void aScanDuringWritesSeesEveryUntouchedEntryExactlyOnce() throws Exception {
+        // Stable keys stay put while other keys come and go around them (segments grow, shrink and rebuild).
+        int stableCount = 20_000;
+        for (int i = 0; i < stableCount; i++) {
+            put("stable-" + i, "s");
+        }
+        AtomicBoolean writing = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> churn = pool.submit(() -> {
+                for (int round = 0; writing.get(); round++) {
+                    for (int i = 0; i < 20_000; i++) {
+                        put("churn-" + i, "c" + round);
+                    }
+                    for (int i = 0; i < 20_000; i++) {
+                        remove("churn-" + i);
+                    }
+                }
+            });
+            for (int scan = 0; scan < 20; scan++) {
+                Map<String, Integer> stableSeen = new HashMap<>();
+                Set<String> churnSeen = new HashSet<>();
+                List<String> twice = new ArrayList<>();
+                table.forEachWhile(entry -> {
+                    String key = new String(EntryTable.key(entry), StandardCharsets.ISO_8859_1);
+                    if (key.startsWith("stable-")) {
+                        stableSeen.merge(key, 1, Integer::sum);
+                    } else if (!churnSeen.add(key)) {
+                        twice.add(key);
+                    }
+                    return true;
+                });
+                assertEquals(stableCount, stableSeen.size(), "scan " + scan);
+                assertTrue(stableSeen.values().stream().allMatch(n -> n == 1), "a stable key seen twice");
+                assertEquals(List.of(), twice, "scan " + scan);
+            }
+            writing.set(false);
+            churn.get(60, SECONDS);
+        } finally {
+            writing.set(false);
+            pool.shutdownNow();
+        }
+    }
+}

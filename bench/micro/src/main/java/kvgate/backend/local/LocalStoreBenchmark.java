@@ -1,0 +1,77 @@
+package kvgate.backend.local;
+
+import java.util.concurrent.CompletableFuture;
+import kvgate.bench.Benchmarked;
+import kvgate.spi.Backend;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.StoreMode;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The local store in memory ({@code local.path = :memory:}), called as the dispatcher calls it: a Get of a stored
+ * key and a Set replacing one, with keys of 32 bytes and values of 100 bytes, the load of {@code bin/bench}. With a
+ * million keys the index no longer fits in the processor's caches, as in the gateway under that load; ten thousand
+ * keys show the cost of the lookup itself.
+ */
+public class LocalStoreBenchmark extends Benchmarked {
+    @Param({"10000", "1000000"})
+    public int items;
+
+    private Backend store;
+    private byte[][] keys;
+    private byte[] value;
+    private int next;
+
+    @Setup
+    public void setUp() {
+        store = LocalStoreFootprint.openInMemory();
+        keys = LocalStoreFootprint.keys(items);
+        value = LocalStoreFootprint.value();
+        for (byte[] key : keys) {
+            set(key);
+        }
+    }
+
+    @TearDown
+    public void tearDown() throws Exception {
+        store.close();
+    }
+
+    /** The next key in an order that jumps across the whole set (a stride prime to its size), as random keys do. */
+    private byte[] nextKey() {
+        next += 7_919;
+        if (next >= items) {
+            next -= items;
+        }
+        return keys[next];
+    }
+
+    private Result set(byte[] key) {
+        return done(store.execute(new Operation.Store(Namespace.DEFAULT, key, StoreMode.SET, value, 0, Item.NEVER,
+                0)).toCompletableFuture());
+    }
+
+    private static Result done(CompletableFuture<Result> reply) {
+        Result result = reply.getNow(null);
+        if (result == null || !result.ok()) {
+            throw new IllegalStateException("the store did not answer at once with success: " + result);
+        }
+        return result;
+    }
+
+    @Benchmark
+    public Result getHit() {
+        return done(store.execute(new Operation.Get(Namespace.DEFAULT, nextKey())).toCompletableFuture());
+    }
+
+    @Benchmark
+    public Result set() {
+        return set(nextKey());
+    }
+}
