@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -256,7 +257,7 @@ final class WarmUpRoute implements Route {
 
     /** A change of one key: warmed first, so it applies to the item the key really holds. */
     private CompletionStage<Result> change(Operation.KeyOperation operation) {
-        return afterWarmUp(operation, () -> asWrite(operation, () -> invalidateOld(operation, () ->
+        return afterWarmUp(operation, () -> asWrite(operation, () -> invalidateOld(operation, old ->
                 call(newer, operation).thenCompose(result -> result.ok() && writes == Writes.BOTH
                         ? copyBack(operation, result) : done(result)))));
     }
@@ -277,12 +278,13 @@ final class WarmUpRoute implements Route {
     }
 
     /**
-     * Deletes the old store's copy of the key, then runs {@code then}. When the old store cannot, nothing more is
-     * done and the write answers with that failure: the old store might otherwise keep a value older than the new
-     * store's, served again the day the new store loses the key (expiry, eviction).
+     * Deletes the old store's copy of the key, then runs {@code then} with the old store's answer (OK or NOT_FOUND).
+     * When the old store cannot, nothing more is done and the write answers with that failure: the old store might
+     * otherwise keep a value older than the new store's, served again the day the new store loses the key (expiry,
+     * eviction).
      */
     private CompletionStage<Result> invalidateOld(Operation.KeyOperation operation,
-                                                  Supplier<CompletionStage<Result>> then) {
+                                                  Function<Result, CompletionStage<Result>> then) {
         return call(older, new Operation.Delete(operation.namespace(), operation.key(), 0)).thenCompose(old -> {
             if (old.ok()) {
                 invalidated.increment();
@@ -290,7 +292,7 @@ final class WarmUpRoute implements Route {
                 invalidateFailed.increment();
                 return done(old);
             }
-            return then.get();
+            return then.apply(old);
         });
     }
 
@@ -299,17 +301,8 @@ final class WarmUpRoute implements Route {
      * answer is the new store's removed item, else the old store's.
      */
     private CompletionStage<Result> deleteBoth(Operation.Delete delete) {
-        return asWrite(delete, () -> call(older, new Operation.Delete(delete.namespace(), delete.key(), 0))
-                .thenCompose(old -> {
-                    if (old.ok()) {
-                        invalidated.increment();
-                    } else if (old.status() != Status.NOT_FOUND) {
-                        invalidateFailed.increment();
-                        return done(old);
-                    }
-                    return call(newer, delete).thenApply(fresh ->
-                            fresh.status() == Status.NOT_FOUND && delete.cas() == 0 ? old : fresh);
-                }));
+        return asWrite(delete, () -> invalidateOld(delete, old -> call(newer, delete).thenApply(fresh ->
+                fresh.status() == Status.NOT_FOUND && delete.cas() == 0 ? old : fresh)));
     }
 
     /**
