@@ -1,0 +1,184 @@
+package kvgate.plugin.warmup;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What this gateway knows of the writes to each key, so that a copy from the old store into the new one (a fill)
+ * never puts back a value a write has replaced or deleted meanwhile. A fill reads the old store at some moment
+ * ({@link #now()}) and may add its copy to the new store only if no write of that key started since and none is
+ * under way ({@link #beginFill}); a write that starts while a fill's copy is travelling waits for it to land
+ * ({@link #beginWrite}), so the write always lands after it.
+ *
+ * <p>Bounded: each of {@value #STRIPES} stripes remembers its share of the most recently written keys and forgets
+ * the oldest idle ones beyond it. Forgetting a key raises the stripe's watermark to that key's last write, and a fill
+ * that began before the watermark is refused for every key of the stripe it no longer remembers: forgetting makes
+ * fills more cautious, never less. A flush counts as a write of every key.
+ */
+final class RecentWrites {
+    private static final int STRIPES = 64;
+
+    /** Ticks once per write start: a fill compares its own start with the last write of its key. */
+    private final AtomicLong clock = new AtomicLong();
+    private final AtomicLong lastFlush = new AtomicLong();
+    private final AtomicInteger flushesUnderWay = new AtomicInteger();
+    private final Stripe[] stripes = new Stripe[STRIPES];
+
+    /** @param capacity how many keys to remember, over all stripes */
+    RecentWrites(int capacity) {
+        int perStripe = Math.max(1, capacity / STRIPES);
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Stripe(perStripe);
+        }
+    }
+
+    /** The moment a fill takes before it reads the old store. */
+    long now() {
+        return clock.get();
+    }
+
+    /**
+     * A write of {@code key} starts. Completes when the fills of that key under way have landed (at once when there
+     * are none); the caller then applies the write and calls {@link #endWrite} however it ended.
+     */
+    CompletionStage<Void> beginWrite(String key) {
+        long stamp = clock.incrementAndGet();
+        Stripe stripe = stripe(key);
+        CompletableFuture<Void> fillsLanded;
+        synchronized (stripe) {
+            KeyState state = stripe.keys.remove(key);
+            if (state == null) {
+                state = new KeyState();
+            }
+            state.lastWrite = stamp;
+            state.writes++;
+            stripe.keys.put(key, state); // the most recently written last: forgotten last
+            fillsLanded = state.fillsLanded;
+            stripe.forgetBeyondCapacity();
+        }
+        return fillsLanded == null ? CompletableFuture.completedFuture(null) : fillsLanded;
+    }
+
+    void endWrite(String key) {
+        Stripe stripe = stripe(key);
+        synchronized (stripe) {
+            stripe.keys.get(key).writes--;
+        }
+    }
+
+    /** A flush starts: every fill that began before it is refused, and so is every fill while it is under way. */
+    void beginFlush() {
+        flushesUnderWay.incrementAndGet();
+        lastFlush.set(clock.incrementAndGet());
+    }
+
+    void endFlush() {
+        flushesUnderWay.decrementAndGet();
+    }
+
+    /**
+     * Whether a fill of {@code key} that read the old store after {@code start} may add its copy: no write of the key
+     * (or flush) started since and none is under way. When it may, writes of the key wait until {@link #endFill}.
+     */
+    boolean beginFill(String key, long start) {
+        if (flushesUnderWay.get() > 0 || lastFlush.get() > start) {
+            return false;
+        }
+        Stripe stripe = stripe(key);
+        synchronized (stripe) {
+            KeyState state = stripe.keys.get(key);
+            if (state == null) {
+                if (stripe.watermark > start) {
+                    return false;
+                }
+                state = new KeyState();
+                stripe.keys.put(key, state);
+            } else if (state.writes > 0 || state.lastWrite > start) {
+                return false;
+            }
+            if (state.fills++ == 0) {
+                state.fillsLanded = new CompletableFuture<>();
+            }
+            stripe.forgetBeyondCapacity();
+            return true;
+        }
+    }
+
+    /**
+     * Whether a write of {@code key} or a flush started after {@code start}: asked by a fill whose copy has landed
+     * (between {@link #beginFill} and {@link #endFill}), which then takes its copy back: a write that started
+     * meanwhile waits for the fill, but may have read nothing the copy should outlive (a delete), and a flush does
+     * not wait at all.
+     */
+    boolean writtenSince(String key, long start) {
+        if (lastFlush.get() > start) {
+            return true;
+        }
+        Stripe stripe = stripe(key);
+        synchronized (stripe) {
+            KeyState state = stripe.keys.get(key);
+            return state == null ? stripe.watermark > start : state.lastWrite > start;
+        }
+    }
+
+    void endFill(String key) {
+        Stripe stripe = stripe(key);
+        CompletableFuture<Void> landed = null;
+        synchronized (stripe) {
+            KeyState state = stripe.keys.get(key);
+            if (--state.fills == 0) {
+                landed = state.fillsLanded;
+                state.fillsLanded = null;
+            }
+        }
+        if (landed != null) {
+            landed.complete(null);
+        }
+    }
+
+    private Stripe stripe(String key) {
+        return stripes[Math.floorMod(key.hashCode() * 0x9E3779B9, STRIPES)];
+    }
+
+    /** One key's writes: when the last one started, and the writes and fills under way. */
+    private static final class KeyState {
+        long lastWrite;
+        int writes;
+        int fills;
+        /** Completed when the fills under way have landed; null when there are none. */
+        CompletableFuture<Void> fillsLanded;
+
+        boolean idle() {
+            return writes == 0 && fills == 0;
+        }
+    }
+
+    private static final class Stripe {
+        final int capacity;
+        /** In order of their last write (fills of unwritten keys enter too), the oldest first. */
+        final LinkedHashMap<String, KeyState> keys = new LinkedHashMap<>();
+        /** The latest write among the keys forgotten. */
+        long watermark;
+
+        Stripe(int capacity) {
+            this.capacity = capacity;
+        }
+
+        /** Forgets the oldest idle keys beyond the capacity; keys with a write or fill under way are kept. */
+        void forgetBeyondCapacity() {
+            Iterator<Map.Entry<String, KeyState>> oldestFirst = keys.entrySet().iterator();
+            while (keys.size() > capacity && oldestFirst.hasNext()) {
+                KeyState state = oldestFirst.next().getValue();
+                if (state.idle()) {
+                    watermark = Math.max(watermark, state.lastWrite);
+                    oldestFirst.remove();
+                }
+            }
+        }
+    }
+}

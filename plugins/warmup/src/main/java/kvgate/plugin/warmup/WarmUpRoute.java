@@ -1,0 +1,484 @@
+package kvgate.plugin.warmup;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BinaryOperator;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+
+/**
+ * Moves a namespace's items from an old store to a new one while clients use them (mcrouter's WarmUpRoute, made a
+ * data migration). The new store answers; a key it lacks is read from the old store and copied into it (a fill) with
+ * {@code add}, so a copy never overwrites a newer write. Every change starts by warming its key the same way, then
+ * deletes the old store's copy, and only then applies the change to the new store: a change the old store could not
+ * forget is never made, so the old store never holds a value older than the new store's that a later read could
+ * fall back to. {@link RecentWrites} keeps a fill from putting back a value a concurrent write replaced or deleted.
+ */
+final class WarmUpRoute implements Route {
+    static final String TYPE = "warmup";
+
+    /** What a write does to the old store's copy. */
+    enum Writes {
+        /** Deletes it. */
+        INVALIDATE,
+        /** Deletes it, then copies the new store's item back once the write is done, so the old store stays usable. */
+        BOTH
+    }
+
+    /** How often a read or change retries the warm-up of a key that concurrent writes keep changing. */
+    private static final int ATTEMPTS = 3;
+
+    private final String name;
+    private final Route newer;
+    private final Route older;
+    private final Writes writes;
+    private final long fillMaxTtlMillis;
+    private final RecentWrites recent;
+    private final LongAdder filled;
+    private final LongAdder fillRaced;
+    private final LongAdder fillUndone;
+    private final LongAdder fillFailed;
+    private final LongAdder invalidated;
+    private final LongAdder invalidateFailed;
+    private final LongAdder mirrored;
+    private final LongAdder mirrorFailed;
+    private volatile Backfill backfill;
+
+    WarmUpRoute(RouteContext context, Route newer, Route older, Writes writes, long fillMaxTtlMillis,
+                int trackedKeys) {
+        this.name = context.name();
+        this.newer = newer;
+        this.older = older;
+        this.writes = writes;
+        this.fillMaxTtlMillis = fillMaxTtlMillis;
+        this.recent = new RecentWrites(trackedKeys);
+        this.filled = context.counter("filled");
+        this.fillRaced = context.counter("fill_raced");
+        this.fillUndone = context.counter("fill_undone");
+        this.fillFailed = context.counter("fill_failed");
+        this.invalidated = context.counter("invalidated");
+        this.invalidateFailed = context.counter("invalidate_failed");
+        this.mirrored = context.counter("mirrored");
+        this.mirrorFailed = context.counter("mirror_failed");
+    }
+
+    /** Starts copying the old store's items in the background; stopped by {@link #close}. */
+    void startBackfill(Backfill started) {
+        this.backfill = started;
+        started.start();
+    }
+
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        return operation.accept(new Operation.Visitor<>() {
+            @Override
+            public CompletionStage<Result> get(Operation.Get get) {
+                return lookUp(get.namespace(), get.key(), 1).thenApply(Lookup::answer);
+            }
+
+            @Override
+            public CompletionStage<Result> store(Operation.Store store) {
+                return change(store);
+            }
+
+            @Override
+            public CompletionStage<Result> delete(Operation.Delete delete) {
+                // A CAS names the new store's item, which a key still only in the old store does not have yet.
+                return delete.cas() == 0 ? deleteBoth(delete) : afterWarmUp(delete, () -> deleteBoth(delete));
+            }
+
+            @Override
+            public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
+                return change(arithmetic);
+            }
+
+            @Override
+            public CompletionStage<Result> touch(Operation.Touch touch) {
+                return change(touch);
+            }
+
+            @Override
+            public CompletionStage<Result> flush(Operation.Flush flush) {
+                recent.beginFlush();
+                return both(flush, WarmUpRoute::eitherFailure).whenComplete((result, error) -> recent.endFlush());
+            }
+
+            @Override
+            public CompletionStage<Result> scan(Operation.Scan scan) {
+                return both(scan, (fresh, old) -> union(scan, fresh, old));
+            }
+
+            @Override
+            public CompletionStage<Result> tag(Operation.Tag tag) {
+                return written(tag);
+            }
+
+            @Override
+            public CompletionStage<Result> index(Operation.Index index) {
+                return written(index);
+            }
+
+            @Override
+            public CompletionStage<Result> untag(Operation.Untag untag) {
+                return both(untag, WarmUpRoute::eitherRemoved);
+            }
+
+            @Override
+            public CompletionStage<Result> taggedKeys(Operation.TaggedKeys query) {
+                return taggedKeysOfBoth(query);
+            }
+
+            @Override
+            public CompletionStage<Result> search(Operation.Search search) {
+                return both(search, WarmUpRoute::keysOfBoth);
+            }
+        });
+    }
+
+    // ---- reads and fills
+
+    /**
+     * What a read through the node answers, and whether the key is warm: held by the new store, or by neither.
+     *
+     * @param answer the new store's item (after a fill, with the new store's CAS), NOT_FOUND, or a failure
+     * @param unwarmed null when the key is warm; else why it is not, as the failure a change must answer with
+     */
+    private record Lookup(Result answer, Result unwarmed) {
+    }
+
+    /** Reads from the new store; on a miss, from the old one, copying what it holds into the new one. */
+    private CompletionStage<Lookup> lookUp(Namespace namespace, byte[] key, int attempt) {
+        long start = recent.now();
+        Operation.Get get = new Operation.Get(namespace, key);
+        return call(newer, get).thenCompose(fresh -> fresh.status() != Status.NOT_FOUND
+                ? done(new Lookup(fresh, fresh.ok() ? null : fresh))
+                // A failure of the old store is answered as such: it may hold the key, so NOT_FOUND would be a lie.
+                : call(older, get).thenCompose(old -> old instanceof Result.Value value
+                        ? fill(namespace, key, value.item(), start)
+                                .thenCompose(copy -> afterFill(namespace, key, copy, attempt))
+                        : done(new Lookup(old, old.status() == Status.NOT_FOUND ? null : old))));
+    }
+
+    private CompletionStage<Lookup> afterFill(Namespace namespace, byte[] key, Copy copy, int attempt) {
+        switch (copy.outcome()) {
+            case COPIED:
+                return done(new Lookup(new Result.Value(copy.item()), null));
+            case FAILED:
+                // The read itself is right; only the copy failed, and the next read tries again.
+                return done(new Lookup(new Result.Value(copy.item()), copy.failure()));
+            default:
+                if (attempt < ATTEMPTS) {
+                    return lookUp(namespace, key, attempt + 1); // the new store now has the writer's item, or none
+                }
+                // A write of the key overlapped this read all along: the item read is a fair answer to a read that
+                // overlapped it, but a change must not build on it.
+                return done(new Lookup(new Result.Value(copy.item()), Result.failure(Status.TEMPORARY_FAILURE,
+                        "concurrent writes to the key kept it from being copied to the new store; retry")));
+        }
+    }
+
+    /**
+     * Copies {@code item}, read from the old store after {@code start}, into the new store with {@code add}, unless a
+     * write of the key started since. After the copy lands, the old store is read again: if its item changed or went
+     * meanwhile (a write through another gateway), the copy is taken back with a CAS delete, which leaves alone any
+     * newer write that replaced it.
+     */
+    CompletionStage<Copy> fill(Namespace namespace, byte[] key, Item item, long start) {
+        String id = id(namespace, key);
+        if (!recent.beginFill(id, start)) {
+            fillRaced.increment();
+            return done(Copy.of(Copy.Outcome.RACED, item));
+        }
+        Operation.Store add = new Operation.Store(namespace, key, StoreMode.ADD, item.value(), item.flags(),
+                cappedExpiry(item.expiresAt()), 0);
+        CompletionStage<Copy> copy = call(newer, add).thenCompose(added -> {
+            if (added instanceof Result.Stored stored) {
+                Item copied = new Item(item.value(), item.flags(), stored.cas(), add.expiresAt());
+                return call(older, new Operation.Get(namespace, key)).thenCompose(again -> {
+                    boolean unchanged = again instanceof Result.Value value && value.item().cas() == item.cas()
+                            && !recent.writtenSince(id, start);
+                    if (unchanged) {
+                        filled.increment();
+                        return done(Copy.of(Copy.Outcome.COPIED, copied));
+                    }
+                    fillUndone.increment();
+                    return call(newer, new Operation.Delete(namespace, key, stored.cas()))
+                            .thenApply(undone -> Copy.of(Copy.Outcome.RACED, item));
+                });
+            }
+            if (added.status() == Status.EXISTS) {
+                return done(Copy.of(Copy.Outcome.PRESENT, item));
+            }
+            fillFailed.increment();
+            return done(Copy.failed(item, added));
+        });
+        return copy.whenComplete((result, error) -> recent.endFill(id));
+    }
+
+    /** Copies one key of the old store into the new one, if the new one lacks it: the backfill's step. */
+    CompletionStage<Copy> copy(Namespace namespace, byte[] key) {
+        long start = recent.now();
+        return call(older, new Operation.Get(namespace, key)).thenCompose(old -> {
+            if (old instanceof Result.Value value) {
+                return fill(namespace, key, value.item(), start);
+            }
+            return done(old.status() == Status.NOT_FOUND ? Copy.of(Copy.Outcome.ABSENT, null) : Copy.failed(null, old));
+        });
+    }
+
+    /** Lists a namespace of the old store: the backfill's source of keys. */
+    CompletionStage<Result> scanOld(Operation.Scan scan) {
+        return call(older, scan);
+    }
+
+    private long cappedExpiry(long expiresAt) {
+        if (fillMaxTtlMillis == 0) {
+            return expiresAt;
+        }
+        long cap = System.currentTimeMillis() + fillMaxTtlMillis;
+        return expiresAt == Item.NEVER ? cap : Math.min(expiresAt, cap);
+    }
+
+    // ---- changes
+
+    /** A change of one key: warmed first, so it applies to the item the key really holds. */
+    private CompletionStage<Result> change(Operation.KeyOperation operation) {
+        return afterWarmUp(operation, () -> asWrite(operation, () -> invalidateOld(operation, old ->
+                call(newer, operation).thenCompose(result -> result.ok() && writes == Writes.BOTH
+                        ? copyBack(operation, result) : done(result)))));
+    }
+
+    /** Runs {@code then} once the key of {@code operation} is warm; answers the warm-up's failure otherwise. */
+    private CompletionStage<Result> afterWarmUp(Operation.KeyOperation operation,
+                                                Supplier<CompletionStage<Result>> then) {
+        return lookUp(operation.namespace(), operation.key(), 1).thenCompose(lookup -> lookup.unwarmed() == null
+                ? then.get() : done(lookup.unwarmed()));
+    }
+
+    /** Runs a write of the key of {@code operation} as {@link RecentWrites} must know of it. */
+    private CompletionStage<Result> asWrite(Operation.KeyOperation operation,
+                                            Supplier<CompletionStage<Result>> write) {
+        String id = id(operation.namespace(), operation.key());
+        return recent.beginWrite(id).thenCompose(landed -> write.get())
+                .whenComplete((result, error) -> recent.endWrite(id));
+    }
+
+    /**
+     * Deletes the old store's copy of the key, then runs {@code then} with the old store's answer (OK or NOT_FOUND).
+     * When the old store cannot, nothing more is done and the write answers with that failure: the old store might
+     * otherwise keep a value older than the new store's, served again the day the new store loses the key (expiry,
+     * eviction).
+     */
+    private CompletionStage<Result> invalidateOld(Operation.KeyOperation operation,
+                                                  Function<Result, CompletionStage<Result>> then) {
+        return call(older, new Operation.Delete(operation.namespace(), operation.key(), 0)).thenCompose(old -> {
+            if (old.ok()) {
+                invalidated.increment();
+            } else if (old.status() != Status.NOT_FOUND) {
+                invalidateFailed.increment();
+                return done(old);
+            }
+            return then.apply(old);
+        });
+    }
+
+    /**
+     * Deletes from both stores, the old one first (see {@link #invalidateOld}); OK when either held the key. The
+     * answer is the new store's removed item, else the old store's.
+     */
+    private CompletionStage<Result> deleteBoth(Operation.Delete delete) {
+        return asWrite(delete, () -> invalidateOld(delete, old -> call(newer, delete).thenApply(fresh ->
+                fresh.status() == Status.NOT_FOUND && delete.cas() == 0 ? old : fresh)));
+    }
+
+    /**
+     * With {@code writes = both}: copies the item the new store holds after {@code operation} back into the old
+     * store. A failed copy leaves the old store without the key (it was deleted first), never with a stale value, so
+     * it is counted, not answered.
+     */
+    private CompletionStage<Result> copyBack(Operation.KeyOperation operation, Result result) {
+        CompletionStage<Result> item;
+        if (operation instanceof Operation.Store store && store.mode() != StoreMode.APPEND
+                && store.mode() != StoreMode.PREPEND) {
+            item = done(new Result.Value(new Item(store.value(), store.flags(), 0, store.expiresAt())));
+        } else if (result instanceof Result.Value touched) {
+            item = done(touched);
+        } else {
+            item = call(newer, new Operation.Get(operation.namespace(), operation.key()));
+        }
+        return item.thenCompose(current -> {
+            if (!(current instanceof Result.Value value)) {
+                return done(result);
+            }
+            Item copy = value.item();
+            return call(older, new Operation.Store(operation.namespace(), operation.key(), StoreMode.SET,
+                    copy.value(), copy.flags(), copy.expiresAt(), 0)).thenApply(stored -> {
+                        (stored.ok() ? mirrored : mirrorFailed).increment();
+                        return result;
+                    });
+        });
+    }
+
+    /** A tag or index entry: kept by the new store, and by the old one too with {@code writes = both}. */
+    private CompletionStage<Result> written(Operation operation) {
+        if (writes == Writes.INVALIDATE) {
+            return call(newer, operation);
+        }
+        return both(operation, WarmUpRoute::eitherFailure);
+    }
+
+    // ---- operations on both stores
+
+    /** Sends {@code operation} to both stores at once and combines the answers (new store's first). */
+    private CompletionStage<Result> both(Operation operation, BinaryOperator<Result> combine) {
+        CompletableFuture<Result> fresh = call(newer, operation).toCompletableFuture();
+        CompletableFuture<Result> old = call(older, operation).toCompletableFuture();
+        return fresh.thenCombine(old, combine);
+    }
+
+    /** The new store's failure, else the old store's, else the new store's success. */
+    private static Result eitherFailure(Result fresh, Result old) {
+        return !fresh.ok() ? fresh : !old.ok() ? old : fresh;
+    }
+
+    /** OK when either store did it; NOT_FOUND when neither had it; a failure when either failed. */
+    private static Result eitherRemoved(Result fresh, Result old) {
+        if (fresh.ok() || fresh.status() == Status.NOT_FOUND) {
+            return old.ok() || old.status() == Status.NOT_FOUND ? (fresh.ok() ? fresh : old) : old;
+        }
+        return fresh;
+    }
+
+    /** A scan sees the items of both stores, the new store's item where both hold a key. */
+    private static Result union(Operation.Scan scan, Result fresh, Result old) {
+        if (!(fresh instanceof Result.Entries freshEntries)) {
+            return fresh;
+        }
+        if (!(old instanceof Result.Entries oldEntries)) {
+            return old;
+        }
+        Map<String, Result.Entry> byKey = new LinkedHashMap<>();
+        for (Result.Entry entry : freshEntries.entries()) {
+            byKey.put(latin1(entry.key()), entry);
+        }
+        for (Result.Entry entry : oldEntries.entries()) {
+            byKey.putIfAbsent(latin1(entry.key()), entry);
+        }
+        if (byKey.size() > scan.limit()) {
+            return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
+        }
+        return new Result.Entries(new ArrayList<>(byKey.values()));
+    }
+
+    /** The keys either store answered, each once, the new store's first. */
+    private static Result keysOfBoth(Result fresh, Result old) {
+        Result failure = eitherFailure(fresh, old);
+        if (!failure.ok()) {
+            return failure;
+        }
+        Map<String, byte[]> keys = new LinkedHashMap<>();
+        for (Result found : List.of(fresh, old)) {
+            for (byte[] key : ((Result.Keys) found).keys()) {
+                keys.putIfAbsent(latin1(key), key);
+            }
+        }
+        return new Result.Keys(new ArrayList<>(keys.values()));
+    }
+
+    /**
+     * A tag's keys as both stores list them. A key tagged in the old store whose item has since moved to the new
+     * one is removed as far as the old store knows; so both are asked for removed keys too, and when the caller
+     * wants only live ones, each key is looked up through this node.
+     */
+    private CompletionStage<Result> taggedKeysOfBoth(Operation.TaggedKeys query) {
+        Operation.TaggedKeys everyKey = new Operation.TaggedKeys(query.namespace(), query.tag(), true);
+        CompletionStage<Result> listed = both(everyKey, WarmUpRoute::keysOfBoth);
+        if (query.includeRemoved()) {
+            return listed;
+        }
+        return listed.thenCompose(all -> {
+            if (!(all instanceof Result.Keys keys)) {
+                return done(all);
+            }
+            List<CompletableFuture<Lookup>> lookups = new ArrayList<>();
+            for (byte[] key : keys.keys()) {
+                lookups.add(lookUp(query.namespace(), key, ATTEMPTS).toCompletableFuture());
+            }
+            return CompletableFuture.allOf(lookups.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
+                List<byte[]> live = new ArrayList<>();
+                for (int i = 0; i < lookups.size(); i++) {
+                    Result answer = lookups.get(i).join().answer();
+                    if (answer.ok()) {
+                        live.add(keys.keys().get(i));
+                    } else if (answer.status() != Status.NOT_FOUND) {
+                        return answer;
+                    }
+                }
+                return new Result.Keys(live);
+            });
+        });
+    }
+
+    // ---- plumbing
+
+    @Override
+    public void close() {
+        Backfill running = backfill;
+        if (running != null) {
+            running.stop();
+        }
+    }
+
+    /** A child's answer, with an exception or a missing answer turned into {@link Status#BACKEND_ERROR}. */
+    static CompletionStage<Result> call(Route child, Operation operation) {
+        CompletionStage<Result> stage;
+        try {
+            stage = child.execute(operation);
+        } catch (RuntimeException e) {
+            return done(backendError(e));
+        }
+        if (stage == null) {
+            return done(Result.failure(Status.BACKEND_ERROR, "no result"));
+        }
+        return stage.handle((result, error) -> error != null ? backendError(error)
+                : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
+    }
+
+    private static Result backendError(Throwable error) {
+        String message = error.getMessage();
+        return Result.failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
+    }
+
+    /** A key's identity for {@link RecentWrites}: namespace names hold no NUL, so the pair maps to one string. */
+    private static String id(Namespace namespace, byte[] key) {
+        return namespace.name() + '\0' + latin1(key);
+    }
+
+    /** Bytes as a string, one char per byte, for use as a map key. */
+    private static String latin1(byte[] bytes) {
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    private static <T> CompletionStage<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
+
+    @Override
+    public String toString() {
+        return "route " + name + " (" + TYPE + ")";
+    }
+}

@@ -1,0 +1,349 @@
+package kvgate.plugin.warmup;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The warm-up node over two stores in memory that apply the operations' shared semantics ({@code ItemTransition}),
+ * with gates that hold one operation back to make each race happen in a chosen order.
+ */
+class WarmUpRouteTest {
+    private static final Namespace NS = Namespace.DEFAULT;
+
+    private final MemoryRoute newStore = new MemoryRoute();
+    private final MemoryRoute oldStore = new MemoryRoute();
+    private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stopScheduler() {
+        scheduler.shutdownNow();
+    }
+
+    private WarmUpRoute node(Route newer, Route older, String... settings) {
+        WarmUpRouteFactory factory = new WarmUpRouteFactory();
+        Map<String, String> values = new HashMap<>();
+        for (Setting setting : factory.settings()) {
+            values.put(setting.key(), setting.defaultValue());
+        }
+        values.put("new", "fresh");
+        values.put("old", "stale");
+        for (int i = 0; i < settings.length; i += 2) {
+            values.put(settings[i], settings[i + 1]);
+        }
+        RouteContext context = new RouteContext("move", new Settings(values), name -> switch (name) {
+            case "fresh" -> newer;
+            case "stale" -> older;
+            default -> throw new IllegalArgumentException("no route named '" + name + "'");
+        }, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+        return (WarmUpRoute) factory.build(context);
+    }
+
+    private WarmUpRoute node(String... settings) {
+        return node(newStore, oldStore, settings);
+    }
+
+    private long counter(String name) {
+        LongAdder counter = counters.get(name);
+        return counter == null ? 0 : counter.sum();
+    }
+
+    private static Result run(Route route, Operation operation) {
+        return route.execute(operation).toCompletableFuture().join();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Operation.Get get(String key) {
+        return new Operation.Get(NS, bytes(key));
+    }
+
+    private static Operation.Store store(StoreMode mode, String key, String value, long cas) {
+        return new Operation.Store(NS, bytes(key), mode, bytes(value), 0, Item.NEVER, cas);
+    }
+
+    private static Operation.Store set(String key, String value) {
+        return store(StoreMode.SET, key, value, 0);
+    }
+
+    private static Operation.Delete delete(String key) {
+        return new Operation.Delete(NS, bytes(key), 0);
+    }
+
+    private static String text(Item item) {
+        return new String(item.value(), StandardCharsets.UTF_8);
+    }
+
+    private static String value(Result result) {
+        return text(assertInstanceOf(Result.Value.class, result).item());
+    }
+
+    @Test
+    void aReadMissingTheNewStoreFillsItWithTheFlagsAndTheSameExpiryAndAnswersItsCas() {
+        long expiresAt = System.currentTimeMillis() + 3_600_000;
+        run(oldStore, new Operation.Store(NS, bytes("k"), StoreMode.SET, bytes("v0"), 7, expiresAt, 0));
+        WarmUpRoute node = node();
+        Result.Value read = assertInstanceOf(Result.Value.class, run(node, get("k")));
+        Item filled = newStore.item("k");
+        assertNotNull(filled, "the read filled the new store");
+        assertEquals("v0", text(filled));
+        assertEquals(7, filled.flags());
+        assertEquals(expiresAt, filled.expiresAt());
+        assertEquals(filled.cas(), read.item().cas(), "the CAS answered is the new store's");
+        assertNotNull(oldStore.item("k"), "a read leaves the old store alone");
+        assertEquals(1, counter("filled"));
+        // Now a CAS store with that CAS works through the node.
+        assertTrue(run(node, store(StoreMode.SET, "k", "v1", read.item().cas())).ok());
+        assertEquals("v1", text(newStore.item("k")));
+        assertNull(oldStore.item("k"), "the write invalidated the old copy");
+    }
+
+    @Test
+    void fillMaxTtlCapsTheExpiryOfCopiesOfItemsThatNeverExpire() {
+        run(oldStore, set("k", "v0"));
+        long before = System.currentTimeMillis();
+        run(node("fill_max_ttl_s", "60"), get("k"));
+        long expiresAt = newStore.item("k").expiresAt();
+        assertTrue(expiresAt >= before + 60_000 && expiresAt <= System.currentTimeMillis() + 60_000, "" + expiresAt);
+    }
+
+    @Test
+    void readModifyWritesOnAKeyOnlyInTheOldStoreApplyToItsValue() {
+        run(oldStore, set("n", "41"));
+        run(oldStore, set("a", "ab"));
+        run(oldStore, set("x", "taken"));
+        run(oldStore, set("r", "before"));
+        WarmUpRoute node = node();
+        Result number = run(node, new Operation.Arithmetic(NS, bytes("n"), true, 1, 0, false, Item.NEVER, 0));
+        assertEquals(42, assertInstanceOf(Result.Number.class, number).value());
+        assertTrue(run(node, store(StoreMode.APPEND, "a", "c", 0)).ok());
+        assertEquals(Status.EXISTS, run(node, store(StoreMode.ADD, "x", "mine", 0)).status(),
+                "add must see the key the old store holds");
+        assertTrue(run(node, store(StoreMode.REPLACE, "r", "after", 0)).ok());
+        long later = System.currentTimeMillis() + 600_000;
+        Result touched = run(node, new Operation.Touch(NS, bytes("a"), later));
+        assertEquals(later, assertInstanceOf(Result.Value.class, touched).item().expiresAt());
+
+        assertEquals("42", text(newStore.item("n")));
+        assertEquals("abc", text(newStore.item("a")));
+        assertEquals("taken", text(newStore.item("x")));
+        assertEquals("after", text(newStore.item("r")));
+        for (String key : new String[] {"n", "a", "r"}) {
+            assertNull(oldStore.item(key), key + " was invalidated in the old store");
+        }
+        assertEquals(Status.NOT_FOUND,
+                run(node, new Operation.Arithmetic(NS, bytes("none"), true, 1, 0, false, Item.NEVER, 0)).status());
+        Result created = run(node, new Operation.Arithmetic(NS, bytes("made"), true, 1, 5, true, Item.NEVER, 0));
+        assertEquals(5, assertInstanceOf(Result.Number.class, created).value(), "create with the initial value");
+    }
+
+    @Test
+    void aDeleteRemovesTheKeyFromBothAndIsOkWhenEitherHadIt() {
+        run(oldStore, set("only-old", "v"));
+        run(oldStore, set("both", "v"));
+        run(newStore, set("both", "v"));
+        WarmUpRoute node = node();
+        assertTrue(run(node, delete("only-old")).ok());
+        assertTrue(run(node, delete("both")).ok());
+        assertEquals(Status.NOT_FOUND, run(node, delete("neither")).status());
+        assertEquals(0, newStore.size());
+        assertEquals(0, oldStore.size());
+        assertEquals(Status.NOT_FOUND, run(node, get("only-old")).status());
+    }
+
+    @Test
+    void aFailingOldStoreIsAnsweredAsAFailureNeverAsNotFound() {
+        Route down = operation -> CompletableFuture.completedFuture(Result.failure(Status.TEMPORARY_FAILURE, "down"));
+        WarmUpRoute node = node(newStore, down);
+        assertEquals(Status.TEMPORARY_FAILURE, run(node, get("k")).status());
+        run(newStore, set("here", "v"));
+        assertEquals("v", value(run(node, get("here"))), "keys in the new store are answered");
+    }
+
+    @Test
+    void aWriteWhoseInvalidationFailsChangesNothingAndSaysSo() {
+        run(oldStore, set("k", "v0"));
+        Route failingDeletes = operation -> operation instanceof Operation.Delete
+                ? CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "lost"))
+                : oldStore.execute(operation);
+        WarmUpRoute node = node(newStore, failingDeletes);
+        assertEquals(Status.BACKEND_ERROR, run(node, set("k", "v1")).status());
+        assertEquals(Status.BACKEND_ERROR, run(node, delete("k")).status());
+        assertEquals("v0", text(newStore.item("k")), "only the warm-up's copy reached the new store");
+        assertEquals("v0", value(run(node, get("k"))));
+        assertEquals(2, counter("invalidate_failed"));
+    }
+
+    @Test
+    void aDeleteFinishingWhileAReadCarriesAnOldValueDoesNotBringItBack() throws Exception {
+        run(oldStore, set("k", "v0"));
+        // The read's answer from the old store (v0) arrives only after the delete has finished on both stores.
+        Gate lateAnswer = Gate.holdingAnswers(oldStore, operation -> operation instanceof Operation.Get);
+        WarmUpRoute node = node(newStore, lateAnswer);
+        CompletionStage<Result> read = node.execute(get("k"));
+        lateAnswer.awaitHeld();
+        assertTrue(run(node, delete("k")).ok());
+        lateAnswer.open();
+        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status(),
+                "the read saw the delete and answered afresh");
+        assertNull(newStore.item("k"), "the old value was not copied back");
+        assertEquals(1, counter("fill_raced"));
+    }
+
+    @Test
+    void aDeleteStartingWhileAFillTravelsWaitsForItAndLandsAfterIt() throws Exception {
+        run(oldStore, set("k", "v0"));
+        Gate slowAdd = Gate.holdingRequests(newStore, operation -> operation instanceof Operation.Store);
+        WarmUpRoute node = node(slowAdd, oldStore);
+        CompletionStage<Result> read = node.execute(get("k"));
+        slowAdd.awaitHeld();
+        CompletableFuture<Result> deleted = node.execute(delete("k")).toCompletableFuture();
+        assertFalse(deleted.isDone(), "the delete waits for the copy under way");
+        slowAdd.open();
+        assertTrue(deleted.get(5, TimeUnit.SECONDS).ok());
+        // The copy landed, saw the delete waiting and took itself back; the read then answered afresh.
+        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status());
+        assertNull(newStore.item("k"));
+        assertNull(oldStore.item("k"));
+    }
+
+    @Test
+    void aCopyRacingADeleteThroughAnotherGatewayIsTakenBack() throws Exception {
+        run(oldStore, set("k", "v0"));
+        // Gateway A's copy reaches the new store only after gateway B deleted the key from both stores.
+        Gate slowAdd = Gate.holdingRequests(newStore, operation -> operation instanceof Operation.Store);
+        WarmUpRoute gatewayA = node(slowAdd, oldStore);
+        WarmUpRoute gatewayB = node(newStore, oldStore);
+        CompletionStage<Result> read = gatewayA.execute(get("k"));
+        slowAdd.awaitHeld();
+        assertTrue(run(gatewayB, delete("k")).ok());
+        slowAdd.open();
+        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status());
+        assertNull(newStore.item("k"), "the copy was taken back once the old store no longer held it");
+        assertEquals(1, counter("fill_undone"));
+    }
+
+    @Test
+    void aScanSeesBothStoresTheNewOneWinningAndAFlushEmptiesBoth() {
+        run(oldStore, set("a", "old a"));
+        run(oldStore, set("b", "old b"));
+        run(newStore, set("b", "new b"));
+        run(newStore, set("c", "new c"));
+        WarmUpRoute node = node();
+        Result.Entries entries = assertInstanceOf(Result.Entries.class, run(node, new Operation.Scan(NS, 10)));
+        Map<String, String> seen = new HashMap<>();
+        entries.entries().forEach(entry -> seen.put(new String(entry.key(), StandardCharsets.UTF_8),
+                text(entry.item())));
+        assertEquals(Map.of("a", "old a", "b", "new b", "c", "new c"), seen);
+        assertEquals(Status.TOO_LARGE, run(node, new Operation.Scan(NS, 2)).status());
+        assertTrue(run(node, new Operation.Flush(NS, 0)).ok());
+        assertEquals(0, newStore.size());
+        assertEquals(0, oldStore.size());
+    }
+
+    @Test
+    void withWritesBothTheOldStoreGetsTheNewItemBack() {
+        run(oldStore, set("n", "1"));
+        WarmUpRoute node = node("writes", "both");
+        assertTrue(run(node, set("s", "v")).ok());
+        assertTrue(run(node, new Operation.Arithmetic(NS, bytes("n"), true, 2, 0, false, Item.NEVER, 0)).ok());
+        assertEquals("v", text(oldStore.item("s")));
+        assertEquals("3", text(oldStore.item("n")));
+        assertEquals("3", text(newStore.item("n")));
+        assertEquals(2, counter("mirrored"));
+        assertTrue(run(node, delete("n")).ok());
+        assertNull(oldStore.item("n"));
+    }
+
+    @Test
+    void theBackfillCopiesEveryItemWithoutOverwritingNewerWrites() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            run(oldStore, set("k" + i, "old" + i));
+        }
+        run(newStore, set("k0", "newer"));
+        WarmUpRoute node = node("backfill", "default", "backfill_rate", "0");
+        awaitCounter("backfill_done", 1);
+        assertEquals(49, counter("backfill_copied"));
+        assertEquals(1, counter("backfill_skipped"));
+        assertEquals(0, counter("backfill_failed"));
+        assertEquals("newer", text(newStore.item("k0")));
+        for (int i = 1; i < 50; i++) {
+            assertArrayEquals(bytes("old" + i), newStore.item("k" + i).value());
+        }
+        node.close();
+    }
+
+    @Test
+    void closingTheNodeStopsItsBackfill() throws Exception {
+        for (int i = 0; i < 100; i++) {
+            run(oldStore, set("k" + i, "v"));
+        }
+        WarmUpRoute node = node("backfill", "default", "backfill_rate", "20", "backfill_concurrency", "1");
+        awaitCounter("backfill_copied", 1);
+        node.close();
+        long copied = counter("backfill_copied");
+        Thread.sleep(500);
+        assertTrue(counter("backfill_copied") <= copied + 1, "no copy starts after close");
+        assertEquals(0, counter("backfill_done"));
+    }
+
+    @Test
+    void aNamespaceTooLargeForOneScanIsCountedNotCopiedInPart() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            run(oldStore, set("k" + i, "v"));
+        }
+        node("backfill", "default", "backfill_limit", "5");
+        awaitCounter("backfill_done", 1);
+        assertEquals(1, counter("backfill_namespaces_failed"));
+        assertEquals(0, counter("backfill_copied"));
+    }
+
+    @Test
+    void settingsThatMakeNoNodeAreRefused() {
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> node("new", ""));
+        assertTrue(missing.getMessage().contains("routes.move.new"), missing.getMessage());
+        IllegalArgumentException same = assertThrows(IllegalArgumentException.class,
+                () -> node("new", "stale", "old", "stale"));
+        assertTrue(same.getMessage().contains("both name 'stale'"), same.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> node("backfill", "bad name!"));
+    }
+
+    private void awaitCounter(String name, long atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (counter(name) < atLeast) {
+            assertTrue(System.nanoTime() < deadline, name + " stayed at " + counter(name));
+            Thread.sleep(10);
+        }
+    }
+}
