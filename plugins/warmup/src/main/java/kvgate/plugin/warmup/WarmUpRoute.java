@@ -82,6 +82,25 @@ final class WarmUpRoute implements Route {
         started.start();
     }
 
+    /** Both stores, new first, and what this operation does with each. */
+    @Override
+    public Step explain(Operation operation) {
+        String says;
+        if (operation instanceof Operation.Get) {
+            says = "reads new; on a miss reads old and copies the item into new";
+        } else if (operation instanceof Operation.KeyOperation) {
+            says = "copies the key from old into new if only old has it, deletes old's copy, then changes new"
+                    + (writes == Writes.BOTH ? " and copies the result back to old" : "");
+        } else if (operation instanceof Operation.Tag || operation instanceof Operation.Index) {
+            says = "writes the entry to new" + (writes == Writes.BOTH ? " and to old" : "");
+        } else if (operation instanceof Operation.Flush || operation instanceof Operation.Untag) {
+            says = "sends it to both";
+        } else {
+            says = "answers from both, new's answer winning where both have a key";
+        }
+        return new Step(says, List.of(newer, older));
+    }
+
     @Override
     public CompletionStage<Result> execute(Operation operation) {
         return operation.accept(new Operation.Visitor<>() {

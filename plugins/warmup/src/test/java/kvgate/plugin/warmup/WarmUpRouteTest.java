@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -345,5 +346,15 @@ class WarmUpRouteTest {
             assertTrue(System.nanoTime() < deadline, name + " stayed at " + counter(name));
             Thread.sleep(10);
         }
+    }
+
+    @Test
+    void explainNamesBothStoresNewFirstAndSendsNothing() {
+        WarmUpRoute node = node("writes", "both");
+        Route.Step read = node.explain(get("k"));
+        assertEquals(List.of(newStore, oldStore), read.next());
+        assertTrue(read.says().contains("on a miss reads old"), read.says());
+        assertTrue(node.explain(set("k", "v")).says().endsWith("copies the result back to old"));
+        assertEquals(Status.NOT_FOUND, run(newStore, get("k")).status(), "explaining sends nothing");
     }
 }
