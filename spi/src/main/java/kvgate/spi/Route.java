@@ -76,6 +76,25 @@ public interface Route {
     default void close() {
     }
 
+    /**
+     * Starts a burst on {@code route} as the gateway starts one on the root: as one batch on the route every operation
+     * {@linkplain #selected selects} when they all select the same, else one by one through {@code route}. For a
+     * node that hands a burst on to a child whole (the answering child of a shadow or a mirror), so that the burst
+     * still reaches a backend as one batch.
+     */
+    static List<CompletionStage<Result>> executeAllSelected(Route route, List<Operation> operations) {
+        if (operations.isEmpty()) {
+            return List.of();
+        }
+        Route target = selected(route, operations.get(0));
+        for (int i = 1; i < operations.size(); i++) {
+            if (selected(route, operations.get(i)) != target) {
+                return route.executeAll(operations);
+            }
+        }
+        return target.executeAll(operations);
+    }
+
     /** The route {@code operation} ends in when every selector on the way has chosen: {@code route} itself or below. */
     static Route selected(Route route, Operation operation) {
         Route current = route;

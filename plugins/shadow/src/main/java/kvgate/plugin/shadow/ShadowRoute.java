@@ -97,7 +97,7 @@ final class ShadowRoute implements Route {
         if (operations.isEmpty()) {
             return List.of();
         }
-        List<CompletionStage<Result>> answers = batch(primary, operations);
+        List<CompletionStage<Result>> answers = Route.executeAllSelected(primary, operations);
         List<Operation> picked = new ArrayList<>(operations.size());
         List<CompletionStage<Result>> pickedAnswers = new ArrayList<>(operations.size());
         for (int i = 0; i < operations.size(); i++) {
@@ -166,7 +166,7 @@ final class ShadowRoute implements Route {
         mirrored.add(operations.size());
         List<CompletionStage<Result>> replies;
         try {
-            replies = batch(shadow, operations);
+            replies = Route.executeAllSelected(shadow, operations);
             if (replies == null || replies.size() != operations.size()) {
                 throw new IllegalStateException("the shadow started " + (replies == null ? "no" : replies.size())
                         + " operations of " + operations.size());
@@ -177,17 +177,6 @@ final class ShadowRoute implements Route {
         for (int i = 0; i < operations.size(); i++) {
             new Mirrored(operations.get(i), answers.get(i)).await(replies.get(i));
         }
-    }
-
-    /** Starts operations on a route: as one batch on the route every one of them ends in, when there is one. */
-    private static List<CompletionStage<Result>> batch(Route route, List<Operation> operations) {
-        Route target = Route.selected(route, operations.get(0));
-        for (int i = 1; i < operations.size(); i++) {
-            if (Route.selected(route, operations.get(i)) != target) {
-                return route.executeAll(operations);
-            }
-        }
-        return target.executeAll(operations);
     }
 
     /** One operation sent to the shadow, until its answer is compared. */
