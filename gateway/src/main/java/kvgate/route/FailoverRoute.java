@@ -1,35 +1,82 @@
 package kvgate.route;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import kvgate.dispatch.Outcomes;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
 import kvgate.spi.Setting;
 import kvgate.spi.Status;
 
 /**
- * Sends each operation to the first child, and to the next when one answers {@link Status#TEMPORARY_FAILURE}
- * (down, ejected, or no reply within its own timeout: a backend reports all of these so), until one answers; the
- * last child's answer stands. Any other answer, failures included, is final: a {@link Status#BACKEND_ERROR} means
- * the outcome is unknown (a write may have happened), and repeating it elsewhere could leave two stores disagreeing.
+ * Sends each operation to the first child, and to the next when one fails, until one answers; the last child's
+ * answer stands. By default only a {@link Status#TEMPORARY_FAILURE} moves on (down, ejected, a read that timed
+ * out): a {@link Status#BACKEND_ERROR} means the outcome is unknown (a write may have happened), and repeating it
+ * elsewhere could leave two stores disagreeing. {@code failover_on = any_failure} moves on after that too, for
+ * stores used as caches, where answering matters more than agreeing.
+ *
+ * <p>{@code timeout_ms} gives the node a deadline of its own per child, shorter than the children's: a child that has
+ * not answered by then is left (its late answer is ignored) as if it had failed, temporarily for an operation that
+ * changes nothing and with an unknown outcome for one that changes something, so a write moves on only with
+ * {@code any_failure}.
  */
 final class FailoverRoute implements Route {
     static final String TYPE = "failover";
     static final String CHILDREN = "children";
+    static final String TIMEOUT_MS = "timeout_ms";
+    static final String FAILOVER_ON = "failover_on";
 
-    static final NodeType NODE = new NodeType(TYPE, List.of(Setting.text(CHILDREN, "",
-            "comma-separated routes, tried in order (at least two)")),
-            context -> new FailoverRoute(context.name(), context.routes(CHILDREN, 2)));
+    /** Which failures move an operation on to the next child. */
+    enum FailoverOn {
+        TEMPORARY_FAILURE,
+        ANY_FAILURE;
+
+        /**
+         * Whether {@code result} moves the operation on. Failures that are the store's answer about the data (not
+         * found, exists, not stored, non-numeric, too large, invalid) would be the same from any child, and never do.
+         */
+        boolean movesOn(Result result) {
+            Status status = result.status();
+            return status == Status.TEMPORARY_FAILURE
+                    || (this == ANY_FAILURE && (status == Status.BACKEND_ERROR || status == Status.UNSUPPORTED));
+        }
+    }
+
+    static final NodeType NODE = new NodeType(TYPE, List.of(
+            Setting.text(CHILDREN, "", "comma-separated routes, tried in order (at least two)"),
+            Setting.integer(TIMEOUT_MS, 0, 0, 3_600_000, "a child unanswered this long counts as failed and the "
+                    + "next is tried (0: only the children's own timeouts)"),
+            Setting.choice(FAILOVER_ON, "temporary_failure", "which failures move on to the next child: "
+                    + "temporary_failure (a write whose outcome is unknown stays with its answer) or any_failure",
+                    "temporary_failure", "any_failure")),
+            FailoverRoute::build);
+
+    private static Route build(RouteContext context) {
+        return new FailoverRoute(context.name(), context.routes(CHILDREN, 2),
+                context.settings().integer(TIMEOUT_MS), FailoverOn.valueOf(
+                        context.settings().text(FAILOVER_ON).toUpperCase(Locale.ROOT)), context.scheduler());
+    }
 
     private final String name;
     private final List<Route> children;
+    private final long timeoutMillis;
+    private final FailoverOn failoverOn;
+    private final ScheduledExecutorService scheduler;
 
-    private FailoverRoute(String name, List<Route> children) {
+    private FailoverRoute(String name, List<Route> children, long timeoutMillis, FailoverOn failoverOn,
+                          ScheduledExecutorService scheduler) {
         this.name = name;
         this.children = List.copyOf(children);
+        this.timeoutMillis = timeoutMillis;
+        this.failoverOn = failoverOn;
+        this.scheduler = scheduler;
     }
 
     @Override
@@ -38,17 +85,44 @@ final class FailoverRoute implements Route {
     }
 
     private CompletionStage<Result> from(int index, Operation operation) {
-        CompletionStage<Result> answer = Outcomes.guarded(children.get(index).execute(operation));
+        CompletionStage<Result> answer = withDeadline(Outcomes.guarded(children.get(index).execute(operation)),
+                operation);
         if (index == children.size() - 1) {
             return answer;
         }
-        return answer.thenCompose(result -> result.status() == Status.TEMPORARY_FAILURE
+        return answer.thenCompose(result -> failoverOn.movesOn(result)
                 ? from(index + 1, operation) : CompletableFuture.completedFuture(result));
+    }
+
+    /** The child's answer, or at the node's deadline a failure standing for it, whichever comes first. */
+    private CompletionStage<Result> withDeadline(CompletionStage<Result> answer, Operation operation) {
+        if (timeoutMillis == 0 || answer.toCompletableFuture().isDone()) {
+            return answer;
+        }
+        CompletableFuture<Result> first = new CompletableFuture<>();
+        Result late = changesNothing(operation)
+                ? Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms")
+                : Result.failure(Status.BACKEND_ERROR, "no answer within " + timeoutMillis + " ms: the outcome "
+                        + "is unknown");
+        ScheduledFuture<?> deadline = scheduler.schedule(() -> first.complete(late), timeoutMillis,
+                TimeUnit.MILLISECONDS);
+        answer.thenAccept(result -> {
+            deadline.cancel(false);
+            first.complete(result);
+        });
+        return first;
+    }
+
+    private static boolean changesNothing(Operation operation) {
+        return operation instanceof Operation.Get || operation instanceof Operation.Scan
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search;
     }
 
     @Override
     public Step explain(Operation operation) {
-        return new Step("tries each in order, the next after a temporary failure", children);
+        return new Step("tries each in order, the next after " + (failoverOn == FailoverOn.ANY_FAILURE
+                ? "any failure" : "a temporary failure") + (timeoutMillis > 0 ? " or " + timeoutMillis
+                + " ms without an answer" : ""), children);
     }
 
     @Override

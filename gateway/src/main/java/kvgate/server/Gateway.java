@@ -677,10 +677,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     /** Stops listening, closes client connections, then closes the backend (committing what it acknowledged). */
     @Override
     public void close() {
+        // First, so that no admin command is left writing to a connection whose event loop is gone.
+        adminThread.shutdownNow();
         listeners.close().awaitUninterruptibly();
         manifests.close();
         threads.close();
-        adminThread.shutdownNow();
         retirements.shutdownNow();
         synchronized (this) {
             RouteTree inForce = routes.get();

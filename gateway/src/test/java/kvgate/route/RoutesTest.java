@@ -164,6 +164,41 @@ class RoutesTest {
         }
     }
 
+    /**
+     * A memcached stopped with SIGSTOP takes connections and never answers; the backend would wait its own 5 s. The
+     * failover node's own 300 ms deadline moves a read on to the local store; a write's outcome is then unknown (the
+     * stopped server may still apply it), so it moves on only with {@code failover_on = any_failure}.
+     */
+    @Test
+    void aFailoverRouteWithItsOwnDeadlineMovesOnFromAStoppedServer() throws Exception {
+        Map<String, String> settings = twoBackends("route", "safe", "routes.safe.type", "failover",
+                "routes.safe.children", "mc, default", "routes.safe.timeout_ms", "300",
+                "backends.mc.timeout_ms", "5000");
+        try (TestGateway gateway = TestGateway.start(settings);
+             BinaryClient client = new BinaryClient(gateway.port(), 3000)) {
+            assertEquals(OK, client.set("warm", "up", 0, 0).status());
+            memcached.pause(0, true);
+            try {
+                assertEquals(NOT_FOUND, client.get("k").status(), "the local store answered the read");
+                assertEquals(BinaryStatus.INTERNAL_ERROR.code(), client.set("k", "v", 0, 0).status(),
+                        "a write left unanswered has an unknown outcome and stays with it");
+            } finally {
+                memcached.pause(0, false);
+            }
+        }
+        settings.put("routes.safe.failover_on", "any_failure");
+        try (TestGateway gateway = TestGateway.start(settings);
+             BinaryClient client = new BinaryClient(gateway.port(), 3000)) {
+            assertEquals(OK, client.set("warm", "up", 0, 0).status());
+            memcached.pause(0, true);
+            try {
+                assertEquals(OK, client.set("k", "in the local store", 0, 0).status(), "any_failure moves a write on");
+            } finally {
+                memcached.pause(0, false);
+            }
+        }
+    }
+
     @Test
     void aNodeNamingNoRouteOrBackendIsRefused() {
         String message = refused("route", "split", "routes.split.type", "prefix",
