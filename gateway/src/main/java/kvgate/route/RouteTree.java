@@ -50,7 +50,7 @@ public final class RouteTree {
 
     /** The gateway's own node types. */
     public static final List<RouteFactory> BUILT_IN = List.of(BackendLeaf.NODE, PrefixRoute.NODE,
-            NamespaceRoute.NODE, FailoverRoute.NODE, AllRoute.NODE);
+            NamespaceRoute.NODE, AllRoute.NODE);
 
     /** Opens a backend instance for the tree, or fails. */
     @FunctionalInterface

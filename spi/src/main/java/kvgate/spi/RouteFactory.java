@@ -7,7 +7,7 @@ import org.pf4j.ExtensionPoint;
  * The extension point a route node plugin implements: it names a node type and builds nodes of it from the
  * configuration. A node is configured as {@code routes.<name>.type = <type>} plus {@code routes.<name>.<key>} for
  * each setting the factory declares; {@code route = <name>} names the root. The gateway's own nodes ({@code backend},
- * {@code prefix}, {@code namespace}, {@code failover}, {@code all}) are built the same way, so a plugin's node sits in
+ * {@code prefix}, {@code namespace}, {@code all}) are built the same way, so a plugin's node sits in
  * the tree exactly like them.
  *
  * <p>Mark the implementation with PF4J's {@code @Extension}; it needs a public no-argument constructor and must be

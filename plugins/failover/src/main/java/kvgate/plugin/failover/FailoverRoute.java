@@ -1,18 +1,14 @@
-package kvgate.route;
+package kvgate.plugin.failover;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import kvgate.dispatch.Outcomes;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
-import kvgate.spi.RouteContext;
-import kvgate.spi.Setting;
 import kvgate.spi.Status;
 
 /**
@@ -28,11 +24,6 @@ import kvgate.spi.Status;
  * {@code any_failure}.
  */
 final class FailoverRoute implements Route {
-    static final String TYPE = "failover";
-    static final String CHILDREN = "children";
-    static final String TIMEOUT_MS = "timeout_ms";
-    static final String FAILOVER_ON = "failover_on";
-
     /** Which failures move an operation on to the next child. */
     enum FailoverOn {
         TEMPORARY_FAILURE,
@@ -49,28 +40,13 @@ final class FailoverRoute implements Route {
         }
     }
 
-    static final NodeType NODE = new NodeType(TYPE, List.of(
-            Setting.text(CHILDREN, "", "comma-separated routes, tried in order (at least two)"),
-            Setting.integer(TIMEOUT_MS, 0, 0, 3_600_000, "a child unanswered this long counts as failed and the "
-                    + "next is tried (0: only the children's own timeouts)"),
-            Setting.choice(FAILOVER_ON, "temporary_failure", "which failures move on to the next child: "
-                    + "temporary_failure (a write whose outcome is unknown stays with its answer) or any_failure",
-                    "temporary_failure", "any_failure")),
-            FailoverRoute::build);
-
-    private static Route build(RouteContext context) {
-        return new FailoverRoute(context.name(), context.routes(CHILDREN, 2),
-                context.settings().integer(TIMEOUT_MS), FailoverOn.valueOf(
-                        context.settings().text(FAILOVER_ON).toUpperCase(Locale.ROOT)), context.scheduler());
-    }
-
     private final String name;
     private final List<Route> children;
     private final long timeoutMillis;
     private final FailoverOn failoverOn;
     private final ScheduledExecutorService scheduler;
 
-    private FailoverRoute(String name, List<Route> children, long timeoutMillis, FailoverOn failoverOn,
+    FailoverRoute(String name, List<Route> children, long timeoutMillis, FailoverOn failoverOn,
                           ScheduledExecutorService scheduler) {
         this.name = name;
         this.children = List.copyOf(children);
@@ -85,13 +61,30 @@ final class FailoverRoute implements Route {
     }
 
     private CompletionStage<Result> from(int index, Operation operation) {
-        CompletionStage<Result> answer = withDeadline(Outcomes.guarded(children.get(index).execute(operation)),
-                operation);
+        CompletionStage<Result> answer = withDeadline(guarded(children.get(index), operation), operation);
         if (index == children.size() - 1) {
             return answer;
         }
         return answer.thenCompose(result -> failoverOn.movesOn(result)
                 ? from(index + 1, operation) : CompletableFuture.completedFuture(result));
+    }
+
+    /**
+     * The child's answer, with whatever it does wrong (throws, returns no stage, completes exceptionally or with no
+     * result) turned into a backend error, as the gateway does for every node.
+     */
+    private static CompletionStage<Result> guarded(Route child, Operation operation) {
+        CompletionStage<Result> stage;
+        try {
+            stage = child.execute(operation);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, String.valueOf(e)));
+        }
+        if (stage == null) {
+            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
+        }
+        return stage.handle((result, error) -> error != null ? Result.failure(Status.BACKEND_ERROR,
+                String.valueOf(error)) : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
     }
 
     /** The child's answer, or at the node's deadline a failure standing for it, whichever comes first. */
@@ -127,6 +120,6 @@ final class FailoverRoute implements Route {
 
     @Override
     public String toString() {
-        return "route " + name + " (" + TYPE + ")";
+        return "route " + name + " (" + FailoverRouteFactory.TYPE + ")";
     }
 }
