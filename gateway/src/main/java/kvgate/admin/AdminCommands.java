@@ -95,6 +95,9 @@ public final class AdminCommands {
             return lines;
         } catch (Refused refused) {
             return List.of("ERROR " + oneLine(refused.getMessage()));
+        } catch (RuntimeException e) {
+            // A command must always end with its last line, or the operator's client waits for ever.
+            return List.of("ERROR the command failed: " + oneLine(String.valueOf(e)));
         }
     }
 
