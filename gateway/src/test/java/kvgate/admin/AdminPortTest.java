@@ -11,33 +11,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import kvgate.testing.AdminClient;
 import kvgate.testing.BinaryClient;
-import kvgate.testing.MemcachedServers;
+import kvgate.testing.OneMemcached;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The admin port over a socket, on a gateway with the local store ({@code default}) and a real memcached. */
 class AdminPortTest {
-    private MemcachedServers memcached;
+    @RegisterExtension
+    final OneMemcached memcached = new OneMemcached();
 
-    @BeforeEach
-    void startMemcached() throws Exception {
-        memcached = MemcachedServers.start(1);
-    }
 
-    @AfterEach
-    void stopMemcached() throws Exception {
-        memcached.close();
-    }
 
     private Map<String, String> settings() {
-        Map<String, String> settings = new HashMap<>();
+        Map<String, String> settings = new HashMap<>(memcached.servers().instance("mc"));
         settings.put("admin.enable", "true");
         settings.put("admin.bind", "127.0.0.1");
         settings.put("admin.port", "0");
-        settings.put("backends.mc.type", "memcached");
-        settings.put("backends.mc.servers", memcached.serverList());
         settings.put("route", "top");
         settings.put("routes.top.type", "namespace");
         settings.put("routes.top.namespaces", "mpdb:*=mc, oku=safe");

@@ -17,13 +17,12 @@ import kvgate.config.ConfigurationException;
 import kvgate.memcached.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
-import kvgate.testing.MemcachedServers;
+import kvgate.testing.OneMemcached;
 import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A gateway with two backend instances, the local store ({@code default}) and a real memcached ({@code mc}), and a
@@ -33,28 +32,16 @@ class RoutesTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();
 
-    private MemcachedServers memcached;
+    @RegisterExtension
+    final OneMemcached memcached = new OneMemcached();
 
-    @BeforeEach
-    void startMemcached() throws Exception {
-        memcached = MemcachedServers.start(1);
-    }
 
-    @AfterEach
-    void stopMemcached() throws Exception {
-        memcached.close();
-    }
 
     /** The local store as {@code default} and the memcached server as {@code mc}, plus the given route settings. */
     private Map<String, String> twoBackends(String... routeSettings) {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("backends.mc.type", "memcached");
-        settings.put("backends.mc.servers", memcached.serverList());
-        settings.put("backends.mc.timeout_ms", "500");
-        for (int i = 0; i < routeSettings.length; i += 2) {
-            settings.put(routeSettings[i], routeSettings[i + 1]);
-        }
-        return settings;
+        Map<String, String> settings = TestGateway.with(memcached.servers().instance("mc"), "backends.mc.timeout_ms",
+                "500");
+        return TestGateway.with(settings, routeSettings);
     }
 
     @Test
@@ -63,7 +50,7 @@ class RoutesTest {
                 "routes.split.type", "prefix", "routes.split.prefixes", "cache:=mc, cache:local:=default",
                 "routes.split.default", "default"));
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             // One pipelined burst over both backends: each part goes to its own backend, replies in request order.
             String[] keys = {"cache:a", "user:b", "cache:c", "cache:local:d", "user:e"};
             ByteArrayOutputStream burst = new ByteArrayOutputStream();
@@ -104,7 +91,7 @@ class RoutesTest {
                 "routes.byNamespace.default", "default"));
              OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort());
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             assertEquals("1,true,OK", okuyama.call("1," + b64("shared") + ",(B),0," + b64("from okuyama")));
             assertEquals(OK, client.set("shared", "from memcached", 0, 0).status());
             // The memcached backend writes a key of another namespace as 0x01 <namespace> 0x02 <key>.
@@ -124,7 +111,7 @@ class RoutesTest {
                 "prefix", "routes.split.prefixes", "hot:=mc, cold:=mc", "routes.split.default", "default"));
         try (TestGateway gateway = TestGateway.startReloadable(live);
              MpdbClient mpdb = new MpdbClient(gateway.mpdbPort());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             assertEquals("", mpdb.call(MpdbClient.insert(1, Map.of("users.cold:1", "left behind"))).error());
             // cold: moves to the local store; the copy in memcached is stale from now on.
             live.put("routes.split.prefixes", "hot:=mc");
@@ -152,10 +139,10 @@ class RoutesTest {
                 "routes.safe.children", "mc, default", "backends.mc.failure_limit", "1");
         try (TestGateway gateway = TestGateway.start(settings);
              BinaryClient client = new BinaryClient(gateway.port(), 5000);
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             assertEquals(OK, client.set("first", "in memcached", 0, 0).status());
             assertEquals("in memcached", direct.get("first").valueText());
-            memcached.kill(0);
+            memcached.servers().kill(0);
             assertEquals(OK, client.set("second", "in the local store", 0, 0).status());
             Response read = client.get("second");
             assertEquals(OK, read.status());
@@ -177,24 +164,24 @@ class RoutesTest {
         try (TestGateway gateway = TestGateway.start(settings);
              BinaryClient client = new BinaryClient(gateway.port(), 3000)) {
             assertEquals(OK, client.set("warm", "up", 0, 0).status());
-            memcached.pause(0, true);
+            memcached.servers().pause(0, true);
             try {
                 assertEquals(NOT_FOUND, client.get("k").status(), "the local store answered the read");
                 assertEquals(BinaryStatus.INTERNAL_ERROR.code(), client.set("k", "v", 0, 0).status(),
                         "a write left unanswered has an unknown outcome and stays with it");
             } finally {
-                memcached.pause(0, false);
+                memcached.servers().pause(0, false);
             }
         }
         settings.put("routes.safe.failover_on", "any_failure");
         try (TestGateway gateway = TestGateway.start(settings);
              BinaryClient client = new BinaryClient(gateway.port(), 3000)) {
             assertEquals(OK, client.set("warm", "up", 0, 0).status());
-            memcached.pause(0, true);
+            memcached.servers().pause(0, true);
             try {
                 assertEquals(OK, client.set("k", "in the local store", 0, 0).status(), "any_failure moves a write on");
             } finally {
-                memcached.pause(0, false);
+                memcached.servers().pause(0, false);
             }
         }
     }

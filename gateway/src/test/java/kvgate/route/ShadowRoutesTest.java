@@ -41,18 +41,10 @@ class ShadowRoutesTest {
 
     /** A shadow node {@code shadowed} with the local store as primary and the memcached pool as shadow. */
     private static Map<String, String> shadowed(MemcachedServers memcached, String... more) {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("backends.mirror.type", "memcached");
-        settings.put("backends.mirror.servers", memcached.serverList());
-        settings.put("collections.refresh_ms", "3600000");
-        settings.put("route", "shadowed");
-        settings.put("routes.shadowed.type", "shadow");
-        settings.put("routes.shadowed.primary", "default");
-        settings.put("routes.shadowed.shadow", "mirror");
-        for (int i = 0; i < more.length; i += 2) {
-            settings.put(more[i], more[i + 1]);
-        }
-        return settings;
+        Map<String, String> settings = TestGateway.with(memcached.instance("mirror"), "collections.refresh_ms",
+                "3600000", "route", "shadowed", "routes.shadowed.type", "shadow", "routes.shadowed.primary", "default",
+                "routes.shadowed.shadow", "mirror");
+        return TestGateway.with(settings, more);
     }
 
     /** The node's counters by name, from the gateway's metrics. */

@@ -24,11 +24,10 @@ import kvgate.config.ConfigurationException;
 import kvgate.memcached.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
-import kvgate.testing.MemcachedServers;
+import kvgate.testing.OneMemcached;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,17 +44,10 @@ class WarmUpMigrationTest {
 
     @TempDir
     Path data;
-    private MemcachedServers memcached;
+    @RegisterExtension
+    final OneMemcached memcached = new OneMemcached();
 
-    @BeforeEach
-    void startMemcached() throws Exception {
-        memcached = MemcachedServers.start(1);
-    }
 
-    @AfterEach
-    void stopMemcached() throws Exception {
-        memcached.close();
-    }
 
     /** Writes items into the local store file through a gateway of its own, as the old deployment did. */
     private void preload(Map<String, String> values, int flags, int expiry) throws Exception {
@@ -73,18 +65,9 @@ class WarmUpMigrationTest {
     }
 
     private Map<String, String> settings(String... settings) {
-        Map<String, String> values = new HashMap<>();
-        values.put("local.path", data.toString());
-        values.put("backends.mc.type", "memcached");
-        values.put("backends.mc.servers", memcached.serverList());
-        values.put("route", "move");
-        values.put("routes.move.type", "warmup");
-        values.put("routes.move.new", "mc");
-        values.put("routes.move.old", "default");
-        for (int i = 0; i < settings.length; i += 2) {
-            values.put(settings[i], settings[i + 1]);
-        }
-        return values;
+        Map<String, String> values = TestGateway.with(memcached.servers().instance("mc"), "local.path", data.toString(),
+                "route", "move", "routes.move.type", "warmup", "routes.move.new", "mc", "routes.move.old", "default");
+        return TestGateway.with(values, settings);
     }
 
     private static long counter(TestGateway gateway, String name) {
@@ -106,7 +89,7 @@ class WarmUpMigrationTest {
         preload(Map.of("brief", "soon gone"), 7, 3);
         try (TestGateway gateway = migrating();
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             assertEquals(NOT_FOUND, direct.get("brief").status());
             Response read = client.get("brief");
             assertEquals("soon gone", read.valueText());
@@ -131,7 +114,7 @@ class WarmUpMigrationTest {
         preload(Map.of("doc", "v0"), 0, 0);
         try (TestGateway gateway = migrating();
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             long cas = client.get("doc").cas();
             assertEquals(OK, client.call(BinaryClient.SET, BinaryClient.storeExtras(0, 0), bytes("doc"), bytes("v1"),
                     cas).status());
@@ -147,7 +130,7 @@ class WarmUpMigrationTest {
         preload(Map.of("hits", "41", "log", "a", "taken", "old"), 5, 0);
         try (TestGateway gateway = migrating();
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             Response incremented = incr(client, "hits", 1);
             assertEquals(OK, incremented.status());
             assertEquals(42, incremented.number());
@@ -290,7 +273,7 @@ class WarmUpMigrationTest {
             assertTrue(stale.isEmpty(), stale.size() + " stale reads, e.g. " + stale.peek());
         }
         // The gateway is gone: memcached alone must answer every key as the last acknowledged write left it.
-        try (BinaryClient direct = new BinaryClient(memcached.port(0))) {
+        try (BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             for (int key = 0; key < keys + counters; key++) {
                 String name = key < keys ? "k" + key : "c" + (key - keys);
                 Response read = direct.get(name);

@@ -24,12 +24,12 @@ import kvgate.testing.AdminClient;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.ChildGateway;
-import kvgate.testing.MemcachedServers;
+import kvgate.testing.OneMemcached;
 import kvgate.testing.Ports;
 import kvgate.testing.TestGateway;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,31 +41,26 @@ class ReloadTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();
 
-    private MemcachedServers memcached;
+    @RegisterExtension
+    final OneMemcached memcached = new OneMemcached();
     private final Map<String, String> live = new ConcurrentHashMap<>();
 
     @BeforeEach
-    void startMemcached() throws Exception {
-        memcached = MemcachedServers.start(1);
-        live.put("backends.mc.type", "memcached");
-        live.put("backends.mc.servers", memcached.serverList());
+    void configure() {
+        live.putAll(memcached.servers().instance("mc"));
         live.put("route", "split");
         live.put("routes.split.type", "prefix");
         live.put("routes.split.prefixes", "cache:=mc");
         live.put("routes.split.default", "default");
     }
 
-    @AfterEach
-    void stopMemcached() throws Exception {
-        memcached.close();
-    }
 
     @Test
     void aReloadMovesAPrefixToAnotherBackendOnTheSameConnections() throws Exception {
         live.put("routes.split.prefixes", "cache:=default, hot:=mc");
         try (TestGateway gateway = TestGateway.startReloadable(live);
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             assertEquals(OK, client.set("cache:a", "local", 0, 0).status());
             assertEquals(NOT_FOUND, direct.get("cache:a").status());
             BackendRoute mcBefore = instance(gateway, "mc");
@@ -101,7 +96,7 @@ class ReloadTest {
     void aBadConfigurationIsRefusedWithWhyAndTheTreeInForceStays() throws Exception {
         try (TestGateway gateway = TestGateway.startReloadable(live);
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             var inForce = gateway.gateway().routes();
 
             live.put("routes.split.default", "nowhere");
@@ -174,7 +169,7 @@ class ReloadTest {
             assertTrue(clients.awaitTermination(10, TimeUnit.SECONDS));
             // Twenty instances were opened, each with a connection per network thread; the replaced ones are
             // closed once idle, so memcached soon sees only the one in force (two) and this test's own client.
-            try (BinaryClient direct = new BinaryClient(memcached.port(0))) {
+            try (BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 long connections;
                 while ((connections = Long.parseLong(direct.stats("").get("curr_connections"))) > 4
@@ -222,10 +217,10 @@ class ReloadTest {
         String common = "local.path = :memory:\nadmin.enable = true\nadmin.bind = 127.0.0.1\nadmin.port = " + admin
                 + "\n";
         Files.writeString(file, common + "backends.mc.type = memcached\nbackends.mc.servers = "
-                + memcached.serverList() + "\nroute = mc\n");
+                + memcached.servers().serverList() + "\nroute = mc\n");
         try (ChildGateway child = ChildGateway.start(directory.resolve("gateway.log"), "config=" + file);
              BinaryClient client = new BinaryClient(child.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             child.awaitListening(admin);
             assertEquals(OK, client.set("k", "to memcached", 0, 0).status());
             assertEquals("to memcached", direct.get("k").valueText());
@@ -256,7 +251,7 @@ class ReloadTest {
         Map<String, String> alone = new ConcurrentHashMap<>(Map.of("plugins.dir", plugins.toString()));
         try (TestGateway gateway = TestGateway.startReloadable(alone);
              BinaryClient client = new BinaryClient(gateway.port());
-             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
             alone.putAll(live);
             ConfigurationException missing = assertThrows(ConfigurationException.class,
                     () -> gateway.gateway().reload());

@@ -55,6 +55,11 @@ public final class MemcachedServers implements BackendServers {
         return servers.stream().collect(Collectors.joining(","));
     }
 
+    /** The settings of a backend instance named {@code name} on this pool ({@code backends.<name>.*}). */
+    public Map<String, String> instance(String name) {
+        return Map.of("backends." + name + ".type", "memcached", "backends." + name + ".servers", serverList());
+    }
+
     /** The gateway settings that put its data on this pool. */
     @Override
     public Map<String, String> backendSettings() {

@@ -49,6 +49,18 @@ public final class TestGateway implements AutoCloseable {
         return settings;
     }
 
+    /** {@code base} with the {@code key, value, key, value, ...} pairs put over it, as a new map. */
+    public static Map<String, String> with(Map<String, String> base, String... keysAndValues) {
+        if (keysAndValues.length % 2 != 0) {
+            throw new IllegalArgumentException("keys and values come in pairs");
+        }
+        Map<String, String> settings = new HashMap<>(base);
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            settings.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return settings;
+    }
+
     public static TestGateway start() throws Exception {
         return start(Map.of());
     }
