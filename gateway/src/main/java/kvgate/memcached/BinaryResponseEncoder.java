@@ -1,24 +1,20 @@
 package kvgate.memcached;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.MessageToByteEncoder;
+import kvgate.server.ReplyEncoder;
 
 /** Writes {@link BinaryResponse}s as 24-byte headers followed by extras, key and value. */
-@ChannelHandler.Sharable
-public final class BinaryResponseEncoder extends MessageToByteEncoder<BinaryResponse> {
+public final class BinaryResponseEncoder implements ReplyEncoder<BinaryResponse> {
     static final int RESPONSE_MAGIC = 0x81;
 
     @Override
-    protected ByteBuf allocateBuffer(ChannelHandlerContext ctx, BinaryResponse response, boolean preferDirect) {
-        int size = BinaryFrameDecoder.HEADER_LENGTH + response.extras().length + response.key().length
+    public int size(BinaryResponse response) {
+        return BinaryFrameDecoder.HEADER_LENGTH + response.extras().length + response.key().length
                 + response.value().length;
-        return preferDirect ? ctx.alloc().ioBuffer(size) : ctx.alloc().heapBuffer(size);
     }
 
     @Override
-    protected void encode(ChannelHandlerContext ctx, BinaryResponse response, ByteBuf out) {
+    public void encode(BinaryResponse response, ByteBuf out) {
         int bodyLength = response.extras().length + response.key().length + response.value().length;
         out.writeByte(RESPONSE_MAGIC)
                 .writeByte(response.opcode())

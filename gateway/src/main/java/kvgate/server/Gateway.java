@@ -252,9 +252,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout,
                         new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics),
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
-                                .addLast(encoder)
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
-                                        new BinaryTranslator(bucketManifests, clock, stats), dispatcher,
+                                        new BinaryTranslator(bucketManifests, clock, stats), encoder, dispatcher,
                                         maxInFlight)));
                 listeners.add(memcached);
             }
@@ -271,10 +270,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         new ConnectionGuard(CounterStats.PROTOCOL, maxConnections, openConnections,
                                 gateway.intValue(GatewaySettings.COUNTER_MAX_CONNECTIONS), metrics),
                         pipeline -> pipeline.addLast(new CounterFrameDecoder())
-                                .addLast(encoder)
                                 .addLast(new ProtocolConnection<>(CounterStats.PROTOCOL,
                                         new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(),
-                                                stats), dispatcher, maxInFlight)));
+                                                stats), encoder, dispatcher, maxInFlight)));
                 listeners.add(counter);
             }
             // Parsed whether or not their listeners run: explain names their namespaces either way.
@@ -288,10 +286,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout,
                         new ConnectionGuard(OKUYAMA, maxConnections, openConnections, 0, metrics),
                         pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
-                                .addLast(encoder)
                                 .addLast(new ProtocolConnection<>(OKUYAMA,
                                         new OkuyamaTranslator(okuyamaNamespace, dispatcher, clock, maxItemSize),
-                                        dispatcher, maxInFlight)));
+                                        encoder, dispatcher, maxInFlight)));
                 listeners.add(okuyama);
             }
             Channel mpdb = null;

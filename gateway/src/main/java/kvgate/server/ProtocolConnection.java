@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * reaches the backend as one batch), and replies leave in request order through the {@link ReplyQueue}. While an
  * {@link Translation.Await} is under way, later frames are held (and reading paused) until it is done.
  *
- * @param <R> the protocol's reply message, which the pipeline's encoder writes
+ * @param <R> the protocol's reply message, which {@code encoder} writes
  */
 public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
@@ -33,6 +33,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
 
     private final String protocol;
     private final FrameTranslator<R> translator;
+    private final ReplyEncoder<R> encoder;
     private final Dispatcher dispatcher;
     private final int maxInFlight;
     private final List<Operation> batch = new ArrayList<>();
@@ -43,10 +44,11 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     private ReplyQueue<R> replies;
 
-    public ProtocolConnection(String protocol, FrameTranslator<R> translator, Dispatcher dispatcher,
-                              int maxInFlight) {
+    public ProtocolConnection(String protocol, FrameTranslator<R> translator, ReplyEncoder<R> encoder,
+                              Dispatcher dispatcher, int maxInFlight) {
         this.protocol = protocol;
         this.translator = translator;
+        this.encoder = encoder;
         this.dispatcher = dispatcher;
         this.maxInFlight = maxInFlight;
     }
@@ -54,7 +56,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
-        replies = new ReplyQueue<>(ctx, maxInFlight);
+        replies = new ReplyQueue<>(ctx, encoder, maxInFlight);
         super.channelActive(ctx);
     }
 

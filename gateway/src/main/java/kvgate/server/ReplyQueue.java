@@ -1,8 +1,9 @@
 package kvgate.server;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -19,7 +20,7 @@ import java.util.List;
  *
  * <p>Every method must be called on the connection's event loop.
  *
- * @param <R> the protocol's reply message, written to the pipeline as is
+ * @param <R> the protocol's reply message
  */
 public final class ReplyQueue<R> {
 
@@ -30,7 +31,12 @@ public final class ReplyQueue<R> {
         private boolean closeAfter;
     }
 
+    /** A buffer this full is written (not yet flushed) and a new one started, so one is never copied when large. */
+    private static final int WRITE_AT = 64 * 1024;
+    private static final int SMALLEST_BUFFER = 256;
+
     private final ChannelHandlerContext ctx;
+    private final ReplyEncoder<R> encoder;
     private final int maxInFlight;
     private final ArrayDeque<Slot<R>> slots = new ArrayDeque<>();
     private boolean reading;
@@ -38,13 +44,18 @@ public final class ReplyQueue<R> {
     private boolean closing;
     private boolean paused;
     private boolean flushQueued;
+    /** Encoded replies not yet written, or null. */
+    private ByteBuf out;
+    /** The bytes of the last buffer written: the first guess at the size of the next. */
+    private int lastWritten = SMALLEST_BUFFER;
     private final Runnable queuedFlush = () -> {
         flushQueued = false;
         flushIfNeeded();
     };
 
-    public ReplyQueue(ChannelHandlerContext ctx, int maxInFlight) {
+    public ReplyQueue(ChannelHandlerContext ctx, ReplyEncoder<R> encoder, int maxInFlight) {
         this.ctx = ctx;
+        this.encoder = encoder;
         this.maxInFlight = maxInFlight;
     }
 
@@ -101,18 +112,24 @@ public final class ReplyQueue<R> {
     public void closed() {
         closing = true;
         slots.clear();
+        if (out != null) {
+            out.release();
+            out = null;
+        }
     }
 
     private void drain() {
         while (!slots.isEmpty() && slots.peek().ready) {
             Slot<R> slot = slots.poll();
             for (R reply : slot.replies) {
-                ctx.write(reply, ctx.voidPromise());
+                encode(reply);
                 unflushed = true;
             }
             if (slot.closeAfter) {
                 slots.clear();
-                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                ByteBuf last = out == null ? Unpooled.EMPTY_BUFFER : out;
+                out = null;
+                ctx.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
                 unflushed = false;
                 return;
             }
@@ -124,9 +141,29 @@ public final class ReplyQueue<R> {
         updateReading();
     }
 
+    private void encode(R reply) {
+        int size = encoder.size(reply);
+        if (out != null && out.writableBytes() < size && out.readableBytes() + size > WRITE_AT) {
+            write();
+        }
+        if (out == null) {
+            out = ctx.alloc().ioBuffer(Math.max(size, Math.min(lastWritten, WRITE_AT)));
+        }
+        encoder.encode(reply, out);
+    }
+
+    private void write() {
+        lastWritten = Math.max(out.readableBytes(), SMALLEST_BUFFER);
+        ctx.write(out, ctx.voidPromise());
+        out = null;
+    }
+
     private void flushIfNeeded() {
         if (unflushed) {
             unflushed = false;
+            if (out != null) {
+                write();
+            }
             ctx.flush();
         }
     }

@@ -33,7 +33,7 @@ public abstract class Benchmarked {
         void decode(ByteBuf in, List<Object> out);
     }
 
-    /** An encoder's call as the pipeline makes it. */
+    /** An encoder's call as the reply queue makes it. */
     public interface Encoding {
         void encode(ByteBuf out);
     }

@@ -37,13 +37,12 @@ public class CounterBenchmark extends Benchmarked {
     public void setUp() {
         ChannelHandlerContext decoderContext = Contexts.of(decoder);
         decoding = (in, out) -> decoder.decodeFrame(decoderContext, in, out);
-        ChannelHandlerContext encoderContext = Contexts.of(encoder);
         acquireFrame = Unpooled.directBuffer(64);
         acquireFrame.writeByte(0x90).writeByte(0x02).writeShort(0).writeInt(8 + 2 + NAME.length).writeInt(7)
                 .writeInt(1).writeInt(-1).writeShort(NAME.length).writeBytes(NAME);
         out = Unpooled.directBuffer(64);
         acquired = new CounterResponse(0x02, CounterStatus.OK, 7, new byte[] {0, 0, 0, 1});
-        acquiredEncoding = buffer -> encoder.encode(encoderContext, acquired, buffer);
+        acquiredEncoding = buffer -> encoder.encode(acquired, buffer);
         byte[] body = new byte[acquireFrame.readableBytes() - 12];
         acquireFrame.getBytes(12, body);
         acquire = new CounterFrame.Request(0x02, 7, body);

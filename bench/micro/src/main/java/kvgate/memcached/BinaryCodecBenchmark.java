@@ -47,15 +47,14 @@ public class BinaryCodecBenchmark extends Benchmarked {
     public void setUp() {
         ChannelHandlerContext decoderContext = Contexts.of(decoder);
         decoding = (in, out) -> decoder.decodeFrame(decoderContext, in, out);
-        ChannelHandlerContext encoderContext = Contexts.of(encoder);
         getFrame = request(0x00, BinaryResponse.EMPTY, KEY, BinaryResponse.EMPTY);
         setFrame = request(0x01, new byte[8], KEY, VALUE);
         out = Unpooled.directBuffer(256);
         getHit = new BinaryResponse(0x00, 0, 7, 1234, new byte[4], BinaryResponse.EMPTY, VALUE);
         stored = new BinaryResponse(0x01, 0, 7, 1235, BinaryResponse.EMPTY, BinaryResponse.EMPTY,
                 BinaryResponse.EMPTY);
-        getHitEncoding = buffer -> encoder.encode(encoderContext, getHit, buffer);
-        storedEncoding = buffer -> encoder.encode(encoderContext, stored, buffer);
+        getHitEncoding = buffer -> encoder.encode(getHit, buffer);
+        storedEncoding = buffer -> encoder.encode(stored, buffer);
     }
 
     @TearDown

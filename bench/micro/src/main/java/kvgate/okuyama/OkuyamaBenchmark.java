@@ -56,8 +56,7 @@ public class OkuyamaBenchmark extends Benchmarked {
         hitReply = "2,true," + encodedValue;
         ChannelHandlerContext decoderContext = Contexts.of(decoder);
         decoding = (in, out) -> decoder.decode(decoderContext, in, out);
-        ChannelHandlerContext encoderContext = Contexts.of(encoder);
-        hitEncoding = buffer -> encoder.encode(encoderContext, hitReply, buffer);
+        hitEncoding = buffer -> encoder.encode(hitReply, buffer);
         out = Unpooled.directBuffer(256);
         scheduler = Executors.newSingleThreadScheduledExecutor();
         Dispatcher dispatcher = new Dispatcher(new InstantBackend(), List.of(), new GatewayMetrics(), scheduler);
