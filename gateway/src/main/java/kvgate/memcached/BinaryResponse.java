@@ -1,7 +1,5 @@
 package kvgate.memcached;
 
-import java.nio.ByteBuffer;
-
 /** One response of the memcached binary protocol (magic 0x81). */
 public record BinaryResponse(int opcode, int status, int opaque, long cas, byte[] extras, byte[] key, byte[] value) {
     static final byte[] EMPTY = new byte[0];
@@ -26,11 +24,21 @@ public record BinaryResponse(int opcode, int status, int opaque, long cas, byte[
         return new BinaryResponse(opcode, status.code(), opaque, 0, EMPTY, EMPTY, status.message());
     }
 
+    /** Flags 0, the most common extras of a get's reply: one array for all of them, as none is ever written to. */
+    private static final byte[] ZERO_U32 = new byte[4];
+
     static byte[] u32(int value) {
-        return ByteBuffer.allocate(4).putInt(value).array();
+        if (value == 0) {
+            return ZERO_U32;
+        }
+        return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
     }
 
     static byte[] u64(long value) {
-        return ByteBuffer.allocate(8).putLong(value).array();
+        byte[] bytes = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            bytes[i] = (byte) (value >>> (56 - 8 * i));
+        }
+        return bytes;
     }
 }

@@ -1,5 +1,6 @@
 package kvgate.server;
 
+import io.netty.util.ResourceLeakDetector;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ public final class GatewayMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        leakDetectionOffUnlessAsked();
         Path home = home();
         Gateway gateway;
         try {
@@ -44,6 +46,17 @@ public final class GatewayMain {
             stopped.countDown();
         }, "kvgate-shutdown"));
         stopped.await();
+    }
+
+    /**
+     * Netty's leak detector samples one buffer in 128 by default and records a stack trace for each: a few percent of
+     * the gateway's CPU under load, for a check the tests already make on every buffer (at its paranoid level). It
+     * stays available: {@code -Dio.netty.leakDetection.level=simple} (or higher) in {@code KVGATE_JAVA_OPTS}.
+     */
+    private static void leakDetectionOffUnlessAsked() {
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
     }
 
     /**

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
 import java.net.Socket;
 import java.util.Map;
 import kvgate.testing.BinaryClient;
@@ -56,13 +55,15 @@ class ConnectionLimitsTest {
             socket.setSoTimeout(10_000);
             byte[] value = new byte[1000];
             int requests = 20_000;
-            // Writes 20 MB of sets from another thread while this one reads nothing at first: the gateway must
-            // stop reading instead of queueing 20 MB of replies, then serve everything once the client reads.
+            // Writes 10 MB of sets, each followed by a get of its key (a 1 KB reply), from another thread while this
+            // one reads nothing at first: the gateway must stop reading instead of queueing 10 MB of replies, then
+            // serve everything once the client reads.
             Thread writer = new Thread(() -> {
                 try {
                     var out = socket.getOutputStream();
-                    for (int i = 0; i < requests; i++) {
+                    for (int i = 0; i < requests; i += 2) {
                         out.write(frame(SET, storeExtras(0, 0), bytes("bp-" + (i % 100)), value, 0, i));
+                        out.write(frame(GET, new byte[0], bytes("bp-" + (i % 100)), new byte[0], 0, i + 1));
                     }
                     out.flush();
                 } catch (Exception e) {
@@ -72,13 +73,15 @@ class ConnectionLimitsTest {
             writer.start();
             Thread.sleep(1000);
             assertTrue(writer.isAlive(), "the gateway should have stopped reading, blocking the writer");
-            InputStream in = socket.getInputStream();
+            var in = new java.io.DataInputStream(socket.getInputStream());
             byte[] header = new byte[24];
             for (int i = 0; i < requests; i++) {
-                new java.io.DataInputStream(in).readFully(header);
-                int opaque = java.nio.ByteBuffer.wrap(header, 12, 4).getInt();
-                assertEquals(i, opaque);
-                assertEquals(0, header[6] << 8 | header[7], "status of reply " + i);
+                in.readFully(header);
+                var fields = java.nio.ByteBuffer.wrap(header);
+                assertEquals(i, fields.getInt(12));
+                assertEquals(0, fields.getShort(6), "status of reply " + i);
+                assertEquals(i % 2 == 0 ? 0 : 4 + value.length, fields.getInt(8), "body length of reply " + i);
+                in.readFully(new byte[fields.getInt(8)]);
             }
             writer.join(10_000);
             assertFalse(writer.isAlive());

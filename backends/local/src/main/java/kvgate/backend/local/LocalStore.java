@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.Capability;
@@ -60,6 +61,8 @@ final class LocalStore implements Backend {
     private final Clock clock;
     private final int maxItemSize;
     private final CasClock casClock;
+    /** {@code casClock::next}, made once rather than per request. */
+    private final LongSupplier newCas;
     private final GroupCommit groupCommit;
     private final ScheduledExecutorService housekeeping;
     /** Set by close(): the purge stops at the next item instead of being interrupted (see close()). */
@@ -76,6 +79,7 @@ final class LocalStore implements Backend {
         this.meta = inMemory ? null : store.openMap(META, new MVMap.Builder<String, Long>()
                 .keyType(StringDataType.INSTANCE).valueType(LongDataType.INSTANCE));
         this.casClock = new CasClock(clock, inMemory ? 0L : meta.getOrDefault(CAS_HIGH_WATER, 0L));
+        this.newCas = casClock::next;
         boolean fsync = settings.bool("fsync");
         this.groupCommit = inMemory || settings.integer("commit_interval_ms") > 0
                 ? null
@@ -123,7 +127,7 @@ final class LocalStore implements Backend {
                 // A read needs no lock: it sees either the whole old or the whole new item.
                 Item item = items(get.namespace()).get(get.key());
                 long now = clock.millis();
-                return CompletableFuture.completedFuture(ItemTransition.apply(get, item, now, casClock::next,
+                return CompletableFuture.completedFuture(ItemTransition.apply(get, item, now, newCas,
                         maxItemSize).result());
             }
 
@@ -181,7 +185,7 @@ final class LocalStore implements Backend {
 
     private CompletionStage<Result> mutate(Operation.KeyOperation operation) {
         ItemTransition transition = items(operation.namespace()).update(operation.key(),
-                current -> ItemTransition.apply(operation, current, clock.millis(), casClock::next, maxItemSize));
+                current -> ItemTransition.apply(operation, current, clock.millis(), newCas, maxItemSize));
         return transition.effect() == ItemTransition.Effect.NONE
                 ? CompletableFuture.completedFuture(transition.result())
                 : durable(transition.result());
