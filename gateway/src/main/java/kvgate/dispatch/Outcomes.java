@@ -19,21 +19,32 @@ public final class Outcomes {
     private Outcomes() {
     }
 
+    /**
+     * A stage made by {@link #guarded}: it never completes exceptionally or with null, so guarding it again (a
+     * backend's stage is guarded at its leaf, then again at the root of the tree) adds no stage of its own. Stages
+     * derived from it are plain {@link CompletableFuture}s, guarded anew.
+     */
+    private static final class Guarded extends CompletableFuture<Result> {
+    }
+
     /** The stage's result; a null stage, a null result or an exception become a backend error. */
     public static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
         if (stage == null) {
             return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
         }
-        if (Stages.valueNow(stage) != null) {
+        if (stage instanceof Guarded || Stages.valueNow(stage) != null) {
             return stage;
         }
-        return stage.handle((result, error) -> {
+        Guarded guarded = new Guarded();
+        stage.whenComplete((result, error) -> {
             if (error != null) {
                 LOG.warn("operation completed with an exception", error);
-                return backendError(error);
+                guarded.complete(backendError(error));
+            } else {
+                guarded.complete(result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
             }
-            return result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result;
         });
+        return guarded;
     }
 
     /**
