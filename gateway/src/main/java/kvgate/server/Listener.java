@@ -2,6 +2,7 @@ package kvgate.server;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -19,6 +20,10 @@ import java.util.function.Consumer;
  * with one handler for every datagram.
  */
 final class Listener {
+    /** The least a TCP read asks for: a request of every common size fits in one read. */
+    private static final int SMALLEST_READ = 2048;
+    private static final int LARGEST_READ = 64 * 1024;
+
     private Listener() {
     }
 
@@ -31,6 +36,10 @@ final class Listener {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                // Netty's default lets the read buffer shrink to 64 bytes on a connection of small requests: the
+                // first larger one (a set among gets) then takes two or three reads, each a system call.
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
+                        new AdaptiveRecvByteBufAllocator(SMALLEST_READ, SMALLEST_READ, LARGEST_READ))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
