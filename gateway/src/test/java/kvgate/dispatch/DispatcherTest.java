@@ -134,6 +134,35 @@ class DispatcherTest {
     }
 
     @Test
+    void aBackendStageThatCompletesLaterIsGuardedOnTheWayBack() throws Exception {
+        ScriptedBackend backend = new ScriptedBackend();
+        GatewayMetrics metrics = new GatewayMetrics();
+        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        // Guarded at the backend's leaf and not again at the root: each outcome still arrives, as a result.
+        CompletableFuture<Result> failing = new CompletableFuture<>();
+        backend.next = failing;
+        CompletionStage<Result> alone = dispatcher.dispatch(get());
+        failing.completeExceptionally(new IllegalStateException("connection reset"));
+        Result failed = result(alone);
+        assertEquals(Status.BACKEND_ERROR, failed.status());
+        assertTrue(((Result.Failure) failed).message().contains("connection reset"));
+        CompletableFuture<Result> empty = new CompletableFuture<>();
+        backend.next = empty;
+        List<CompletionStage<Result>> burst = dispatcher.dispatchAll(List.of(get(), get()));
+        empty.complete(null);
+        assertEquals(Status.BACKEND_ERROR, result(burst.get(0)).status());
+        assertEquals(Status.BACKEND_ERROR, result(burst.get(1)).status());
+        CompletableFuture<Result> found = new CompletableFuture<>();
+        backend.next = found;
+        CompletionStage<Result> hit = dispatcher.dispatch(get());
+        Result.Value value = new Result.Value(new Item(new byte[] {7}, 0, 1, 0));
+        found.complete(value);
+        assertEquals(value, result(hit));
+        assertEquals(3, metrics.count(Verb.GET, Status.BACKEND_ERROR));
+        assertEquals(1, metrics.count(Verb.GET, Status.OK));
+    }
+
+    @Test
     void outcomesAreCountedByVerbAndStatus() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
