@@ -126,6 +126,11 @@ public final class Dispatcher {
         if (operations.isEmpty()) {
             return List.of();
         }
+        if (operations.size() == 1) {
+            // A request alone in its burst, as every request of a client that waits for each reply: none of the
+            // batch path's lists.
+            return List.of(dispatch(operations.get(0)));
+        }
         Generation tree = current;
         if (!filters.isEmpty()) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());

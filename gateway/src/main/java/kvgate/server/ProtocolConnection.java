@@ -123,15 +123,6 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         if (batch.isEmpty()) {
             return;
         }
-        if (batch.size() == 1) {
-            // A request alone in its burst, as every request of a client that waits for each reply: no lists.
-            Pending<R> pending = batchReplies.get(0);
-            Operation operation = batch.get(0);
-            batch.clear();
-            batchReplies.clear();
-            onLoop(dispatcher.dispatch(operation), result -> answer(pending.slot(), pending.reply().apply(result)));
-            return;
-        }
         List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
         for (int i = 0; i < results.size(); i++) {
             Pending<R> pending = batchReplies.get(i);
