@@ -203,7 +203,7 @@ public final class Dispatcher {
         } catch (RuntimeException e) {
             LOG.warn("operation failed in {}", index < filters.size() ? "filter " + filters.get(index).name()
                     : "the route tree", e);
-            return CompletableFuture.completedFuture(Outcomes.backendError(e));
+            return CompletableFuture.completedFuture(Result.backendError(e));
         }
     }
 

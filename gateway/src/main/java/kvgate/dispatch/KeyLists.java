@@ -50,7 +50,7 @@ final class KeyLists {
         static Result.Failure of(Throwable error) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null
                     ? error.getCause() : error;
-            return cause instanceof Failed failed ? failed.failure : Outcomes.backendError(cause);
+            return cause instanceof Failed failed ? failed.failure : Result.backendError(cause);
         }
     }
 
@@ -58,7 +58,7 @@ final class KeyLists {
         try {
             return Outcomes.guarded(backend.execute(operation));
         } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(Outcomes.backendError(e));
+            return CompletableFuture.completedFuture(Result.backendError(e));
         }
     }
 

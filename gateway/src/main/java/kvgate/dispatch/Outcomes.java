@@ -39,7 +39,7 @@ public final class Outcomes {
         stage.whenComplete((result, error) -> {
             if (error != null) {
                 LOG.warn("operation completed with an exception", error);
-                guarded.complete(backendError(error));
+                guarded.complete(Result.backendError(error));
             } else {
                 guarded.complete(result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
             }
@@ -65,7 +65,7 @@ public final class Outcomes {
             LOG.warn("a batch of {} operations failed", operations.size(), e);
             List<CompletionStage<Result>> failed = new ArrayList<>(operations.size());
             for (int i = 0; i < operations.size(); i++) {
-                failed.add(CompletableFuture.completedFuture(backendError(e)));
+                failed.add(CompletableFuture.completedFuture(Result.backendError(e)));
             }
             return failed;
         }
@@ -74,10 +74,5 @@ public final class Outcomes {
             guarded.add(guarded(stage));
         }
         return guarded;
-    }
-
-    static Result.Failure backendError(Throwable error) {
-        String message = error.getMessage();
-        return Result.failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
     }
 }

@@ -131,4 +131,10 @@ public sealed interface Result {
     static Failure failure(Status status, String message) {
         return new Failure(status, message);
     }
+
+    /** A {@link Status#BACKEND_ERROR} standing for an exception: its message, or its class when it has none. */
+    static Failure backendError(Throwable error) {
+        String message = error.getMessage();
+        return new Failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
+    }
 }

@@ -2,6 +2,7 @@ package kvgate.spi;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -11,8 +12,8 @@ import java.util.concurrent.CompletionStage;
  * shared by every connection; they must be thread-safe and, like {@link Backend#execute}, must not block.
  *
  * <p>A child's stage may complete exceptionally or with any failure; a node that looks at its children's results
- * (failover, warm-up, shadow) handles both. Whatever a node returns is guarded by the gateway: an exception becomes
- * {@link Status#BACKEND_ERROR}.
+ * (failover, warm-up, shadow) handles both, {@link #answerOf} turning the first into the second. Whatever a node
+ * returns is guarded by the gateway: an exception becomes {@link Status#BACKEND_ERROR}.
  */
 public interface Route {
 
@@ -74,6 +75,25 @@ public interface Route {
      * parents name it. Must not block for long.
      */
     default void close() {
+    }
+
+    /**
+     * {@code child}'s answer to {@code operation}, with whatever the child does wrong (throws, returns no stage,
+     * completes exceptionally or with no result) turned into a {@link Status#BACKEND_ERROR} result, as the gateway
+     * does for every node: the stage never completes exceptionally, for a node that looks at its children's answers.
+     */
+    static CompletionStage<Result> answerOf(Route child, Operation operation) {
+        CompletionStage<Result> stage;
+        try {
+            stage = child.execute(operation);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Result.backendError(e));
+        }
+        if (stage == null) {
+            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
+        }
+        return stage.handle((result, error) -> error != null ? Result.backendError(error)
+                : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
     }
 
     /**

@@ -61,30 +61,12 @@ final class FailoverRoute implements Route {
     }
 
     private CompletionStage<Result> from(int index, Operation operation) {
-        CompletionStage<Result> answer = withDeadline(guarded(children.get(index), operation), operation);
+        CompletionStage<Result> answer = withDeadline(Route.answerOf(children.get(index), operation), operation);
         if (index == children.size() - 1) {
             return answer;
         }
         return answer.thenCompose(result -> failoverOn.movesOn(result)
                 ? from(index + 1, operation) : CompletableFuture.completedFuture(result));
-    }
-
-    /**
-     * The child's answer, with whatever it does wrong (throws, returns no stage, completes exceptionally or with no
-     * result) turned into a backend error, as the gateway does for every node.
-     */
-    private static CompletionStage<Result> guarded(Route child, Operation operation) {
-        CompletionStage<Result> stage;
-        try {
-            stage = child.execute(operation);
-        } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, String.valueOf(e)));
-        }
-        if (stage == null) {
-            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
-        }
-        return stage.handle((result, error) -> error != null ? Result.failure(Status.BACKEND_ERROR,
-                String.valueOf(error)) : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
     }
 
     /** The child's answer, or at the node's deadline a failure standing for it, whichever comes first. */

@@ -172,7 +172,7 @@ final class ShadowRoute implements Route {
                         + " operations of " + operations.size());
             }
         } catch (RuntimeException e) {
-            replies = Collections.nCopies(operations.size(), CompletableFuture.completedFuture(failure(e)));
+            replies = Collections.nCopies(operations.size(), CompletableFuture.completedFuture(Result.backendError(e)));
         }
         for (int i = 0; i < operations.size(); i++) {
             new Mirrored(operations.get(i), answers.get(i)).await(replies.get(i));
@@ -197,7 +197,7 @@ final class ShadowRoute implements Route {
                 settle(Result.failure(Status.BACKEND_ERROR, "the shadow returned no stage"));
                 return;
             }
-            reply.whenComplete((result, error) -> settle(error != null ? failure(error)
+            reply.whenComplete((result, error) -> settle(error != null ? Result.backendError(error)
                     : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result));
             if (settled.get()) {
                 return;
@@ -231,7 +231,7 @@ final class ShadowRoute implements Route {
                 judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
                 return;
             }
-            answer.whenComplete((fromPrimary, error) -> judge(operation, error != null ? failure(error)
+            answer.whenComplete((fromPrimary, error) -> judge(operation, error != null ? Result.backendError(error)
                     : fromPrimary == null ? Result.failure(Status.BACKEND_ERROR, "no result") : fromPrimary,
                     fromShadow));
         }
@@ -246,11 +246,6 @@ final class ShadowRoute implements Route {
         } else if (verdict == Verdict.SHADOW_FAILED) {
             failures.warn(() -> this + ": the shadow failed " + subject(operation) + ": " + describe(fromShadow));
         }
-    }
-
-    private static Result failure(Throwable error) {
-        String message = error.getMessage();
-        return Result.failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
     }
 
     /** The operation and its key, for a log line. */

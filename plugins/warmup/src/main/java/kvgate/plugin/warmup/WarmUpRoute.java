@@ -1,5 +1,7 @@
 package kvgate.plugin.warmup;
 
+import static kvgate.spi.Route.answerOf;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -183,10 +185,10 @@ final class WarmUpRoute implements Route {
     private CompletionStage<Lookup> lookUp(Namespace namespace, byte[] key, int attempt) {
         long start = recent.now();
         Operation.Get get = new Operation.Get(namespace, key);
-        return call(newer, get).thenCompose(fresh -> fresh.status() != Status.NOT_FOUND
+        return answerOf(newer, get).thenCompose(fresh -> fresh.status() != Status.NOT_FOUND
                 ? done(new Lookup(fresh, fresh.ok() ? null : fresh))
                 // A failure of the old store is answered as such: it may hold the key, so NOT_FOUND would be a lie.
-                : call(older, get).thenCompose(old -> old instanceof Result.Value value
+                : answerOf(older, get).thenCompose(old -> old instanceof Result.Value value
                         ? fill(namespace, key, value.item(), start)
                                 .thenCompose(copy -> afterFill(namespace, key, copy, attempt))
                         : done(new Lookup(old, old.status() == Status.NOT_FOUND ? null : old))));
@@ -224,10 +226,10 @@ final class WarmUpRoute implements Route {
         }
         Operation.Store add = new Operation.Store(namespace, key, StoreMode.ADD, item.value(), item.flags(),
                 cappedExpiry(item.expiresAt()), 0);
-        CompletionStage<Copy> copy = call(newer, add).thenCompose(added -> {
+        CompletionStage<Copy> copy = answerOf(newer, add).thenCompose(added -> {
             if (added instanceof Result.Stored stored) {
                 Item copied = new Item(item.value(), item.flags(), stored.cas(), add.expiresAt());
-                return call(older, new Operation.Get(namespace, key)).thenCompose(again -> {
+                return answerOf(older, new Operation.Get(namespace, key)).thenCompose(again -> {
                     boolean unchanged = again instanceof Result.Value value && value.item().cas() == item.cas()
                             && !recent.writtenSince(id, start);
                     if (unchanged) {
@@ -235,7 +237,7 @@ final class WarmUpRoute implements Route {
                         return done(Copy.of(Copy.Outcome.COPIED, copied));
                     }
                     fillUndone.increment();
-                    return call(newer, new Operation.Delete(namespace, key, stored.cas()))
+                    return answerOf(newer, new Operation.Delete(namespace, key, stored.cas()))
                             .thenApply(undone -> Copy.of(Copy.Outcome.RACED, item));
                 });
             }
@@ -251,7 +253,7 @@ final class WarmUpRoute implements Route {
     /** Copies one key of the old store into the new one, if the new one lacks it: the backfill's step. */
     CompletionStage<Copy> copy(Namespace namespace, byte[] key) {
         long start = recent.now();
-        return call(older, new Operation.Get(namespace, key)).thenCompose(old -> {
+        return answerOf(older, new Operation.Get(namespace, key)).thenCompose(old -> {
             if (old instanceof Result.Value value) {
                 return fill(namespace, key, value.item(), start);
             }
@@ -261,7 +263,7 @@ final class WarmUpRoute implements Route {
 
     /** Lists a namespace of the old store: the backfill's source of keys. */
     CompletionStage<Result> scanOld(Operation.Scan scan) {
-        return call(older, scan);
+        return answerOf(older, scan);
     }
 
     private long cappedExpiry(long expiresAt) {
@@ -277,7 +279,7 @@ final class WarmUpRoute implements Route {
     /** A change of one key: warmed first, so it applies to the item the key really holds. */
     private CompletionStage<Result> change(Operation.KeyOperation operation) {
         return afterWarmUp(operation, () -> asWrite(operation, () -> invalidateOld(operation, old ->
-                call(newer, operation).thenCompose(result -> result.ok() && writes == Writes.BOTH
+                answerOf(newer, operation).thenCompose(result -> result.ok() && writes == Writes.BOTH
                         ? copyBack(operation, result) : done(result)))));
     }
 
@@ -304,7 +306,7 @@ final class WarmUpRoute implements Route {
      */
     private CompletionStage<Result> invalidateOld(Operation.KeyOperation operation,
                                                   Function<Result, CompletionStage<Result>> then) {
-        return call(older, new Operation.Delete(operation.namespace(), operation.key(), 0)).thenCompose(old -> {
+        return answerOf(older, new Operation.Delete(operation.namespace(), operation.key(), 0)).thenCompose(old -> {
             if (old.ok()) {
                 invalidated.increment();
             } else if (old.status() != Status.NOT_FOUND) {
@@ -320,7 +322,7 @@ final class WarmUpRoute implements Route {
      * answer is the new store's removed item, else the old store's.
      */
     private CompletionStage<Result> deleteBoth(Operation.Delete delete) {
-        return asWrite(delete, () -> invalidateOld(delete, old -> call(newer, delete).thenApply(fresh ->
+        return asWrite(delete, () -> invalidateOld(delete, old -> answerOf(newer, delete).thenApply(fresh ->
                 fresh.status() == Status.NOT_FOUND && delete.cas() == 0 ? old : fresh)));
     }
 
@@ -337,14 +339,14 @@ final class WarmUpRoute implements Route {
         } else if (result instanceof Result.Value touched) {
             item = done(touched);
         } else {
-            item = call(newer, new Operation.Get(operation.namespace(), operation.key()));
+            item = answerOf(newer, new Operation.Get(operation.namespace(), operation.key()));
         }
         return item.thenCompose(current -> {
             if (!(current instanceof Result.Value value)) {
                 return done(result);
             }
             Item copy = value.item();
-            return call(older, new Operation.Store(operation.namespace(), operation.key(), StoreMode.SET,
+            return answerOf(older, new Operation.Store(operation.namespace(), operation.key(), StoreMode.SET,
                     copy.value(), copy.flags(), copy.expiresAt(), 0)).thenApply(stored -> {
                         (stored.ok() ? mirrored : mirrorFailed).increment();
                         return result;
@@ -355,7 +357,7 @@ final class WarmUpRoute implements Route {
     /** A tag or index entry: kept by the new store, and by the old one too with {@code writes = both}. */
     private CompletionStage<Result> written(Operation operation) {
         if (writes == Writes.INVALIDATE) {
-            return call(newer, operation);
+            return answerOf(newer, operation);
         }
         return both(operation, WarmUpRoute::eitherFailure);
     }
@@ -364,8 +366,8 @@ final class WarmUpRoute implements Route {
 
     /** Sends {@code operation} to both stores at once and combines the answers (new store's first). */
     private CompletionStage<Result> both(Operation operation, BinaryOperator<Result> combine) {
-        CompletableFuture<Result> fresh = call(newer, operation).toCompletableFuture();
-        CompletableFuture<Result> old = call(older, operation).toCompletableFuture();
+        CompletableFuture<Result> fresh = answerOf(newer, operation).toCompletableFuture();
+        CompletableFuture<Result> old = answerOf(older, operation).toCompletableFuture();
         return fresh.thenCombine(old, combine);
     }
 
@@ -460,26 +462,6 @@ final class WarmUpRoute implements Route {
         if (running != null) {
             running.stop();
         }
-    }
-
-    /** A child's answer, with an exception or a missing answer turned into {@link Status#BACKEND_ERROR}. */
-    static CompletionStage<Result> call(Route child, Operation operation) {
-        CompletionStage<Result> stage;
-        try {
-            stage = child.execute(operation);
-        } catch (RuntimeException e) {
-            return done(backendError(e));
-        }
-        if (stage == null) {
-            return done(Result.failure(Status.BACKEND_ERROR, "no result"));
-        }
-        return stage.handle((result, error) -> error != null ? backendError(error)
-                : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
-    }
-
-    private static Result backendError(Throwable error) {
-        String message = error.getMessage();
-        return Result.failure(Status.BACKEND_ERROR, message == null ? error.getClass().getSimpleName() : message);
     }
 
     /** A key's identity for {@link RecentWrites}: namespace names hold no NUL, so the pair maps to one string. */
