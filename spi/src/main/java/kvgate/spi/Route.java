@@ -83,12 +83,18 @@ public interface Route {
      * does for every node: the stage never completes exceptionally, for a node that looks at its children's answers.
      */
     static CompletionStage<Result> answerOf(Route child, Operation operation) {
-        CompletionStage<Result> stage;
         try {
-            stage = child.execute(operation);
+            return guarded(child.execute(operation));
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(Result.backendError(e));
         }
+    }
+
+    /**
+     * {@code stage} as a result that never fails: an exceptional completion becomes a {@link Status#BACKEND_ERROR},
+     * as do a null result and a null stage.
+     */
+    static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
         if (stage == null) {
             return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
         }

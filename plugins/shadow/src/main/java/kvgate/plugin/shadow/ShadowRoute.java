@@ -197,8 +197,7 @@ final class ShadowRoute implements Route {
                 settle(Result.failure(Status.BACKEND_ERROR, "the shadow returned no stage"));
                 return;
             }
-            reply.whenComplete((result, error) -> settle(error != null ? Result.backendError(error)
-                    : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result));
+            Route.guarded(reply).thenAccept(this::settle);
             if (settled.get()) {
                 return;
             }
@@ -231,9 +230,7 @@ final class ShadowRoute implements Route {
                 judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
                 return;
             }
-            answer.whenComplete((fromPrimary, error) -> judge(operation, error != null ? Result.backendError(error)
-                    : fromPrimary == null ? Result.failure(Status.BACKEND_ERROR, "no result") : fromPrimary,
-                    fromShadow));
+            Route.guarded(answer).thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow));
         }
     }
 

@@ -142,7 +142,8 @@ final class RecentWrites {
     }
 
     private Stripe stripe(String key) {
-        return stripes[Math.floorMod(key.hashCode() * 0x9E3779B9, STRIPES)];
+        // The top bits of a multiplicative hash: the low bits of the product are only the low bits of hashCode.
+        return stripes[(key.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - Integer.numberOfTrailingZeros(STRIPES))];
     }
 
     /** One key's writes: when the last one started, and the writes and fills under way. */
