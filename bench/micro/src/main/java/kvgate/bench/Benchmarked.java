@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What every benchmark of a codec or translator shares: the JMH settings (time per operation in nanoseconds, short
+ * What every benchmark shares: the JMH settings (time per operation in nanoseconds, short
  * runs that {@code bin/microbench} may lengthen) and the one call each kind of measurement makes, so that they
  * all measure the same thing the same way.
  */

@@ -31,8 +31,8 @@ import java.util.function.Predicate;
  * <p>The hash is seeded per table, so that clients cannot choose keys that all land on one probe sequence.
  */
 final class EntryTable {
-    static final int SEGMENTS = 1 << 10;
     private static final int SEGMENT_BITS = 10;
+    private static final int SEGMENTS = 1 << SEGMENT_BITS;
     private static final int HASH = 0;
     private static final int KEY_LENGTH = 4;
     private static final int KEY = 8;
@@ -131,6 +131,10 @@ final class EntryTable {
                 && Arrays.equals(entry, KEY, KEY + length, array, at, at + length);
     }
 
+    private Segment segmentOf(int hash) {
+        return segments[hash & (SEGMENTS - 1)];
+    }
+
     private static int home(int hash, int mask) {
         return hash >>> SEGMENT_BITS & mask;
     }
@@ -139,7 +143,7 @@ final class EntryTable {
 
     /** The entry holding {@code key}, or null. */
     byte[] get(byte[] key, int hash) {
-        byte[][] slots = segments[hash & (SEGMENTS - 1)].slots;
+        byte[][] slots = segmentOf(hash).slots;
         int mask = slots.length - 1;
         // Ends: every array keeps a quarter of its slots empty, and no array is written after it is replaced.
         for (int i = home(hash, mask); ; i = i + 1 & mask) {
@@ -208,13 +212,13 @@ final class EntryTable {
 
     /** The lock to hold around {@link #put} and {@link #remove} of a key with this hash. */
     Object lockFor(int hash) {
-        return segments[hash & (SEGMENTS - 1)];
+        return segmentOf(hash);
     }
 
     /** Stores an entry made by {@link #newEntry}, replacing the one with the same key. Hold its {@link #lockFor}. */
     void put(byte[] entry) {
         int hash = hashOf(entry);
-        Segment segment = segments[hash & (SEGMENTS - 1)];
+        Segment segment = segmentOf(hash);
         assert Thread.holdsLock(segment) : "put without the segment's lock";
         int keyLength = keyLength(entry);
         byte[][] slots = segment.slots;
@@ -232,11 +236,11 @@ final class EntryTable {
         }
         if (tombstone >= 0) {
             i = tombstone;
-        } else if (segment.used + 1 > slots.length / 4 * 3) {
-            slots = rebuild(segment, segment.live + 1);
-            i = emptySlot(slots, hash);
-            segment.used++;
         } else {
+            if (segment.used + 1 > slots.length / 4 * 3) {
+                slots = rebuild(segment, segment.live + 1);
+                i = emptySlot(slots, hash);
+            }
             segment.used++;
         }
         SLOTS.setRelease(slots, i, entry);
@@ -245,7 +249,7 @@ final class EntryTable {
 
     /** Removes the entry holding {@code key}; returns whether there was one. Hold its {@link #lockFor}. */
     boolean remove(byte[] key, int hash) {
-        Segment segment = segments[hash & (SEGMENTS - 1)];
+        Segment segment = segmentOf(hash);
         assert Thread.holdsLock(segment) : "remove without the segment's lock";
         byte[][] slots = segment.slots;
         int mask = slots.length - 1;

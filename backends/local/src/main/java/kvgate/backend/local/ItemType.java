@@ -84,13 +84,12 @@ final class ItemType extends BasicDataType<byte[]> {
 
     @Override
     public void write(WriteBuffer buffer, byte[] packed) {
-        ByteBuffer fields = ByteBuffer.wrap(packed);
         buffer.put(FORMAT_1)
                 .putVarInt(packed.length - VALUE)
                 .put(packed, VALUE, packed.length - VALUE)
-                .putInt(fields.getInt(FLAGS))
-                .putLong(fields.getLong(CAS))
-                .putVarLong(fields.getLong(EXPIRES_AT));
+                .putInt((int) INTS.get(packed, FLAGS))
+                .putLong((long) LONGS.get(packed, CAS))
+                .putVarLong((long) LONGS.get(packed, EXPIRES_AT));
     }
 
     @Override
@@ -102,8 +101,9 @@ final class ItemType extends BasicDataType<byte[]> {
         int length = DataUtils.readVarInt(buffer);
         byte[] packed = new byte[VALUE + length];
         buffer.get(packed, VALUE, length);
-        ByteBuffer.wrap(packed).putInt(FLAGS, buffer.getInt()).putLong(CAS, buffer.getLong())
-                .putLong(EXPIRES_AT, DataUtils.readVarLong(buffer));
+        INTS.set(packed, FLAGS, buffer.getInt());
+        LONGS.set(packed, CAS, buffer.getLong());
+        LONGS.set(packed, EXPIRES_AT, DataUtils.readVarLong(buffer));
         return packed;
     }
 

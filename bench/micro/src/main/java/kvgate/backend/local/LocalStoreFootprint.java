@@ -57,7 +57,7 @@ public final class LocalStoreFootprint {
         for (Setting setting : factory.settings()) {
             values.put(setting.key(), setting.defaultValue());
         }
-        values.put("path", ":memory:");
+        values.put("path", LocalBackendFactory.IN_MEMORY);
         return factory.open(new BackendContext("local", new Settings(values), Clock.systemUTC(), 1 << 20, null));
     }
 
