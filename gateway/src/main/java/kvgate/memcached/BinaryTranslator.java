@@ -128,36 +128,42 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     }
 
     private Translation<BinaryResponse> translateDocument(BinaryRequest request, Opcode opcode, Document document) {
-        long now = clock.millis();
-        ByteBuffer extras = ByteBuffer.wrap(request.extras());
+        // Gets, most of the traffic, read neither the clock nor the extras: only the requests that need them do.
         Namespace namespace = document.namespace();
         byte[] key = document.key();
         return switch (opcode) {
             case GET, GETQ, GETK, GETKQ -> forward(new Operation.Get(namespace, key), request);
-            case SET, SETQ -> store(request, document, StoreMode.SET, extras, now);
+            case SET, SETQ -> store(request, document, StoreMode.SET);
             case ADD, ADDQ -> request.cas() != 0
                     // An add compares with nothing, so a CAS makes no sense (Couchbase refuses it too).
                     ? error(request, BinaryStatus.INVALID_ARGUMENTS)
-                    : store(request, document, StoreMode.ADD, extras, now);
-            case REPLACE, REPLACEQ -> store(request, document, StoreMode.REPLACE, extras, now);
+                    : store(request, document, StoreMode.ADD);
+            case REPLACE, REPLACEQ -> store(request, document, StoreMode.REPLACE);
             case APPEND, APPENDQ -> forward(new Operation.Store(namespace, key, StoreMode.APPEND, request.value(), 0,
                     Item.NEVER, request.cas()), request);
             case PREPEND, PREPENDQ -> forward(new Operation.Store(namespace, key, StoreMode.PREPEND, request.value(),
                     0, Item.NEVER, request.cas()), request);
             case DELETE, DELETEQ -> forward(new Operation.Delete(namespace, key, request.cas()), request);
             case INCREMENT, INCREMENTQ, DECREMENT, DECREMENTQ -> {
+                ByteBuffer extras = ByteBuffer.wrap(request.extras());
                 long delta = extras.getLong(0);
                 long initial = extras.getLong(8);
                 int expiry = extras.getInt(16);
                 boolean increment = opcode == Opcode.INCREMENT || opcode == Opcode.INCREMENTQ;
                 yield forward(new Operation.Arithmetic(namespace, key, increment, delta, initial,
                         expiry != NO_CREATE, expiry == NO_CREATE ? Item.NEVER
-                        : capped(MemcachedExpiry.toMillis(expiry, now), document, now), request.cas()), request);
+                        : expiresAt(expiry, document), request.cas()), request);
             }
             case TOUCH, GAT, GATQ -> forward(new Operation.Touch(namespace, key,
-                    capped(MemcachedExpiry.toMillis(extras.getInt(0), now), document, now)), request);
+                    expiresAt(ByteBuffer.wrap(request.extras()).getInt(0), document)), request);
             default -> throw new IllegalStateException(opcode + " names no document");
         };
+    }
+
+    /** When an item given memcached's {@code expiry} expires, within its collection's maxTTL. */
+    private long expiresAt(int expiry, Document document) {
+        long now = clock.millis();
+        return capped(MemcachedExpiry.toMillis(expiry, now), document, now);
     }
 
     /**
@@ -256,12 +262,10 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                 key, withValue ? item.value() : BinaryResponse.EMPTY);
     }
 
-    private Translation<BinaryResponse> store(BinaryRequest request, Document document, StoreMode mode,
-                                              ByteBuffer extras, long now) {
-        int flags = extras.getInt(0);
-        long expiresAt = capped(MemcachedExpiry.toMillis(extras.getInt(4), now), document, now);
-        return forward(new Operation.Store(document.namespace(), document.key(), mode, request.value(), flags,
-                expiresAt, request.cas()), request);
+    private Translation<BinaryResponse> store(BinaryRequest request, Document document, StoreMode mode) {
+        ByteBuffer extras = ByteBuffer.wrap(request.extras());
+        return forward(new Operation.Store(document.namespace(), document.key(), mode, request.value(),
+                extras.getInt(0), expiresAt(extras.getInt(4), document), request.cas()), request);
     }
 
     private Translation<BinaryResponse> translateMalformed(MalformedFrame frame) {

@@ -28,16 +28,15 @@ import org.slf4j.LoggerFactory;
 public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
 
-    private record Pending<R>(ReplyQueue.Slot<R> slot, Function<Result, Translation.Answer<R>> reply) {
-    }
-
     private final String protocol;
     private final FrameTranslator<R> translator;
     private final ReplyEncoder<R> encoder;
     private final Dispatcher dispatcher;
     private final int maxInFlight;
+    /** The burst's operations, and for each its reply's slot and how its result becomes the answer. */
     private final List<Operation> batch = new ArrayList<>();
-    private final List<Pending<R>> batchReplies = new ArrayList<>();
+    private final List<ReplyQueue.Slot<R>> batchSlots = new ArrayList<>();
+    private final List<Function<Result, Translation.Answer<R>>> batchReplies = new ArrayList<>();
     /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private boolean awaiting;
@@ -80,7 +79,8 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
             answer(replies.reserve(), answer);
         } else if (translation instanceof Translation.Forward<R> forward) {
             batch.add(forward.operation());
-            batchReplies.add(new Pending<>(replies.reserve(), forward.reply()));
+            batchSlots.add(replies.reserve());
+            batchReplies.add(forward.reply());
         } else if (translation instanceof Translation.Await<R> await) {
             dispatchBatch();
             ReplyQueue.Slot<R> slot = replies.reserve();
@@ -125,10 +125,17 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         }
         List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
         for (int i = 0; i < results.size(); i++) {
-            Pending<R> pending = batchReplies.get(i);
-            onLoop(results.get(i), result -> answer(pending.slot(), pending.reply().apply(result)));
+            ReplyQueue.Slot<R> slot = batchSlots.get(i);
+            Function<Result, Translation.Answer<R>> reply = batchReplies.get(i);
+            Result now = Stages.valueNow(results.get(i));
+            if (now != null) {
+                answer(slot, reply.apply(now)); // most results of a store in memory: no callback to allocate
+            } else {
+                onLoop(results.get(i), result -> answer(slot, reply.apply(result)));
+            }
         }
         batch.clear();
+        batchSlots.clear();
         batchReplies.clear();
     }
 

@@ -27,6 +27,21 @@ public record ItemTransition(Effect effect, Item next, Result result) {
     }
 
     /**
+     * What a get of {@code current} answers, without a transition: the item, or {@link Status#NOT_FOUND} when there
+     * is none or it has expired. The clock is read only for an item that expires, so a store that serves reads
+     * outside its write lock (as the local store does) need not read it for every get.
+     */
+    public static Result read(Item current, LongSupplier clockMillis) {
+        boolean live = current != null && (current.expiresAt() == Item.NEVER
+                || !current.isExpiredAt(clockMillis.getAsLong()));
+        return read(live ? current : null);
+    }
+
+    private static Result read(Item live) {
+        return live == null ? Result.failure(Status.NOT_FOUND) : new Result.Value(live);
+    }
+
+    /**
      * Decides what {@code op} does to {@code current}.
      *
      * @param op the operation
@@ -41,7 +56,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         return op.accept(new Operation.Visitor<>() {
             @Override
             public ItemTransition get(Operation.Get get) {
-                return live == null ? fail(Status.NOT_FOUND) : answer(new Result.Value(live));
+                return answer(read(live));
             }
 
             @Override

@@ -61,8 +61,9 @@ final class LocalStore implements Backend {
     private final Clock clock;
     private final int maxItemSize;
     private final CasClock casClock;
-    /** {@code casClock::next}, made once rather than per request. */
+    /** {@code casClock::next} and {@code clock::millis}, made once rather than per request. */
     private final LongSupplier newCas;
+    private final LongSupplier clockMillis;
     private final GroupCommit groupCommit;
     private final ScheduledExecutorService housekeeping;
     /** Set by close(): the purge stops at the next item instead of being interrupted (see close()). */
@@ -80,6 +81,7 @@ final class LocalStore implements Backend {
                 .keyType(StringDataType.INSTANCE).valueType(LongDataType.INSTANCE));
         this.casClock = new CasClock(clock, inMemory ? 0L : meta.getOrDefault(CAS_HIGH_WATER, 0L));
         this.newCas = casClock::next;
+        this.clockMillis = clock::millis;
         boolean fsync = settings.bool("fsync");
         this.groupCommit = inMemory || settings.integer("commit_interval_ms") > 0
                 ? null
@@ -121,48 +123,49 @@ final class LocalStore implements Backend {
 
     @Override
     public CompletionStage<Result> execute(Operation operation) {
-        return operation.accept(new Operation.Visitor<>() {
-            @Override
-            public CompletionStage<Result> get(Operation.Get get) {
-                // A read needs no lock: it sees either the whole old or the whole new item.
-                Item item = items(get.namespace()).get(get.key());
-                long now = clock.millis();
-                return CompletableFuture.completedFuture(ItemTransition.apply(get, item, now, newCas,
-                        maxItemSize).result());
-            }
-
-            @Override
-            public CompletionStage<Result> store(Operation.Store store) {
-                return mutate(store);
-            }
-
-            @Override
-            public CompletionStage<Result> delete(Operation.Delete delete) {
-                return mutate(delete);
-            }
-
-            @Override
-            public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
-                return mutate(arithmetic);
-            }
-
-            @Override
-            public CompletionStage<Result> touch(Operation.Touch touch) {
-                return mutate(touch);
-            }
-
-            @Override
-            public CompletionStage<Result> flush(Operation.Flush flush) {
-                items(flush.namespace()).clear();
-                return durable(Result.DONE);
-            }
-
-            @Override
-            public CompletionStage<Result> scan(Operation.Scan scan) {
-                return CompletableFuture.completedFuture(LocalStore.this.scan(scan));
-            }
-        });
+        return operation.accept(executor);
     }
+
+    /** Carries out each kind of operation; one for the store's life rather than one per request. */
+    private final Operation.Visitor<CompletionStage<Result>> executor = new Operation.Visitor<>() {
+        @Override
+        public CompletionStage<Result> get(Operation.Get get) {
+            // A read needs no lock: it sees either the whole old or the whole new item.
+            return CompletableFuture.completedFuture(ItemTransition.read(items(get.namespace()).get(get.key()),
+                    clockMillis));
+        }
+
+        @Override
+        public CompletionStage<Result> store(Operation.Store store) {
+            return mutate(store);
+        }
+
+        @Override
+        public CompletionStage<Result> delete(Operation.Delete delete) {
+            return mutate(delete);
+        }
+
+        @Override
+        public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
+            return mutate(arithmetic);
+        }
+
+        @Override
+        public CompletionStage<Result> touch(Operation.Touch touch) {
+            return mutate(touch);
+        }
+
+        @Override
+        public CompletionStage<Result> flush(Operation.Flush flush) {
+            items(flush.namespace()).clear();
+            return durable(Result.DONE);
+        }
+
+        @Override
+        public CompletionStage<Result> scan(Operation.Scan scan) {
+            return CompletableFuture.completedFuture(LocalStore.this.scan(scan));
+        }
+    };
 
     private Result scan(Operation.Scan scan) {
         // A scan must not create the namespace it looks at: an unknown namespace is simply empty.
