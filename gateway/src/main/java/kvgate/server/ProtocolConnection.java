@@ -6,6 +6,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -33,9 +34,9 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private final ReplyEncoder<R> encoder;
     private final Dispatcher dispatcher;
     private final int maxInFlight;
-    /** The burst's operations, and for each its reply's slot and how its result becomes the answer. */
+    /** The burst's operations, and for each its reply's position and how its result becomes the answer. */
     private final List<Operation> batch = new ArrayList<>();
-    private final List<ReplyQueue.Slot<R>> batchSlots = new ArrayList<>();
+    private long[] batchPositions = new long[16];
     private final List<Function<Result, Translation.Answer<R>>> batchReplies = new ArrayList<>();
     /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
@@ -76,18 +77,21 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private void serve(Object frame) {
         Translation<R> translation = translator.translate(frame);
         if (translation instanceof Translation.Answer<R> answer) {
-            answer(replies.reserve(), answer);
+            replies.complete(replies.reserve(), answer);
         } else if (translation instanceof Translation.Forward<R> forward) {
+            if (batch.size() == batchPositions.length) {
+                batchPositions = Arrays.copyOf(batchPositions, batch.size() * 2);
+            }
+            batchPositions[batch.size()] = replies.reserve();
             batch.add(forward.operation());
-            batchSlots.add(replies.reserve());
             batchReplies.add(forward.reply());
         } else if (translation instanceof Translation.Await<R> await) {
             dispatchBatch();
-            ReplyQueue.Slot<R> slot = replies.reserve();
+            long position = replies.reserve();
             awaiting = true;
             replies.pause(true);
             onLoop(await.work().get(), answer -> {
-                answer(slot, answer);
+                replies.complete(position, answer);
                 awaiting = false;
                 replies.pause(false);
                 resumeHeld();
@@ -125,17 +129,16 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         }
         List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
         for (int i = 0; i < results.size(); i++) {
-            ReplyQueue.Slot<R> slot = batchSlots.get(i);
+            long position = batchPositions[i];
             Function<Result, Translation.Answer<R>> reply = batchReplies.get(i);
             Result now = Stages.valueNow(results.get(i));
             if (now != null) {
-                answer(slot, reply.apply(now)); // most results of a store in memory: no callback to allocate
+                replies.complete(position, reply.apply(now)); // most results of a store in memory: no callback
             } else {
-                onLoop(results.get(i), result -> answer(slot, reply.apply(result)));
+                onLoop(results.get(i), result -> replies.complete(position, reply.apply(result)));
             }
         }
         batch.clear();
-        batchSlots.clear();
         batchReplies.clear();
     }
 
@@ -154,11 +157,6 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
                 loop.execute(() -> then.accept(value));
             }
         });
-    }
-
-    // Replies to requests read before a quit are still written; after the connection is gone they are dropped.
-    private void answer(ReplyQueue.Slot<R> slot, Translation.Answer<R> answer) {
-        replies.complete(slot, answer.replies(), answer.close());
     }
 
     @Override

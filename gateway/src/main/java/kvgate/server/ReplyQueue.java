@@ -4,14 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import java.util.ArrayDeque;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * The replies of one connection, written in request order whatever order the backend completes them in.
  *
- * <p>Each request reserves a slot as it is read; a slot is filled when its reply is known (or known to be silent),
- * and filled slots at the head are written. Writes made while a read burst is being processed are flushed once at
+ * <p>Each request reserves a position as it is read, a sequence number; a position is filled with the request's
+ * {@link Translation.Answer} when it is known, and filled positions at the head are written. The positions are a
+ * ring of answers that grows with the requests pending, so a request costs no object of the queue's own. Writes made while a read burst is being processed are flushed once at
  * its end. Writes of later completions are flushed by a task queued on the event loop, which runs once the loop has
  * handled the I/O at hand: a backend's reply burst completes many requests at once, and they leave in one write
  * rather than one system call each. Reading pauses while {@code maxInFlight} requests await replies
@@ -24,21 +24,20 @@ import java.util.List;
  */
 public final class ReplyQueue<R> {
 
-    /** A reply position in the order of requests. */
-    public static final class Slot<R> {
-        private List<R> replies;
-        private boolean ready;
-        private boolean closeAfter;
-    }
-
     /** A buffer this full is written (not yet flushed) and a new one started, so one is never copied when large. */
     private static final int WRITE_AT = 64 * 1024;
     private static final int SMALLEST_BUFFER = 256;
+    private static final int INITIAL_RING = 16;
 
     private final ChannelHandlerContext ctx;
     private final ReplyEncoder<R> encoder;
     private final int maxInFlight;
-    private final ArrayDeque<Slot<R>> slots = new ArrayDeque<>();
+    /** The answers of positions {@code head} to {@code next - 1}, at their sequence number modulo the length. */
+    private Translation.Answer<?>[] ring = new Translation.Answer<?>[INITIAL_RING];
+    /** The oldest position not yet written. */
+    private long head;
+    /** The position the next request reserves. */
+    private long next;
     private boolean reading;
     private boolean unflushed;
     private boolean closing;
@@ -64,26 +63,46 @@ public final class ReplyQueue<R> {
         return closing;
     }
 
-    /** Reserves the next reply position. */
-    public Slot<R> reserve() {
-        Slot<R> slot = new Slot<>();
-        slots.add(slot);
+    /** Reserves the next reply position, whose sequence number {@link #complete} fills. */
+    public long reserve() {
+        if (next - head == ring.length) {
+            grow();
+        }
+        long position = next++;
         updateReading();
-        return slot;
+        return position;
     }
 
     /**
-     * Fills a slot with its replies (none for a silent success); with {@code closeAfter}, the connection closes once
-     * they and all replies before them are written.
+     * Fills a position with its answer (no reply for a silent success); when the answer closes the connection, it
+     * closes once its replies and all replies before them are written.
      */
-    public void complete(Slot<R> slot, List<R> replies, boolean closeAfter) {
-        if (closeAfter) {
+    public void complete(long position, Translation.Answer<R> answer) {
+        if (position < head || position >= next) {
+            return; // the connection closed meanwhile, and its positions were dropped
+        }
+        if (answer.close()) {
             closing = true;
         }
-        slot.replies = replies;
-        slot.ready = true;
-        slot.closeAfter = closeAfter;
+        ring[index(position)] = answer;
         drain();
+    }
+
+    private int index(long position) {
+        return (int) position & ring.length - 1;
+    }
+
+    /** Doubles the ring, keeping each pending position at its sequence number modulo the new length. */
+    private void grow() {
+        Translation.Answer<?>[] larger = new Translation.Answer<?>[ring.length * 2];
+        for (long position = head; position < next; position++) {
+            larger[(int) position & larger.length - 1] = ring[index(position)];
+        }
+        ring = larger;
+    }
+
+    private int pending() {
+        return (int) (next - head);
     }
 
     /** A read burst starts: hold flushes until {@link #readComplete()}. */
@@ -111,22 +130,26 @@ public final class ReplyQueue<R> {
     /** The connection is gone: drop every pending reply. */
     public void closed() {
         closing = true;
-        slots.clear();
+        dropPending();
         if (out != null) {
             out.release();
             out = null;
         }
     }
 
+    @SuppressWarnings("unchecked")
     private void drain() {
-        while (!slots.isEmpty() && slots.peek().ready) {
-            Slot<R> slot = slots.poll();
-            for (R reply : slot.replies) {
-                encode(reply);
-                unflushed = true;
+        while (head < next && ring[index(head)] != null) {
+            Translation.Answer<R> answer = (Translation.Answer<R>) ring[index(head)];
+            ring[index(head)] = null;
+            head++;
+            if (answer instanceof Translation.Reply<R> one) {
+                encode(one.reply());
+            } else {
+                ((Translation.Replies<R>) answer).replies().forEach(this::encode);
             }
-            if (slot.closeAfter) {
-                slots.clear();
+            if (answer.close()) {
+                dropPending();
                 ByteBuf last = out == null ? Unpooled.EMPTY_BUFFER : out;
                 out = null;
                 ctx.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
@@ -141,6 +164,12 @@ public final class ReplyQueue<R> {
         updateReading();
     }
 
+    /** Forgets every position not yet written: their answers, if they come, are dropped. */
+    private void dropPending() {
+        Arrays.fill(ring, null);
+        head = next;
+    }
+
     private void encode(R reply) {
         int size = encoder.size(reply);
         if (out != null && out.writableBytes() < size && out.readableBytes() + size > WRITE_AT) {
@@ -150,6 +179,7 @@ public final class ReplyQueue<R> {
             out = ctx.alloc().ioBuffer(Math.max(size, Math.min(lastWritten, WRITE_AT)));
         }
         encoder.encode(reply, out);
+        unflushed = true;
     }
 
     private void write() {
@@ -170,13 +200,13 @@ public final class ReplyQueue<R> {
 
     private void updateReading() {
         var config = ctx.channel().config();
-        boolean room = slots.size() < maxInFlight && ctx.channel().isWritable();
+        boolean room = pending() < maxInFlight && ctx.channel().isWritable();
         if (closing || paused) {
             room = false;
         }
         if (config.isAutoRead() != room) {
             // Resume only with room for a good share of a burst, so reading does not toggle per reply.
-            if (room && slots.size() > maxInFlight / 2) {
+            if (room && pending() > maxInFlight / 2) {
                 return;
             }
             config.setAutoRead(room);

@@ -16,11 +16,20 @@ import kvgate.spi.Result;
 public sealed interface Translation<R> {
 
     /**
-     * The replies to one request, in order: usually one, none for a silent success, several for a statistics
-     * listing or a dump. {@code close} closes the connection once they are written.
+     * The replies to one request, in order; {@code close} closes the connection once they are written. Most answers
+     * are one reply, which needs no list around it.
      */
-    record Answer<R>(List<R> replies, boolean close) implements Translation<R> {
-        public Answer {
+    sealed interface Answer<R> extends Translation<R> permits Reply, Replies {
+        boolean close();
+    }
+
+    /** Exactly one reply. */
+    record Reply<R>(R reply, boolean close) implements Answer<R> {
+    }
+
+    /** Any number of replies: none for a silent success, several for a statistics listing or a dump. */
+    record Replies<R>(List<R> replies, boolean close) implements Answer<R> {
+        public Replies {
             replies = List.copyOf(replies);
         }
     }
@@ -43,15 +52,15 @@ public sealed interface Translation<R> {
 
     /** One reply, or silence when {@code reply} is null. */
     static <R> Answer<R> answer(R reply) {
-        return new Answer<>(reply == null ? List.of() : List.of(reply), false);
+        return reply == null ? new Replies<>(List.of(), false) : new Reply<>(reply, false);
     }
 
     static <R> Answer<R> answers(List<R> replies) {
-        return new Answer<>(replies, false);
+        return new Replies<>(replies, false);
     }
 
     /** The reply (or silence, when null), then the connection is closed. */
     static <R> Answer<R> answerAndClose(R reply) {
-        return new Answer<>(reply == null ? List.of() : List.of(reply), true);
+        return reply == null ? new Replies<>(List.of(), true) : new Reply<>(reply, true);
     }
 }
