@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A node of the route tree: it takes an operation and answers it, usually by passing it to one or more child
@@ -100,6 +104,31 @@ public interface Route {
         }
         return stage.handle((result, error) -> error != null ? Result.backendError(error)
                 : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
+    }
+
+    /**
+     * {@code answer}'s result, or {@code late} if it has not come within {@code millis}, whichever comes first: for a
+     * node that stops waiting for a child (a failover's deadline, a shadow's). The timer is cancelled when the answer
+     * comes. With {@code millis} 0, or a scheduler that takes no more tasks (the gateway is stopping), the answer is
+     * awaited without a deadline. {@code answer} should never fail ({@link #answerOf}, {@link #guarded}).
+     */
+    static CompletionStage<Result> withDeadline(CompletionStage<Result> answer, long millis, Result late,
+                                                ScheduledExecutorService scheduler) {
+        if (millis == 0 || answer.toCompletableFuture().isDone()) {
+            return answer;
+        }
+        CompletableFuture<Result> first = new CompletableFuture<>();
+        ScheduledFuture<?> deadline;
+        try {
+            deadline = scheduler.schedule(() -> first.complete(late), millis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            return answer;
+        }
+        answer.whenComplete((result, error) -> {
+            deadline.cancel(false);
+            first.complete(error != null ? Result.backendError(error) : result);
+        });
+        return first;
     }
 
     /**

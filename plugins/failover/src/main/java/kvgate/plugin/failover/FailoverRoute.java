@@ -4,8 +4,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
@@ -74,18 +72,11 @@ final class FailoverRoute implements Route {
         if (timeoutMillis == 0 || answer.toCompletableFuture().isDone()) {
             return answer;
         }
-        CompletableFuture<Result> first = new CompletableFuture<>();
         Result late = changesNothing(operation)
                 ? Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms")
                 : Result.failure(Status.BACKEND_ERROR, "no answer within " + timeoutMillis + " ms: the outcome "
                         + "is unknown");
-        ScheduledFuture<?> deadline = scheduler.schedule(() -> first.complete(late), timeoutMillis,
-                TimeUnit.MILLISECONDS);
-        answer.thenAccept(result -> {
-            deadline.cancel(false);
-            first.complete(result);
-        });
-        return first;
+        return Route.withDeadline(answer, timeoutMillis, late, scheduler);
     }
 
     private static boolean changesNothing(Operation operation) {

@@ -8,11 +8,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import kvgate.spi.Operation;
@@ -175,63 +172,25 @@ final class ShadowRoute implements Route {
             replies = Collections.nCopies(operations.size(), CompletableFuture.completedFuture(Result.backendError(e)));
         }
         for (int i = 0; i < operations.size(); i++) {
-            new Mirrored(operations.get(i), answers.get(i)).await(replies.get(i));
+            await(operations.get(i), answers.get(i), replies.get(i));
         }
     }
 
-    /** One operation sent to the shadow, until its answer is compared. */
-    private final class Mirrored implements Runnable {
-        private final Operation operation;
-        private final CompletionStage<Result> answer;
-        /** Set by whichever comes first, the shadow's answer or the timeout; the other is then ignored. */
-        private final AtomicBoolean settled = new AtomicBoolean();
-        private volatile ScheduledFuture<?> timeout;
-
-        Mirrored(Operation operation, CompletionStage<Result> answer) {
-            this.operation = operation;
-            this.answer = answer;
-        }
-
-        void await(CompletionStage<Result> reply) {
-            if (reply == null) {
-                settle(Result.failure(Status.BACKEND_ERROR, "the shadow returned no stage"));
-                return;
-            }
-            Route.guarded(reply).thenAccept(this::settle);
-            if (settled.get()) {
-                return;
-            }
-            try {
-                timeout = scheduler.schedule(this, timeoutMillis, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException stopping) {
-                return; // the gateway is stopping; the shadow's own timeout or its closing ends the request
-            }
-            if (settled.get()) {
-                timeout.cancel(false);
-            }
-        }
-
-        /** The timeout. */
-        @Override
-        public void run() {
-            settle(Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"));
-        }
-
-        private void settle(Result fromShadow) {
-            if (!settled.compareAndSet(false, true)) {
-                return;
-            }
-            inflight.decrementAndGet();
-            ScheduledFuture<?> pending = timeout;
-            if (pending != null) {
-                pending.cancel(false);
-            }
-            if (answer == null) {
-                judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
-                return;
-            }
-            Route.guarded(answer).thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow));
-        }
+    /**
+     * Waits for the shadow's reply to one operation, or the timeout, whichever comes first; then frees its place and
+     * compares it with the primary's answer.
+     */
+    private void await(Operation operation, CompletionStage<Result> answer, CompletionStage<Result> reply) {
+        Route.withDeadline(Route.guarded(reply), timeoutMillis,
+                Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
+                .thenAccept(fromShadow -> {
+                    inflight.decrementAndGet();
+                    if (answer == null) {
+                        judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
+                        return;
+                    }
+                    Route.guarded(answer).thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow));
+                });
     }
 
     private void judge(Operation operation, Result fromPrimary, Result fromShadow) {
