@@ -54,8 +54,8 @@ final class LocalStore implements Backend {
     private final boolean inMemory;
     private final MVMap<String, Long> meta;
     private final Map<Namespace, Items> namespaces = new ConcurrentHashMap<>();
-    /** The file's write locks, shared by its namespaces (a table in memory locks its own segments). */
-    private final Object[] stripes = new Object[STRIPES];
+    /** The file's write locks, shared by its namespaces; none in memory, where a table locks its own segments. */
+    private final Object[] stripes;
     /** The seed of the tables' hash, chosen per process so that clients cannot aim keys at one probe sequence. */
     private final long hashSeed = ThreadLocalRandom.current().nextLong();
     private final Clock clock;
@@ -74,7 +74,8 @@ final class LocalStore implements Backend {
         this.inMemory = store == null;
         this.clock = context.clock();
         this.maxItemSize = context.maxItemSize();
-        for (int i = 0; i < STRIPES; i++) {
+        this.stripes = new Object[inMemory ? 0 : STRIPES];
+        for (int i = 0; i < stripes.length; i++) {
             stripes[i] = new Object();
         }
         this.meta = inMemory ? null : store.openMap(META, new MVMap.Builder<String, Long>()

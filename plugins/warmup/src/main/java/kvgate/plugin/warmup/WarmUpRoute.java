@@ -378,10 +378,18 @@ final class WarmUpRoute implements Route {
 
     /** OK when either store did it; NOT_FOUND when neither had it; a failure when either failed. */
     private static Result eitherRemoved(Result fresh, Result old) {
-        if (fresh.ok() || fresh.status() == Status.NOT_FOUND) {
-            return old.ok() || old.status() == Status.NOT_FOUND ? (fresh.ok() ? fresh : old) : old;
+        if (!definite(fresh)) {
+            return fresh;
         }
-        return fresh;
+        if (!definite(old)) {
+            return old;
+        }
+        return fresh.ok() ? fresh : old;
+    }
+
+    /** Whether a store said what it holds under a key, the item or that it has none, rather than failing. */
+    private static boolean definite(Result result) {
+        return result.ok() || result.status() == Status.NOT_FOUND;
     }
 
     /** A scan sees the items of both stores, the new store's item where both hold a key. */
@@ -392,17 +400,11 @@ final class WarmUpRoute implements Route {
         if (!(old instanceof Result.Entries oldEntries)) {
             return old;
         }
-        Map<String, Result.Entry> byKey = new LinkedHashMap<>();
-        for (Result.Entry entry : freshEntries.entries()) {
-            byKey.put(latin1(entry.key()), entry);
-        }
-        for (Result.Entry entry : oldEntries.entries()) {
-            byKey.putIfAbsent(latin1(entry.key()), entry);
-        }
-        if (byKey.size() > scan.limit()) {
+        List<Result.Entry> entries = eachKeyOnce(freshEntries.entries(), oldEntries.entries(), Result.Entry::key);
+        if (entries.size() > scan.limit()) {
             return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit() + " items");
         }
-        return new Result.Entries(new ArrayList<>(byKey.values()));
+        return new Result.Entries(entries);
     }
 
     /** The keys either store answered, each once, the new store's first. */
@@ -411,13 +413,18 @@ final class WarmUpRoute implements Route {
         if (!failure.ok()) {
             return failure;
         }
-        Map<String, byte[]> keys = new LinkedHashMap<>();
-        for (Result found : List.of(fresh, old)) {
-            for (byte[] key : ((Result.Keys) found).keys()) {
-                keys.putIfAbsent(latin1(key), key);
+        return new Result.Keys(eachKeyOnce(((Result.Keys) fresh).keys(), ((Result.Keys) old).keys(), key -> key));
+    }
+
+    /** The new store's elements, then those of the old store whose key the new store's did not have. */
+    private static <T> List<T> eachKeyOnce(List<T> fresh, List<T> old, Function<T, byte[]> keyOf) {
+        Map<String, T> byKey = new LinkedHashMap<>();
+        for (List<T> elements : List.of(fresh, old)) {
+            for (T element : elements) {
+                byKey.putIfAbsent(latin1(keyOf.apply(element)), element);
             }
         }
-        return new Result.Keys(new ArrayList<>(keys.values()));
+        return new ArrayList<>(byKey.values());
     }
 
     /**
