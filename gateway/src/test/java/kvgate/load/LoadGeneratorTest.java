@@ -4,8 +4,11 @@ import static kvgate.testing.BinaryClient.GET;
 import static kvgate.testing.BinaryClient.NONE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import kvgate.metrics.GatewayMetrics;
@@ -170,5 +173,20 @@ class LoadGeneratorTest {
                 "--connections=1", "--seconds=0.3", "--warmup=0", "--timeout-ms=500"));
         assertEquals(0, report.ops(), report::summary);
         assertTrue(report.errors() > 0, report::summary);
+    }
+
+    @Test
+    void watchedProcessesAndThreadsHaveTheirOwnCpu() throws Exception {
+        // "PID/task/TID" of the thread that reads it: this test's, which waits for the run and so uses little CPU.
+        String[] self = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString().split("/");
+        String process = self[0];
+        String thread = process + "/" + self[2];
+        // The gateway serves the run in this process: its CPU shows. A thread that does not exist has none.
+        Report report = run("binary", gateway.port(), "--watch=" + process + "," + thread + "," + process + "/0");
+        List<Double> cpu = report.watchedCpu();
+        assertTrue(cpu.get(0) > 0, report::summary);
+        assertTrue(cpu.get(1) >= 0 && cpu.get(1) < cpu.get(0), "one thread uses less than the process: " + cpu);
+        assertEquals(-1, cpu.get(2), "no thread 0");
+        assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse("--port=1", "--watch=12/x"));
     }
 }

@@ -25,11 +25,12 @@ import java.util.Map;
  * @param multiKeys keys per okuyama getMultiValue (a tenth of okuyama's reads are getMultiValue)
  * @param collections collections of the manifest the collections protocol sets, keys spread over them
  * @param seed seed of the random choices (keys, the request mix)
- * @param watch process ids whose CPU use over the measured period is reported beside the generator's (Linux)
+ * @param watch processes ({@code PID}) or threads of one ({@code PID/TID}) whose CPU use over the measured period is
+ *              reported beside the generator's (Linux)
  */
 public record LoadOptions(Protocol protocol, String host, int port, int connections, int depth, double seconds,
         double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate, long fill,
-        boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<Long> watch) {
+        boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<String> watch) {
 
     static final String USAGE = """
             usage: kvgate-load --protocol=P --port=N [options]
@@ -45,7 +46,8 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
               --fill=0              store N items (keys 0 to N-1) and stop, reporting the fill
               --prefill=true        store the key space once before the warm-up, so gets hit
               --timeout-ms=5000 --multi-keys=10 --collections=4 --seed=1
-              --watch=PID,...       also report these processes' CPU use, and the machine's, over the period
+              --watch=PID[/TID],... also report these processes' (or threads') CPU use, and the machine's,
+                                    over the period
             Prints one JSON line on stdout and a summary on stderr.""";
 
     public LoadOptions {
@@ -107,7 +109,7 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                 a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
                 a.integer("threads", 1), a.decimal("rate", 0), a.number("fill", 0),
                 Boolean.parseBoolean(a.text("prefill", "true")), a.integer("timeout-ms", 5000),
-                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.numbers("watch"));
+                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.processes("watch"));
         if (!given.isEmpty()) {
             throw new IllegalArgumentException("unknown option --" + given.keySet().iterator().next());
         }
@@ -130,18 +132,18 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
             }
         }
 
-        List<Long> numbers(String name) {
-            List<Long> numbers = new ArrayList<>();
+        /** A list of {@code PID} or {@code PID/TID}. */
+        List<String> processes(String name) {
+            List<String> ids = new ArrayList<>();
             for (String part : text(name, "").split(",")) {
                 if (!part.isBlank()) {
-                    try {
-                        numbers.add(Long.parseLong(part.strip()));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("--" + name + " is not a list of numbers: " + part);
+                    if (!part.strip().matches("[0-9]+(/[0-9]+)?")) {
+                        throw new IllegalArgumentException("--" + name + " is not a list of PID or PID/TID: " + part);
                     }
+                    ids.add(part.strip());
                 }
             }
-            return numbers;
+            return ids;
         }
 
         int integer(String name, int fallback) {

@@ -16,10 +16,16 @@ final class ProcCpu {
     private ProcCpu() {
     }
 
-    /** utime + stime of process {@code pid}, all its threads. */
-    static long process(long pid) {
+    /**
+     * utime + stime of a process, all its threads ({@code PID}), or of one of its threads ({@code PID/TID}: /proc/PID
+     * alone would give a thread's id the whole process's figures).
+     */
+    static long process(String id) {
+        int slash = id.indexOf('/');
+        Path path = slash < 0 ? Path.of("/proc", id, "stat")
+                : Path.of("/proc", id.substring(0, slash), "task", id.substring(slash + 1), "stat");
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String stat = Files.readString(path);
             // The command name, in parentheses, may hold spaces: fields are counted after its closing one.
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
