@@ -7,9 +7,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * Fixed-rate load for the clients of one event loop: request k is intended to leave at {@code t0 + k * interval},
  * goes to the clients in turn, and counts its latency from that intended time, so a server that falls behind sees
- * its queueing in the latencies instead of fewer requests (no coordinated omission). Woken at each intended time;
- * the requests due at one wake-up go to the same client, so that they leave in one write, and the next wake-up's
- * to the next client.
+ * its queueing in the latencies instead of fewer requests (no coordinated omission). Woken at each intended time.
+ * Each request goes to the next client in turn, in a write of its own, as independent clients would send them: when
+ * the pacer wakes late (a pause of the tool's process or core) and finds many requests due, they spread over the
+ * clients instead of queueing behind one client's pipeline, where each would wait for the one before it to be
+ * answered and a short pause of the tool would show up as a long queue in the server's latencies.
  */
 final class Pacer implements Runnable {
     private final EventLoop loop;
@@ -42,17 +44,15 @@ final class Pacer implements Runnable {
         }
         long now = System.nanoTime();
         long due = t0 + (long) (issued * intervalNanos);
-        if (due <= now) {
+        while (due <= now) {
             Client client = nextAlive();
             if (client == null) {
                 return; // every client of this loop is gone
             }
-            while (due <= now) {
-                client.offer(due);
-                issued++;
-                due = t0 + (long) (issued * intervalNanos);
-            }
+            client.offer(due);
             client.flushIfDirty();
+            issued++;
+            due = t0 + (long) (issued * intervalNanos);
         }
         loop.schedule(this, due - System.nanoTime(), TimeUnit.NANOSECONDS);
     }
