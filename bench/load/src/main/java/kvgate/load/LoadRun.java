@@ -41,7 +41,10 @@ public final class LoadRun {
     private final LoadOptions options;
     private final Workload workload;
     private final boolean epoll = Epoll.isAvailable();
-    private final Recorder latencies = new Recorder(3);
+    /** Nanoseconds, from 1 ns to a bound no run reaches: a fixed range, so recording never resizes the histogram. */
+    private static final long LONGEST_NANOS = TimeUnit.SECONDS.toNanos(100);
+
+    private final Recorder latencies = new Recorder(1, LONGEST_NANOS, 3);
     private final LongAdder answered = new LongAdder();
     private final LongAdder reads = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -49,7 +52,6 @@ public final class LoadRun {
     private final LongAdder timeouts = new LongAdder();
     private final Queue<String> problems = new ConcurrentLinkedQueue<>();
     private final AtomicInteger problemCount = new AtomicInteger();
-    private volatile boolean recording;
     private volatile String failure;
 
     public LoadRun(LoadOptions options) {
@@ -69,15 +71,18 @@ public final class LoadRun {
     // --- recording: called on event loops ---
 
     /**
-     * Counts a reply: its latency and kind only in the measured period (or the fill, in fill mode); an error at any
-     * time, as an error in the fill or the warm-up is as wrong as one measured.
+     * Counts a reply: its latency and kind, always, the measured period's being what lies between a {@link #reset}
+     * and the {@link #tally} after it; an error, as an error in the fill or the warm-up is as wrong as one measured.
+     * Replies of the warm-up are counted as those of the measured period are, on purpose: were they not, the JIT
+     * would compile the warm-up's path (a branch never taken) and undo it when the measured period begins, and the
+     * generator would spend the first moments of the measurement compiling instead of sending.
      */
     void record(long start, Outcome outcome, String problem) {
         if (!outcome.answered()) {
             errors.increment();
             note(problem);
-        } else if (recording) {
-            latencies.recordValue(Math.max(1, System.nanoTime() - start));
+        } else {
+            latencies.recordValue(Math.min(LONGEST_NANOS, Math.max(1, System.nanoTime() - start)));
             answered.increment();
             if (outcome.read()) {
                 reads.increment();
@@ -138,12 +143,10 @@ public final class LoadRun {
                 long count = fillMode ? options.fill() : options.keys();
                 int stride = clients.size();
                 reset();
-                recording = fillMode;
                 Usage usage = new Usage();
                 awaitAll(clients, (client, done) -> client.fill(client.index, stride, count, done), "the fill");
                 if (fillMode) {
-                    recording = false;
-                    return report("fill", usage.end(), 0);
+                    return report("fill", usage.end(), tally(), 0);
                 }
             }
 
@@ -158,21 +161,26 @@ public final class LoadRun {
                     pacer.start(t0);
                 });
             }
-            sleep(options.warmup());
+            // Half-way through the warm-up, a rehearsal of what starts and ends the measured period: its first run
+            // loads classes and runs interpreted, on the core the event loops need, and would delay their sends.
+            sleep(options.warmup() / 2);
+            reset();
+            new Usage().end();
+            tally();
+            sleep(options.warmup() / 2);
             checkFailure();
             reset();
             Usage usage = new Usage();
-            recording = true;
             sleep(options.seconds());
-            recording = false;
             Usage.Measured measured = usage.end();
+            Tally tally = tally();
             pacers.forEach(Pacer::stop);
             long unsent = 0;
             for (Client client : clients) {
                 unsent += client.loop().submit(client::stop).get();
             }
             drain(clients);
-            return report(options.openLoop() ? "open" : "closed", measured, unsent);
+            return report(options.openLoop() ? "open" : "closed", measured, tally, unsent);
         } finally {
             pacers.forEach(Pacer::stop);
             expiries.forEach(expiry -> expiry.cancel(false));
@@ -257,11 +265,18 @@ public final class LoadRun {
         misses.reset();
     }
 
-    private Report report(String mode, Usage.Measured measured, long unsent) {
-        Histogram histogram = latencies.getIntervalHistogram();
-        return Report.of(options, mode, epoll ? "epoll" : "nio", measured.seconds(), answered.sum(), reads.sum(),
-                misses.sum(), errors.sum(), timeouts.sum(), unsent, histogram, measured.cpu(), measured.watched(),
-                measured.machine(), measured.interrupts(), List.copyOf(problems));
+    /** The replies counted since the last {@link #reset}. */
+    private record Tally(Histogram latencies, long answered, long reads, long misses) {
+    }
+
+    private Tally tally() {
+        return new Tally(latencies.getIntervalHistogram(), answered.sum(), reads.sum(), misses.sum());
+    }
+
+    private Report report(String mode, Usage.Measured measured, Tally tally, long unsent) {
+        return Report.of(options, mode, epoll ? "epoll" : "nio", measured.seconds(), tally.answered(), tally.reads(),
+                tally.misses(), errors.sum(), timeouts.sum(), unsent, tally.latencies(), measured.cpu(),
+                measured.watched(), measured.machine(), measured.interrupts(), List.copyOf(problems));
     }
 
     /** Time and CPU from the moment it is made: the generator's own, the watched processes', the machine's. */
