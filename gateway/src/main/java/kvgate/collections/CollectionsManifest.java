@@ -44,6 +44,12 @@ public final class CollectionsManifest {
     private final String json;
     private final List<Scope> scopes;
     private final Map<Long, Collection> collectionsById;
+    /**
+     * The default collection, or null when this manifest dropped it: every request of a client that never asked
+     * for collections names it, and the map's boxed-key lookup showed as 2–3% of the gateway's CPU samples under
+     * deep pipelines.
+     */
+    private final Collection defaultCollection;
     private final Map<String, Scope> scopesByName;
 
     CollectionsManifest(String bucket, long uid, String json, List<Scope> scopes) {
@@ -60,6 +66,7 @@ public final class CollectionsManifest {
             }
         }
         this.collectionsById = Collections.unmodifiableMap(byId);
+        this.defaultCollection = byId.get(0L);
         this.scopesByName = Collections.unmodifiableMap(byName);
     }
 
@@ -110,7 +117,7 @@ public final class CollectionsManifest {
 
     /** The collection with that id, or null when this manifest has none. */
     public Collection collection(long id) {
-        return collectionsById.get(id);
+        return id == 0 ? defaultCollection : collectionsById.get(id);
     }
 
     /** The scope with that name, or null. */

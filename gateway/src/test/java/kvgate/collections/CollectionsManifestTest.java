@@ -148,6 +148,14 @@ class CollectionsManifestTest {
     }
 
     @Test
+    void aManifestWithoutTheDefaultCollectionHasNoCollectionZero() throws ManifestRejected {
+        CollectionsManifest manifest = first("{\"uid\":\"2\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
+                + "\"collections\":[{\"name\":\"c\",\"uid\":\"8\"}]}]}");
+        assertNull(manifest.collection(0), "the default collection was dropped");
+        assertEquals("c", manifest.collection(8).name());
+    }
+
+    @Test
     void scopeFindsScopesByName() throws ManifestRejected {
         CollectionsManifest manifest = first(BASE);
         assertEquals(0, manifest.scope("_default").id());
