@@ -155,6 +155,16 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void theWarmUpsRepliesAreNotCountedInTheMeasuredPeriod() throws Exception {
+        // Replies are recorded all along; the measured period is what lies between the reset and the tally that
+        // bound it. A second of warm-up at the same rate, counted by mistake, would double the ops.
+        Report report = run("binary", gateway.port(), "--rate=1000", "--seconds=1", "--warmup=1");
+        assertEquals(1000, report.ops(), 150, report::summary);
+        // The reads are tallied over the same period: nine in ten of the ops, not of the ops and the warm-up's.
+        assertEquals(0.9, (double) report.reads() / report.ops(), 0.05, report::summary);
+    }
+
+    @Test
     void fillStoresTheItemsAskedAndStops() throws Exception {
         Report report = LoadRun.run(LoadOptions.parse("--protocol=binary", "--port=" + memcached.port(0),
                 "--fill=2000", "--connections=2", "--depth=16", "--key-size=20"));
