@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fixed-rate load for the clients of one event loop: request k is intended to leave at {@code t0 + k * interval},
- * goes to the clients in turn, and counts its latency from that intended time, so a server that falls behind sees
- * its queueing in the latencies instead of fewer requests (no coordinated omission). Woken at each intended time.
+ * Fixed-rate load for the clients of one event loop: request k is intended to leave at {@code t0 + k * interval}
+ * and counts its latency from that intended time, so a server that falls behind sees its queueing in the latencies
+ * instead of fewer requests (no coordinated omission). Woken at each intended time.
  * Each request goes to the next client in turn, in a write of its own, as independent clients would send them: when
  * the pacer wakes late (a pause of the tool's process or core) and finds many requests due, they spread over the
  * clients instead of queueing behind one client's pipeline, where each would wait for the one before it to be
