@@ -155,6 +155,23 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void fixedRateRunInBatchesCountsRequestsNotBatches() throws Exception {
+        Report report = run("binary", gateway.port(), "--rate=1000", "--seconds=1", "--depth=8", "--batch=8");
+        assertEquals(1000, report.opsPerSecond(), 100, report::summary);
+        assertEquals(0, report.unsent(), report::summary);
+    }
+
+    @Test
+    void aBatchMustFitThePipelineAndNeedsARate() {
+        assertThrows(IllegalArgumentException.class,
+                () -> LoadOptions.parse("--port=1", "--rate=100", "--depth=4", "--batch=5"));
+        assertThrows(IllegalArgumentException.class,
+                () -> LoadOptions.parse("--port=1", "--rate=100", "--depth=4", "--batch=0"));
+        assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse("--port=1", "--depth=4", "--batch=2"));
+        assertEquals(4, LoadOptions.parse("--port=1", "--rate=100", "--depth=4", "--batch=4").batch());
+    }
+
+    @Test
     void theWarmUpsRepliesAreNotCountedInTheMeasuredPeriod() throws Exception {
         // Replies are recorded all along; the measured period is what lies between the reset and the tally that
         // bound it. A second of warm-up at the same rate, counted by mistake, would double the ops.

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param threads network threads of the generator
  * @param rate total requests per second at fixed intended send times (open loop); 0: each connection sends as fast
  *     as its replies come back (closed loop)
+ * @param batch open loop: requests sent together, in one write on one connection, at each intended time, as a
+ *     client sending batches of gets would (at most {@code depth}); the rate counts requests, not batches
  * @param fill store this many items (keys 0 to fill - 1) and stop; 0: a load run
  * @param prefill store every key of the key space once before the warm-up, so that gets hit
  * @param timeoutMillis a request unanswered this long is an error (a TCP connection is then given up)
@@ -29,8 +31,8 @@ import java.util.Map;
  *              reported beside the generator's (Linux)
  */
 public record LoadOptions(Protocol protocol, String host, int port, int connections, int depth, double seconds,
-        double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate, long fill,
-        boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<String> watch) {
+        double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate, int batch,
+        long fill, boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<String> watch) {
 
     static final String USAGE = """
             usage: kvgate-load --protocol=P --port=N [options]
@@ -41,6 +43,8 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
               --seconds=10          measured period          --warmup=2   unrecorded load before it
               --rate=0              total requests/s at fixed intended send times (open loop), latency counted
                                     from each request's intended time; 0: closed loop, as fast as replies come
+              --batch=1             open loop: requests sent together in one write at each intended time
+                                    (at most --depth)
               --keys=10000 --key-size=32 --value-size=100 --get-ratio=0.9
               --threads=1           network threads of the generator
               --fill=0              store N items (keys 0 to N-1) and stop, reporting the fill
@@ -61,6 +65,8 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
         require(getRatio >= 0 && getRatio <= 1, "--get-ratio between 0 and 1");
         require(threads > 0, "--threads above 0");
         require(rate >= 0, "--rate 0 or more");
+        require(batch > 0 && batch <= depth, "--batch between 1 and --depth");
+        require(batch == 1 || rate > 0, "--batch with --rate (a closed loop keeps --depth requests in flight)");
         require(fill >= 0, "--fill 0 or more");
         require(fill == 0 || protocol.storesItems(), "--fill with a protocol that stores items");
         require(timeoutMillis > 0, "--timeout-ms above 0");
@@ -107,7 +113,8 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                 a.text("host", "127.0.0.1"), a.integer("port", 0), a.integer("connections", 16),
                 a.integer("depth", 1), a.decimal("seconds", 10), a.decimal("warmup", 2), a.number("keys", 10_000),
                 a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
-                a.integer("threads", 1), a.decimal("rate", 0), a.number("fill", 0),
+                a.integer("threads", 1), a.decimal("rate", 0), a.integer("batch", 1),
+                a.number("fill", 0),
                 Boolean.parseBoolean(a.text("prefill", "true")), a.integer("timeout-ms", 5000),
                 a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.processes("watch"));
         if (!given.isEmpty()) {

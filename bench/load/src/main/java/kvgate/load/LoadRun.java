@@ -156,7 +156,7 @@ public final class LoadRun {
             if (options.openLoop()) {
                 long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
                 byLoop.forEach((loop, own) -> {
-                    Pacer pacer = new Pacer(loop, own, options.rate() * own.size() / clients.size());
+                    Pacer pacer = new Pacer(loop, own, options.rate() * own.size() / clients.size(), options.batch());
                     pacers.add(pacer);
                     pacer.start(t0);
                 });

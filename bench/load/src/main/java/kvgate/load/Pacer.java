@@ -5,10 +5,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fixed-rate load for the clients of one event loop: request k is intended to leave at {@code t0 + k * interval}
- * and counts its latency from that intended time, so a server that falls behind sees its queueing in the latencies
- * instead of fewer requests (no coordinated omission). Woken at each intended time.
- * Each request goes to the next client in turn, in a write of its own, as independent clients would send them: when
+ * Fixed-rate load for the clients of one event loop: batch k (one request, or {@code --batch} of them) is intended
+ * to leave at {@code t0 + k * interval} and counts its requests' latencies from that intended time, so a server that
+ * falls behind sees its queueing in the latencies instead of fewer requests (no coordinated omission). Woken at each
+ * intended time.
+ * Each batch goes to the next client in turn, in a write of its own, as independent clients would send them: when
  * the pacer wakes late (a pause of the tool's process or core) and finds many requests due, they spread over the
  * clients instead of queueing behind one client's pipeline, where each would wait for the one before it to be
  * answered and a short pause of the tool would show up as a long queue in the server's latencies.
@@ -16,16 +17,19 @@ import java.util.concurrent.TimeUnit;
 final class Pacer implements Runnable {
     private final EventLoop loop;
     private final List<Client> clients;
+    private final int batch;
     private final double intervalNanos;
     private long t0;
-    private long issued;
+    private long batches;
     private int next;
     private volatile boolean stopped;
 
-    Pacer(EventLoop loop, List<Client> clients, double rate) {
+    /** {@code rate} requests a second, in batches of {@code batch}. */
+    Pacer(EventLoop loop, List<Client> clients, double rate, int batch) {
         this.loop = loop;
         this.clients = clients;
-        this.intervalNanos = 1e9 / rate;
+        this.batch = batch;
+        this.intervalNanos = 1e9 * batch / rate;
     }
 
     void start(long t0) {
@@ -43,16 +47,18 @@ final class Pacer implements Runnable {
             return;
         }
         long now = System.nanoTime();
-        long due = t0 + (long) (issued * intervalNanos);
+        long due = t0 + (long) (batches * intervalNanos);
         while (due <= now) {
             Client client = nextAlive();
             if (client == null) {
                 return; // every client of this loop is gone
             }
-            client.offer(due);
+            for (int i = 0; i < batch; i++) {
+                client.offer(due);
+            }
             client.flushIfDirty();
-            issued++;
-            due = t0 + (long) (issued * intervalNanos);
+            batches++;
+            due = t0 + (long) (batches * intervalNanos);
         }
         loop.schedule(this, due - System.nanoTime(), TimeUnit.NANOSECONDS);
     }

@@ -10,6 +10,7 @@ import org.HdrHistogram.Histogram;
  * percentiles in microseconds, and the generator's own CPU use in percent of one core.
  *
  * @param mode {@code closed} (as fast as replies come), {@code open} (fixed rate) or {@code fill}
+ * @param batch requests sent together at each intended time of an open-loop run (1 otherwise)
  * @param ops requests answered as expected (stores, hits and misses)
  * @param misses reads that found nothing (not errors)
  * @param errors replies that are not a success or are wrong, unreadable replies, requests lost to a timeout or a
@@ -20,7 +21,7 @@ import org.HdrHistogram.Histogram;
  * @param interruptCpu CPU the machine spent on interrupts (loopback networking), percent of one core
  */
 public record Report(String protocol, String mode, String transport, int connections, int depth, int threads,
-        double rate, double seconds, long ops, long reads, long misses, long errors, long timeouts, long unsent,
+        double rate, int batch, double seconds, long ops, long reads, long misses, long errors, long timeouts, long unsent,
         double p50, double p99, double p999, double max, double mean, double cpuPercent, List<Double> watchedCpu,
         double machineCpu, double interruptCpu, List<String> problems) {
 
@@ -28,7 +29,7 @@ public record Report(String protocol, String mode, String transport, int connect
             long misses, long errors, long timeouts, long unsent, Histogram latencies, double cpuPercent,
             List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
         return new Report(options.protocol().label(), mode, transport, options.connections(), options.depth(),
-                options.threads(), options.rate(), seconds, ops, reads, misses, errors, timeouts, unsent,
+                options.threads(), options.rate(), options.batch(), seconds, ops, reads, misses, errors, timeouts, unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
                 latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, cpuPercent, List.copyOf(watchedCpu),
@@ -46,11 +47,12 @@ public record Report(String protocol, String mode, String transport, int connect
     /** One line of JSON, the figures only. */
     public String json() {
         return String.format(Locale.ROOT, "{\"protocol\":\"%s\",\"mode\":\"%s\",\"transport\":\"%s\","
-                + "\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"seconds\":%.3f,\"ops\":%d,"
+                + "\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"batch\":%d,\"seconds\":%.3f,"
+                + "\"ops\":%d,"
                 + "\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,\"unsent\":%d,"
                 + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
                 + "\"cpu_percent\":%.1f,\"watched_cpu\":[%s],\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}", protocol, mode, transport,
-                connections, depth, threads, rate, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts, unsent,
+                connections, depth, threads, rate, batch, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts, unsent,
                 p50, p99, p999, max, mean, cpuPercent, watchedCpu.stream()
                         .map(cpu -> String.format(Locale.ROOT, "%.1f", cpu)).collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);
@@ -62,7 +64,8 @@ public record Report(String protocol, String mode, String transport, int connect
                 "kvgate-load %s, %s loop%s, %d connections x depth %d, %d thread(s), %s: %.1f s%n"
                         + "  %d ops, %.0f ops/s; %d reads (%d misses); %d errors (%d timeouts)%s%n"
                         + "  latency us: p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f; generator CPU %.0f%%%n",
-                protocol, mode, mode.equals("open") ? String.format(Locale.ROOT, " at %.0f/s", rate) : "",
+                protocol, mode, mode.equals("open") ? String.format(Locale.ROOT, " at %.0f/s%s", rate,
+                        batch > 1 ? " in batches of " + batch : "") : "",
                 connections, depth, threads, transport, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts,
                 unsent > 0 ? "; " + unsent + " due but never sent" : "", p50, p99, p999, max, mean, cpuPercent));
         for (String problem : problems) {
