@@ -211,8 +211,9 @@ final class LocalStore implements Backend {
     void purgeExpired() {
         try {
             long now = clock.millis();
+            PurgePace pace = new PurgePace(() -> closing);
             for (Items items : allItems()) {
-                items.removeExpired(now, () -> closing);
+                items.removeExpired(now, pace);
             }
             if (!inMemory && !closing) {
                 meta.put(CAS_HIGH_WATER, casClock.highWater());
