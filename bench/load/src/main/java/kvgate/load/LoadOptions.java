@@ -113,8 +113,7 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                 a.text("host", "127.0.0.1"), a.integer("port", 0), a.integer("connections", 16),
                 a.integer("depth", 1), a.decimal("seconds", 10), a.decimal("warmup", 2), a.number("keys", 10_000),
                 a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
-                a.integer("threads", 1), a.decimal("rate", 0), a.integer("batch", 1),
-                a.number("fill", 0),
+                a.integer("threads", 1), a.decimal("rate", 0), a.integer("batch", 1), a.number("fill", 0),
                 Boolean.parseBoolean(a.text("prefill", "true")), a.integer("timeout-ms", 5000),
                 a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.processes("watch"));
         if (!given.isEmpty()) {

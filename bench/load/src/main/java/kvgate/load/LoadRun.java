@@ -37,13 +37,12 @@ import org.HdrHistogram.Recorder;
  */
 public final class LoadRun {
     private static final int PROBLEMS_KEPT = 5;
+    /** Nanoseconds, from 1 ns to a bound no run reaches: a fixed range, so recording never resizes the histogram. */
+    private static final long LONGEST_NANOS = TimeUnit.SECONDS.toNanos(100);
 
     private final LoadOptions options;
     private final Workload workload;
     private final boolean epoll = Epoll.isAvailable();
-    /** Nanoseconds, from 1 ns to a bound no run reaches: a fixed range, so recording never resizes the histogram. */
-    private static final long LONGEST_NANOS = TimeUnit.SECONDS.toNanos(100);
-
     private final Recorder latencies = new Recorder(1, LONGEST_NANOS, 3);
     private final LongAdder answered = new LongAdder();
     private final LongAdder reads = new LongAdder();
@@ -71,8 +70,8 @@ public final class LoadRun {
     // --- recording: called on event loops ---
 
     /**
-     * Counts a reply: its latency and kind, always, the measured period's being what lies between a {@link #reset}
-     * and the {@link #tally} after it; an error, as an error in the fill or the warm-up is as wrong as one measured.
+     * Counts a reply: its latency and kind, always, the measured period's being what {@link #measure} takes
+     * between its reset and its end; an error, as an error in the fill or the warm-up is as wrong as one measured.
      * Replies of the warm-up are counted as those of the measured period are, on purpose: were they not, the JIT
      * would compile the warm-up's path (a branch never taken) and undo it when the measured period begins, and the
      * generator would spend the first moments of the measurement compiling instead of sending.
@@ -142,11 +141,10 @@ public final class LoadRun {
             if (fillMode || options.prefill() && options.protocol().storesItems()) {
                 long count = fillMode ? options.fill() : options.keys();
                 int stride = clients.size();
-                reset();
-                Usage usage = new Usage();
-                awaitAll(clients, (client, done) -> client.fill(client.index, stride, count, done), "the fill");
+                Period fill = measure(() -> awaitAll(clients,
+                        (client, done) -> client.fill(client.index, stride, count, done), "the fill"));
                 if (fillMode) {
-                    return report("fill", usage.end(), tally(), 0);
+                    return report("fill", fill, 0);
                 }
             }
 
@@ -161,26 +159,20 @@ public final class LoadRun {
                     pacer.start(t0);
                 });
             }
-            // Half-way through the warm-up, a rehearsal of what starts and ends the measured period: its first run
+            // Half-way through the warm-up, a rehearsal of the measured period's start and end: their first run
             // loads classes and runs interpreted, on the core the event loops need, and would delay their sends.
             sleep(options.warmup() / 2);
-            reset();
-            new Usage().end();
-            tally();
+            measure(() -> { });
             sleep(options.warmup() / 2);
             checkFailure();
-            reset();
-            Usage usage = new Usage();
-            sleep(options.seconds());
-            Usage.Measured measured = usage.end();
-            Tally tally = tally();
+            Period measured = measure(() -> sleep(options.seconds()));
             pacers.forEach(Pacer::stop);
             long unsent = 0;
             for (Client client : clients) {
                 unsent += client.loop().submit(client::stop).get();
             }
             drain(clients);
-            return report(options.openLoop() ? "open" : "closed", measured, tally, unsent);
+            return report(options.openLoop() ? "open" : "closed", measured, unsent);
         } finally {
             pacers.forEach(Pacer::stop);
             expiries.forEach(expiry -> expiry.cancel(false));
@@ -265,18 +257,29 @@ public final class LoadRun {
         misses.reset();
     }
 
-    /** The replies counted since the last {@link #reset}. */
-    private record Tally(Histogram latencies, long answered, long reads, long misses) {
+    /** What a measured period saw: its time and CPU, and the replies counted in it. */
+    private record Period(Usage.Measured usage, Histogram latencies, long answered, long reads, long misses) {
     }
 
-    private Tally tally() {
-        return new Tally(latencies.getIntervalHistogram(), answered.sum(), reads.sum(), misses.sum());
+    /** Something a period waits for: the fill, or the measured time. */
+    private interface During {
+        void run() throws InterruptedException;
     }
 
-    private Report report(String mode, Usage.Measured measured, Tally tally, long unsent) {
-        return Report.of(options, mode, epoll ? "epoll" : "nio", measured.seconds(), tally.answered(), tally.reads(),
-                tally.misses(), errors.sum(), timeouts.sum(), unsent, tally.latencies(), measured.cpu(),
-                measured.watched(), measured.machine(), measured.interrupts(), List.copyOf(problems));
+    /** Starts counting afresh, waits for {@code during}, and takes what the period saw. */
+    private Period measure(During during) throws InterruptedException {
+        reset();
+        Usage usage = new Usage();
+        during.run();
+        Usage.Measured measured = usage.end();
+        return new Period(measured, latencies.getIntervalHistogram(), answered.sum(), reads.sum(), misses.sum());
+    }
+
+    private Report report(String mode, Period period, long unsent) {
+        Usage.Measured usage = period.usage();
+        return Report.of(options, mode, epoll ? "epoll" : "nio", usage.seconds(), period.answered(), period.reads(),
+                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), usage.cpu(),
+                usage.watched(), usage.machine(), usage.interrupts(), List.copyOf(problems));
     }
 
     /** Time and CPU from the moment it is made: the generator's own, the watched processes', the machine's. */

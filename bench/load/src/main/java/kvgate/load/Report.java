@@ -21,15 +21,16 @@ import org.HdrHistogram.Histogram;
  * @param interruptCpu CPU the machine spent on interrupts (loopback networking), percent of one core
  */
 public record Report(String protocol, String mode, String transport, int connections, int depth, int threads,
-        double rate, int batch, double seconds, long ops, long reads, long misses, long errors, long timeouts, long unsent,
-        double p50, double p99, double p999, double max, double mean, double cpuPercent, List<Double> watchedCpu,
-        double machineCpu, double interruptCpu, List<String> problems) {
+        double rate, int batch, double seconds, long ops, long reads, long misses, long errors, long timeouts,
+        long unsent, double p50, double p99, double p999, double max, double mean, double cpuPercent,
+        List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, double seconds, long ops, long reads,
             long misses, long errors, long timeouts, long unsent, Histogram latencies, double cpuPercent,
             List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
         return new Report(options.protocol().label(), mode, transport, options.connections(), options.depth(),
-                options.threads(), options.rate(), options.batch(), seconds, ops, reads, misses, errors, timeouts, unsent,
+                options.threads(), options.rate(), options.batch(), seconds, ops, reads, misses, errors, timeouts,
+                unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
                 latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, cpuPercent, List.copyOf(watchedCpu),
@@ -48,12 +49,11 @@ public record Report(String protocol, String mode, String transport, int connect
     public String json() {
         return String.format(Locale.ROOT, "{\"protocol\":\"%s\",\"mode\":\"%s\",\"transport\":\"%s\","
                 + "\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"batch\":%d,\"seconds\":%.3f,"
-                + "\"ops\":%d,"
-                + "\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,\"unsent\":%d,"
-                + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
-                + "\"cpu_percent\":%.1f,\"watched_cpu\":[%s],\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}", protocol, mode, transport,
-                connections, depth, threads, rate, batch, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts, unsent,
-                p50, p99, p999, max, mean, cpuPercent, watchedCpu.stream()
+                + "\"ops\":%d,\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,"
+                + "\"unsent\":%d,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
+                + "\"cpu_percent\":%.1f,\"watched_cpu\":[%s],\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
+                protocol, mode, transport, connections, depth, threads, rate, batch, seconds, ops, opsPerSecond(),
+                reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, cpuPercent, watchedCpu.stream()
                         .map(cpu -> String.format(Locale.ROOT, "%.1f", cpu)).collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);
     }
