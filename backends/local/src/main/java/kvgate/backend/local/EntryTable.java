@@ -12,13 +12,22 @@ import java.util.function.Predicate;
  * stored under it (the payload, for the store a packed item). One object an item, no node or wrapper around it, and
  * a lookup is a hash and one or two probes instead of a B-tree's twenty comparisons.
  *
- * <p>An entry is {@code [hash:4][key length:4][key][payload]}, written whole before it is published and never
- * changed after: a replacement is a new entry. The table is split into {@value #SEGMENTS} segments by hash, each an
+ * <p>An entry is {@code [hash:4][key length:4][version:4][key][payload]}, written whole before it is published. Its
+ * key never changes. A payload of a new length makes a new entry, which replaces the old one in its slot; a payload of
+ * the same length is written over the old one in place ({@link #beginRewrite}), the version odd while it is under
+ * way, so that readers can tell a payload read whole from one read across a rewrite ({@link #beginRead}, a sequence
+ * lock). Writing in place is what keeps a set of an existing key from making garbage: a new entry is an object the
+ * collector copies out of the young generation, and storing it into a slot marks that part of the old slot array for
+ * the next young collection to scan again. With a large table those scans, not the requests' own short-lived
+ * objects, set the length of every young pause. The table is split into {@value #SEGMENTS} segments by hash, each an
  * open-addressing table with linear probing whose slots are written with release and read with acquire semantics.
  * So:
  * <ul>
- * <li>{@link #get} takes no lock and sees, for each key, a whole entry: the one before or the one after a
- *     concurrent write, never a part of one;</li>
+ * <li>{@link #get} takes no lock and finds, for each key, a whole entry: the one before or the one after a
+ *     concurrent replacement, never a part of one; its payload is read whole by a reader that checks the version
+ *     ({@link #beginRead}, {@link #isWhole});</li>
+ * <li>the payload is written in place only under the key's segment's lock, {@link #lockFor}, so writers never
+ *     interleave;</li>
  * <li>{@link #put} and {@link #remove} must hold the key's segment, {@link #lockFor}: a caller that reads, decides
  *     and writes under it (as the store's item transitions do) is atomic against every other writer of the key;</li>
  * <li>a removed entry leaves a tombstone (readers probing past it must go on), which a later put reuses, which is
@@ -35,7 +44,9 @@ final class EntryTable {
     private static final int SEGMENTS = 1 << SEGMENT_BITS;
     private static final int HASH = 0;
     private static final int KEY_LENGTH = 4;
-    private static final int KEY = 8;
+    /** 8 bytes into the array, so aligned for the atomic access of an int (the array's data starts 8-aligned). */
+    private static final int VERSION = 8;
+    private static final int KEY = 12;
     private static final int MIN_CAPACITY = 8;
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(byte[][].class);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -110,6 +121,49 @@ final class EntryTable {
     /** Where an entry's payload starts; it runs to the end of the array. */
     static int payloadAt(byte[] entry) {
         return KEY + keyLength(entry);
+    }
+
+    /** The length of an entry's payload. */
+    static int payloadLength(byte[] entry) {
+        return entry.length - payloadAt(entry);
+    }
+
+    // --- the payload, read whole and rewritten in place ---
+
+    /**
+     * Begins a read of an entry's payload: waits out a rewrite under way and returns the version to hand to
+     * {@link #isWhole} once the payload is read. A reader reads the payload, then, if it was not whole, reads again.
+     */
+    static int beginRead(byte[] entry) {
+        int version;
+        while (((version = (int) INTS.getAcquire(entry, VERSION)) & 1) != 0) {
+            Thread.onSpinWait();
+        }
+        return version;
+    }
+
+    /** Whether the payload read since {@link #beginRead} returned {@code version} was read whole. */
+    static boolean isWhole(byte[] entry, int version) {
+        // The fence keeps the payload's reads ahead of the version's (StampedLock.validate's ordering).
+        VarHandle.acquireFence();
+        return (int) INTS.getAcquire(entry, VERSION) == version;
+    }
+
+    /**
+     * Begins writing a payload of the same length over an entry's, in place: marks the entry as being rewritten and
+     * returns what to hand to {@link #endRewrite}. Hold the key's {@link #lockFor}.
+     */
+    static int beginRewrite(byte[] entry) {
+        int version = (int) INTS.get(entry, VERSION) + 1;
+        INTS.setOpaque(entry, VERSION, version);
+        // The odd version is seen before any byte of the new payload.
+        VarHandle.storeStoreFence();
+        return version;
+    }
+
+    /** Ends a rewrite: the payload written since {@link #beginRewrite} is seen whole from now on. */
+    static void endRewrite(byte[] entry, int version) {
+        INTS.setRelease(entry, VERSION, version + 1);
     }
 
     /** A copy of an entry's key. */

@@ -23,13 +23,23 @@ final class MemoryItems implements Items {
     public ItemTransition update(byte[] key, Function<Item, ItemTransition> transition) {
         int hash = table.hash(key);
         synchronized (table.lockFor(hash)) {
-            ItemTransition decided = transition.apply(unpack(table.get(key, hash)));
+            byte[] present = table.get(key, hash);
+            ItemTransition decided = transition.apply(unpack(present));
             switch (decided.effect()) {
                 case PUT -> {
                     Item next = decided.next();
-                    byte[] entry = EntryTable.newEntry(key, hash, ItemType.packedLength(next));
-                    ItemType.pack(next, entry, EntryTable.payloadAt(entry));
-                    table.put(entry);
+                    int length = ItemType.packedLength(next);
+                    if (present != null && EntryTable.payloadLength(present) == length) {
+                        // A value of the same length (a set of fixed-size values, a touch, most counters) goes over
+                        // the old one: no new entry for the collector to copy and its slot array to scan again.
+                        int version = EntryTable.beginRewrite(present);
+                        ItemType.pack(next, present, EntryTable.payloadAt(present));
+                        EntryTable.endRewrite(present, version);
+                    } else {
+                        byte[] entry = EntryTable.newEntry(key, hash, length);
+                        ItemType.pack(next, entry, EntryTable.payloadAt(entry));
+                        table.put(entry);
+                    }
                 }
                 case REMOVE -> table.remove(key, hash);
                 case NONE -> {
@@ -41,8 +51,10 @@ final class MemoryItems implements Items {
 
     @Override
     public boolean forEachLive(long now, BiPredicate<byte[], Item> visitor) {
-        return table.forEachWhile(entry -> isExpiredAt(entry, now)
-                || visitor.test(EntryTable.key(entry), unpack(entry)));
+        return table.forEachWhile(entry -> {
+            Item item = unpack(entry);
+            return item.isExpiredAt(now) || visitor.test(EntryTable.key(entry), item);
+        });
     }
 
     @Override
@@ -60,10 +72,27 @@ final class MemoryItems implements Items {
         return table.size();
     }
 
-    private static Item unpack(byte[] entry) {
-        return entry == null ? null : ItemType.unpack(entry, EntryTable.payloadAt(entry));
+    /** The entry holding {@code key}, or null: for tests of what a write does to it. */
+    byte[] entryOf(byte[] key) {
+        return table.get(key, table.hash(key));
     }
 
+    /** The item an entry holds, read whole even while a writer rewrites it in place; null for null. */
+    private static Item unpack(byte[] entry) {
+        if (entry == null) {
+            return null;
+        }
+        int at = EntryTable.payloadAt(entry);
+        while (true) {
+            int version = EntryTable.beginRead(entry);
+            Item item = ItemType.unpack(entry, at);
+            if (EntryTable.isWhole(entry, version)) {
+                return item;
+            }
+        }
+    }
+
+    /** Whether an entry's item has expired; for the purge, under the key's lock, where no rewrite is under way. */
     private static boolean isExpiredAt(byte[] entry, long now) {
         return ItemType.isExpiredAt(entry, EntryTable.payloadAt(entry), now);
     }

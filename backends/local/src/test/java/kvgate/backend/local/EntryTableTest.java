@@ -490,6 +490,43 @@ class EntryTableTest {
         return null;
     }
 
+    // --- the payload rewritten in place ---
+
+    @Test
+    void aReadAcrossARewriteIsNotWholeAndTheNextOneIs() {
+        byte[] key = bytes("k");
+        byte[] entry = entry(key, table.hash(key), bytes("old!"));
+        int before = EntryTable.beginRead(entry);
+        assertTrue(EntryTable.isWhole(entry, before), "no rewrite came between");
+        int rewrite = EntryTable.beginRewrite(entry);
+        System.arraycopy(bytes("new!"), 0, entry, EntryTable.payloadAt(entry), 4);
+        EntryTable.endRewrite(entry, rewrite);
+        assertFalse(EntryTable.isWhole(entry, before), "a read begun before the rewrite");
+        int after = EntryTable.beginRead(entry);
+        assertNotEquals(before, after);
+        assertEquals("new!", new String(payload(entry), StandardCharsets.ISO_8859_1));
+        assertTrue(EntryTable.isWhole(entry, after));
+        assertArrayEquals(key, EntryTable.key(entry), "a rewrite leaves the key as it was");
+    }
+
+    @Test
+    void aReadWaitsOutARewriteUnderWay() throws Exception {
+        byte[] key = bytes("k");
+        byte[] entry = entry(key, table.hash(key), bytes("payload"));
+        int rewrite = EntryTable.beginRewrite(entry);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> read = pool.submit(() -> EntryTable.beginRead(entry));
+            Thread.sleep(50);
+            assertFalse(read.isDone(), "a read began in the middle of a rewrite");
+            EntryTable.endRewrite(entry, rewrite);
+            int version = read.get(10, SECONDS);
+            assertTrue(EntryTable.isWhole(entry, version));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void aScanDuringWritesSeesEveryUntouchedEntryExactlyOnce() throws Exception {
         // Stable keys stay put while other keys come and go around them (segments grow, shrink and rebuild).
