@@ -212,6 +212,24 @@ final class EntryTable {
     }
 
     /**
+     * The entry in the home slot of a key with this hash, whichever key it holds, or null: the first of the two
+     * reads a lookup makes, for {@link #touch}. A burst of lookups that first reads the home slots of all its keys,
+     * then touches the entries found there, and only then looks them up ({@link LocalStore#executeAll}), has the
+     * processor wait for the cache misses of all its keys together, as no read of one key depends on another's,
+     * instead of one after another as each lookup comes to them.
+     */
+    byte[] home(int hash) {
+        byte[][] slots = segmentOf(hash).slots;
+        byte[] entry = (byte[]) SLOTS.getAcquire(slots, home(hash, slots.length - 1));
+        return entry == TOMBSTONE ? null : entry;
+    }
+
+    /** Reads both ends of an entry found by {@link #home} (or null), and returns a value made of them. */
+    static int touch(byte[] entry) {
+        return entry == null ? 0 : entry[HASH] + entry[entry.length - 1];
+    }
+
+    /**
      * Hands every entry to {@code visitor} until it answers false; returns whether it saw them all. Each segment is
      * copied under its lock and visited from the copy, outside it: the visit sees each segment as it was at one
      * moment, so an entry written meanwhile may be seen or not, but no key is seen twice (reading the live array

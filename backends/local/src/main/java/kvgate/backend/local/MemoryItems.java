@@ -20,6 +20,11 @@ final class MemoryItems implements Items {
     }
 
     @Override
+    public byte[] home(byte[] key) {
+        return table.home(table.hash(key));
+    }
+
+    @Override
     public ItemTransition update(byte[] key, Function<Item, ItemTransition> transition) {
         int hash = table.hash(key);
         synchronized (table.lockFor(hash)) {

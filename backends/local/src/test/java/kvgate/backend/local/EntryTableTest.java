@@ -490,6 +490,24 @@ class EntryTableTest {
         return null;
     }
 
+    // --- reading ahead ---
+
+    @Test
+    void homeIsTheEntryInAKeysHomeSlotWhicheverKeyItHolds() {
+        int hash = inOneSegment(1);
+        assertNull(table.home(hash), "an empty table");
+        put(table, bytes("a"), hash, bytes("1"));
+        put(table, bytes("b"), hash, bytes("2"));
+        byte[] a = table.get(bytes("a"), hash);
+        assertSame(a, table.home(hash), "the first of the probe sequence");
+        assertArrayEquals(bytes("a"), EntryTable.key(table.home(hash)), "not b's entry, which sits one slot on");
+        assertTrue(remove(table, bytes("a"), hash));
+        assertNull(table.home(hash), "a tombstone is no entry");
+        assertEquals(0, EntryTable.touch(null));
+        byte[] b = table.get(bytes("b"), hash);
+        assertEquals(b[0] + b[b.length - 1], EntryTable.touch(b), "the first and the last byte of the entry");
+    }
+
     // --- the payload rewritten in place ---
 
     @Test

@@ -382,6 +382,37 @@ class LocalStoreTest {
 
     @ParameterizedTest
     @EnumSource(Mode.class)
+    void aBurstReadAheadAnswersAsOperationsOneByOne(Mode mode) throws Exception {
+        Backend backend = open(mode);
+        for (int i = 0; i < 100; i++) {
+            set(backend, NS, "k" + i, "v" + i, 0, Item.NEVER);
+        }
+        set(backend, OTHER, "k1", "other", 0, Item.NEVER);
+        run(backend, new Operation.Delete(NS, bytes("k2"), 0));
+        List<Operation> burst = List.of(
+                new Operation.Get(NS, bytes("k1")),
+                new Operation.Get(OTHER, bytes("k1")),
+                new Operation.Get(NS, bytes("k2")),
+                new Operation.Get(NS, bytes("absent")),
+                new Operation.Flush(OTHER, 0),
+                new Operation.Get(OTHER, bytes("k1")),
+                new Operation.Store(NS, bytes("k3"), StoreMode.SET, bytes("new"), 0, Item.NEVER, 0),
+                new Operation.Get(NS, bytes("k3")),
+                new Operation.Delete(NS, bytes("k4"), 0),
+                new Operation.Get(NS, bytes("k4")),
+                new Operation.Get(NS, bytes("k99")));
+        var stages = backend.executeAll(burst);
+        List<String> answers = new ArrayList<>();
+        for (var stage : stages) {
+            Result result = stage.toCompletableFuture().get(5, SECONDS);
+            answers.add(result instanceof Result.Value value ? text(value.item().value()) : result.status().name());
+        }
+        assertEquals(List.of("v1", "other", "NOT_FOUND", "NOT_FOUND", "OK", "NOT_FOUND", "OK", "new", "OK",
+                "NOT_FOUND", "v99"), answers);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
     void expiredItemIsNotReturnedEvenBeforePurge(Mode mode) throws Exception {
         Backend backend = open(mode);
         set(backend, NS, "short", "v", 0, START + 1_000);
