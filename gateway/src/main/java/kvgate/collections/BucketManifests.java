@@ -171,7 +171,7 @@ public final class BucketManifests implements AutoCloseable {
      * itself is the answer, so a periodic refresh parses no JSON.
      */
     private CompletionStage<Stored> read(String bucket, Stored known) {
-        return dispatcher.dispatch(new Operation.Get(STORE, key(bucket))).thenApply(result -> {
+        return dispatcher.dispatchOwn(new Operation.Get(STORE, key(bucket))).thenApply(result -> {
             if (result.status() == Status.NOT_FOUND) {
                 return known != null && known.cas() == 0 ? known : new Stored(CollectionsManifest.initial(bucket), 0);
             }
@@ -191,7 +191,7 @@ public final class BucketManifests implements AutoCloseable {
     private CompletionStage<Long> write(CollectionsManifest next, long cas) {
         Operation store = new Operation.Store(STORE, key(next.bucket()), cas == 0 ? StoreMode.ADD : StoreMode.SET,
                 encode(next), 0, Item.NEVER, cas);
-        return dispatcher.dispatch(store).thenApply(result -> {
+        return dispatcher.dispatchOwn(store).thenApply(result -> {
             if (result.status() == Status.EXISTS || result.status() == Status.NOT_FOUND
                     || result.status() == Status.NOT_STORED) {
                 throw new IllegalStateException(new ManifestRejected(ManifestRejected.Reason.CONCURRENT_UPDATE,
@@ -219,7 +219,7 @@ public final class BucketManifests implements AutoCloseable {
         if (dropped.isEmpty()) {
             return;
         }
-        scheduler.schedule(() -> dropped.forEach(namespace -> dispatcher.dispatch(new Operation.Flush(namespace, 0))
+        scheduler.schedule(() -> dropped.forEach(namespace -> dispatcher.dispatchOwn(new Operation.Flush(namespace, 0))
                 .thenAccept(result -> {
                     if (result.ok()) {
                         LOG.info("purged dropped collection namespace {}", namespace);

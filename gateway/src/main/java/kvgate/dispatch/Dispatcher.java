@@ -118,6 +118,17 @@ public final class Dispatcher {
     }
 
     /**
+     * Starts an operation of the gateway's own, not a client's (a read of a collections manifest, which every
+     * gateway repeats twice a refresh bound): as {@link #dispatch}, but left out of the operation counts, so that
+     * the stats clients read (memcached's {@code cmd_get}) count their requests only, as memcached's do.
+     */
+    public CompletionStage<Result> dispatchOwn(Operation operation) {
+        Generation tree = current;
+        tree.unfinished.increment();
+        return chain(tree, 0, operation).whenComplete((result, error) -> tree.unfinished.decrement());
+    }
+
+    /**
      * Starts operations that arrived together from one connection, in order. Without filters, the operations that
      * end in the same route reach it as one batch (one round trip for a remote backend); with one backend, that is
      * the whole burst. The stages never complete exceptionally.

@@ -23,7 +23,8 @@ import kvgate.spi.Status;
  * path is one array lookup and one increment.
  *
  * <ul>
- *   <li>{@code kvgate.operations} (tags {@code verb}, {@code status}): operations completed</li>
+ *   <li>{@code kvgate.operations} (tags {@code verb}, {@code status}): clients' operations completed (not the
+ *       gateway's own, {@link kvgate.dispatch.Dispatcher#dispatchOwn})</li>
  *   <li>{@code kvgate.connections.current} (tag {@code protocol}): open client connections</li>
  *   <li>{@code kvgate.connections.total} (tag {@code protocol}): client connections accepted since start</li>
  *   <li>{@code kvgate.connections.rejected} (tag {@code protocol}): connections closed for a connection limit</li>

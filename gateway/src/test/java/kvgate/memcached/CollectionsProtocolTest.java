@@ -42,6 +42,19 @@ class CollectionsProtocolTest {
         gateway.close();
     }
 
+    @Test
+    void theGatewaysOwnManifestReadsAreNotCountedAsClientRequests() throws Exception {
+        try (BinaryClient c = new BinaryClient(gateway.port())) {
+            Map<String, String> before = c.stats("");
+            // Every bucket's manifest is read again every 50 ms (half of refresh_ms): a dozen buckets, many reads.
+            Thread.sleep(300);
+            Map<String, String> after = c.stats("");
+            for (String stat : new String[] {"cmd_get", "get_hits", "get_misses", "cmd_set"}) {
+                assertEquals(before.get(stat), after.get(stat), stat);
+            }
+        }
+    }
+
     /** A connection with collections negotiated and {@code bucket} selected. */
     private static BinaryClient collections(String bucket) throws Exception {
         BinaryClient c = new BinaryClient(gateway.port());
