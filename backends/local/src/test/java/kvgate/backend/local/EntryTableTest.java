@@ -446,12 +446,7 @@ class EntryTableTest {
                 write.get(60, SECONDS);
             }
             writing.set(false);
-            long hits = 0;
-            for (Future<Long> read : reads) {
-                hits += read.get(60, SECONDS);
-            }
-            assertEquals(List.of(), List.copyOf(problems));
-            assertTrue(hits > 0, "the readers never found an entry");
+            Readers.assertAllWell(reads, problems);
         } finally {
             pool.shutdownNow();
         }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -98,12 +97,7 @@ class MemoryItemsTest {
                 }));
             }
             writer.get(60, SECONDS);
-            long reads = 0;
-            for (Future<Long> reader : readers) {
-                reads += reader.get(60, SECONDS);
-            }
-            assertEquals(List.of(), List.copyOf(problems));
-            assertTrue(reads > 0, "the readers never read");
+            Readers.assertAllWell(readers, problems);
         } finally {
             writing.set(false);
             pool.shutdownNow();
