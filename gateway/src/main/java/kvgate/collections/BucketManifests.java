@@ -3,20 +3,19 @@ package kvgate.collections;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.benmanes.caffeine.cache.AsyncCacheLoader;
-import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import kvgate.dispatch.Dispatcher;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -32,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * {@link #STORE} namespace (key: the bucket's name), so it survives restarts and every gateway on the same backend
  * reads the same one; an update is a compare-and-swap on that item, so two concurrent updates cannot both win.
  *
- * <p>The data path reads snapshots from a Caffeine cache, without locks or JSON. The cache is refreshed from the
- * backend at half the configured bound, so a manifest set through another gateway is in force here within it; a
- * manifest set through this gateway is in force here at once.
+ * <p>The data path reads each bucket's manifest from a {@link Bucket} it holds, a field away, without locks, lookups
+ * or JSON. The manifests are read again from the backend every half of the configured bound, so a manifest set
+ * through another gateway is in force here within it; a manifest set through this gateway is in force here at once.
+ * A bucket's manifest in force only moves forward (a manifest's uid only grows), so a refresh that read the backend
+ * before a set here finished cannot put the older manifest back.
  *
  * <p>When a manifest drops collections, their namespaces are flushed one refresh bound later (so writes that other
  * gateways made before they saw the drop go too). Every gateway that sees the drop flushes; flushing is idempotent.
@@ -51,54 +52,79 @@ public final class BucketManifests implements AutoCloseable {
     private record Stored(CollectionsManifest manifest, long cas) {
     }
 
-    private final Set<String> buckets;
+    /** A configured bucket and the manifest in force for it: what a connection that selected it holds. */
+    public static final class Bucket {
+        private final String name;
+        /** Null until the manifest was first read. */
+        private final AtomicReference<Stored> stored = new AtomicReference<>();
+        /** The read of the manifest under way, if any: a backend slower than the refresh gets one read at a time. */
+        private volatile CompletableFuture<Stored> reading;
+
+        private Bucket(String name) {
+            this.name = name;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        /** The manifest in force, or null while it is not known (not read yet: the backend was not reachable). */
+        public CollectionsManifest manifest() {
+            Stored now = stored.get();
+            return now == null ? null : now.manifest();
+        }
+
+        /**
+         * Puts {@code fresh} in force unless a later manifest already is; returns the one it replaced (null if none
+         * was in force), or {@code fresh} itself when it was not put in force.
+         */
+        private Stored advance(Stored fresh) {
+            while (true) {
+                Stored now = stored.get();
+                if (now != null && now.manifest().uid() > fresh.manifest().uid()) {
+                    return fresh;
+                }
+                if (stored.compareAndSet(now, fresh)) {
+                    return now;
+                }
+            }
+        }
+    }
+
+    private final Map<String, Bucket> buckets;
     private final Dispatcher dispatcher;
     private final ManifestLimits limits;
     private final long refreshBoundMillis;
     private final ScheduledExecutorService scheduler;
-    private final AsyncLoadingCache<String, Stored> cache;
     private final Set<String> updating = ConcurrentHashMap.newKeySet();
     private volatile ScheduledFuture<?> refresher;
 
     public BucketManifests(Set<String> buckets, Dispatcher dispatcher, ManifestLimits limits,
                            long refreshBoundMillis, ScheduledExecutorService scheduler) {
-        this.buckets = Set.copyOf(buckets);
+        Map<String, Bucket> byName = new LinkedHashMap<>();
+        for (String bucket : buckets) {
+            byName.put(bucket, new Bucket(bucket));
+        }
+        this.buckets = Map.copyOf(byName);
         this.dispatcher = dispatcher;
         this.limits = limits;
         this.refreshBoundMillis = refreshBoundMillis;
         this.scheduler = scheduler;
-        this.cache = Caffeine.newBuilder()
-                .executor(scheduler)
-                .buildAsync(new AsyncCacheLoader<>() {
-                    @Override
-                    public CompletableFuture<Stored> asyncLoad(String bucket, Executor executor) {
-                        return read(bucket, null).toCompletableFuture();
-                    }
-
-                    @Override
-                    public CompletableFuture<Stored> asyncReload(String bucket, Stored old, Executor executor) {
-                        return read(bucket, old).thenApply(fresh -> {
-                            if (fresh != old) {
-                                purgeLater(fresh.manifest().droppedSince(old.manifest()));
-                            }
-                            return fresh;
-                        }).toCompletableFuture();
-                    }
-                });
     }
 
     /**
-     * Loads every bucket's manifest, waiting up to {@code waitMillis}, then keeps them fresh. A bucket whose manifest
+     * Reads every bucket's manifest, waiting up to {@code waitMillis}, then keeps them fresh. A bucket whose manifest
      * could not be read yet has none in force: its documents answer temporary failure until the next refresh.
      */
     public void start(long waitMillis) {
         try {
-            cache.getAll(buckets).get(waitMillis, TimeUnit.MILLISECONDS);
+            CompletableFuture.allOf(buckets.values().stream().map(this::refresh).toArray(CompletableFuture<?>[]::new))
+                    .get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             LOG.warn("collections manifests not read at start-up ({}); retrying every {} ms", e.toString(),
                     refreshPeriod());
         }
-        refresher = scheduler.scheduleWithFixedDelay(this::refresh, refreshPeriod(), refreshPeriod(),
+        refresher = scheduler.scheduleWithFixedDelay(this::refreshAll, refreshPeriod(), refreshPeriod(),
                 TimeUnit.MILLISECONDS);
     }
 
@@ -106,28 +132,49 @@ public final class BucketManifests implements AutoCloseable {
         return Math.max(1, refreshBoundMillis / 2);
     }
 
-    private void refresh() {
-        for (String bucket : buckets) {
-            CompletableFuture<Stored> current = cache.getIfPresent(bucket);
-            if (current == null) {
-                cache.get(bucket); // never loaded (the backend was down): try again
-            } else {
-                cache.synchronous().refresh(bucket);
-            }
+    private void refreshAll() {
+        buckets.values().forEach(this::refresh);
+    }
+
+    /**
+     * Reads a bucket's manifest again and puts it in force; when it drops collections of the one it replaces, their
+     * namespaces are purged later. The stage fails when the manifest could not be read (logged; the next refresh
+     * tries again).
+     */
+    private CompletableFuture<Stored> refresh(Bucket bucket) {
+        CompletableFuture<Stored> underWay = bucket.reading;
+        if (underWay != null && !underWay.isDone()) {
+            return underWay;
         }
+        Stored known = bucket.stored.get();
+        CompletableFuture<Stored> next = read(bucket.name, known).thenApply(fresh -> {
+            Stored replaced = bucket.advance(fresh);
+            if (replaced != null && replaced != fresh) {
+                purgeLater(fresh.manifest().droppedSince(replaced.manifest()));
+            }
+            return fresh;
+        }).whenComplete((fresh, failure) -> {
+            if (failure != null) {
+                LOG.debug("reading the collections manifest of bucket {} failed", bucket.name, failure);
+            }
+        }).toCompletableFuture();
+        bucket.reading = next;
+        return next;
     }
 
     public boolean hasBucket(String bucket) {
-        return buckets.contains(bucket);
+        return buckets.containsKey(bucket);
+    }
+
+    /** The configured bucket of that name, or null. */
+    public Bucket bucket(String name) {
+        return buckets.get(name);
     }
 
     /** The manifest in force for {@code bucket}, or null when it is not known (not configured, or not yet read). */
     public CollectionsManifest current(String bucket) {
-        CompletableFuture<Stored> future = cache.getIfPresent(bucket);
-        if (future == null || !future.isDone() || future.isCompletedExceptionally()) {
-            return null;
-        }
-        return future.join().manifest();
+        Bucket known = buckets.get(bucket);
+        return known == null ? null : known.manifest();
     }
 
     /**
@@ -154,16 +201,23 @@ public final class BucketManifests implements AutoCloseable {
             if (next.uid() == previous.uid()) {
                 // The same manifest again: nothing to store, but it is in force here from now on even if this
                 // gateway had not refreshed since another set it.
-                cache.put(bucket, CompletableFuture.completedFuture(stored));
+                advance(bucket, stored);
                 return CompletableFuture.completedFuture(previous);
             }
             return write(next, stored.cas()).thenApply(cas -> {
-                cache.put(bucket, CompletableFuture.completedFuture(new Stored(next, cas)));
+                advance(bucket, new Stored(next, cas));
                 purgeLater(next.droppedSince(previous));
                 return next;
             });
         });
         return update.whenComplete((manifest, error) -> updating.remove(bucket));
+    }
+
+    private void advance(String bucket, Stored fresh) {
+        Bucket known = buckets.get(bucket);
+        if (known != null) {
+            known.advance(fresh);
+        }
     }
 
     /**

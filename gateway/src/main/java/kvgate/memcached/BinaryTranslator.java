@@ -75,13 +75,13 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private boolean collections;
     private boolean json;
     /** The selected bucket; null when none is selected and there is no default bucket. */
-    private String bucket;
+    private BucketManifests.Bucket bucket;
 
     public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats) {
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
-        this.bucket = manifests.hasBucket(BucketManifests.DEFAULT_BUCKET) ? BucketManifests.DEFAULT_BUCKET : null;
+        this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
     }
 
     @Override
@@ -197,7 +197,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
 
     /** The selected bucket's manifest, or null when no bucket is selected or its manifest is not known yet. */
     private CollectionsManifest manifest() {
-        return bucket == null ? null : manifests.current(bucket);
+        return bucket == null ? null : bucket.manifest();
     }
 
     /** The status for a request that needs {@link #manifest()} when it is null. */
@@ -322,11 +322,11 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     }
 
     private Translation<BinaryResponse> selectBucket(BinaryRequest request) {
-        String name = new String(request.key(), StandardCharsets.ISO_8859_1);
-        if (!manifests.hasBucket(name)) {
+        BucketManifests.Bucket named = manifests.bucket(new String(request.key(), StandardCharsets.ISO_8859_1));
+        if (named == null) {
             return error(request, BinaryStatus.NO_BUCKET);
         }
-        bucket = name;
+        bucket = named;
         return answer(BinaryResponse.success(request));
     }
 
@@ -334,7 +334,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (bucket == null) {
             return error(request, BinaryStatus.NO_BUCKET);
         }
-        String target = bucket;
+        String target = bucket.name();
         byte[] manifest = request.value();
         return new Translation.Await<>(() -> manifests.set(target, manifest).handle((applied, failure) -> {
             if (failure == null) {

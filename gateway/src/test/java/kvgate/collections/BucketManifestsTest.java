@@ -67,6 +67,9 @@ class BucketManifestsTest {
         final List<Operation> operations = new CopyOnWriteArrayList<>();
         final List<HeldStore> held = new CopyOnWriteArrayList<>();
         volatile boolean holdStores;
+        /** Gets read the map when they arrive and answer when released: a read that the network held up. */
+        volatile boolean holdGets;
+        final List<CompletableFuture<Void>> heldGets = new CopyOnWriteArrayList<>();
         volatile Status failGets;
         volatile Status failStores;
 
@@ -84,6 +87,12 @@ class BucketManifestsTest {
             }
             if (operation instanceof Operation.Get && failGets != null) {
                 return CompletableFuture.completedFuture(Result.failure(failGets, "get refused by the test"));
+            }
+            if (operation instanceof Operation.Get get && holdGets) {
+                Result now = apply(get);
+                CompletableFuture<Void> release = new CompletableFuture<>();
+                heldGets.add(release);
+                return release.thenApply(ignored -> now);
             }
             if (operation instanceof Operation.Store store) {
                 if (failStores != null) {
@@ -249,6 +258,24 @@ class BucketManifestsTest {
     }
 
     // --- setting -------------------------------------------------------------------------------------------------
+
+    @Test
+    void aRefreshThatReadTheManifestBeforeASetCannotPutTheOlderOneBack() throws Exception {
+        MapBackend backend = new MapBackend();
+        BucketManifests manifests = started(backend, 100);
+        backend.holdGets = true;
+        await("a refresh to read the manifest", () -> !backend.heldGets.isEmpty());
+        backend.holdGets = false;
+        CollectionsManifest set = done(manifests.set(BUCKET, manifest("a2", "brewery", "8")));
+        assertSame(set, manifests.current(BUCKET));
+        // The refresh held up read the manifest before the set (uid 0); it ends now, after it.
+        // Completing a held read runs the refresh's end at once, on this thread.
+        backend.heldGets.forEach(release -> release.complete(null));
+        assertEquals(0xa2, manifests.current(BUCKET).uid(), "right after the late refresh ended");
+        Thread.sleep(200);
+        assertEquals(0xa2, manifests.current(BUCKET).uid(), "after the refreshes that followed");
+        assertNotNull(manifests.current(BUCKET).collection(8));
+    }
 
     @Test
     void aSetManifestIsCurrentAtOnce() throws Exception {
