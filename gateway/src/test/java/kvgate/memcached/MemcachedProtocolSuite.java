@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import kvgate.testing.BinaryClient;
@@ -193,6 +194,28 @@ abstract class MemcachedProtocolSuite {
             }
             assertEquals(5000, c.read().opaque());
         }
+    }
+
+    @Test
+    void pipelinedGetsEndingInAMissOrAHitAnswerEachAsItIs() throws Exception {
+        try (BinaryClient c = client()) {
+            c.set("ends-hit", "h", 0, 0);
+            // Pipelined, as one burst each: hits and misses, the last one a miss, then the last one a hit.
+            c.send(frame(GET, NONE, bytes("ends-hit"), NONE, 0, 1), frame(GET, NONE, bytes("ends-miss-1"), NONE, 0, 2),
+                    frame(GETK, NONE, bytes("ends-miss-2"), NONE, 0, 3));
+            assertEquals(List.of("1:0:h", "2:1:", "3:1:ends-miss-2"), List.of(summary(c.read(), false),
+                    summary(c.read(), false), summary(c.read(), true)));
+            c.send(frame(GETQ, NONE, bytes("ends-miss-1"), NONE, 0, 4), frame(GET, NONE, bytes("ends-miss-2"), NONE,
+                    0, 5), frame(GETKQ, NONE, bytes("ends-hit"), NONE, 0, 6), frame(NOOP, NONE, NONE, NONE, 0, 7));
+            assertEquals(List.of("5:1:", "6:0:ends-hit", "7:0:"), List.of(summary(c.read(), false),
+                    summary(c.read(), true), summary(c.read(), false)));
+        }
+    }
+
+    /** A reply as {@code opaque:status:value}, or with the key in place of the value. */
+    private static String summary(Response reply, boolean key) {
+        return reply.opaque() + ":" + reply.status() + ":"
+                + (key ? reply.keyText() : reply.status() == 0 ? reply.valueText() : "");
     }
 
     @Test

@@ -126,18 +126,26 @@ final class MemcachedBackend implements Backend {
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         Map<ServerConnection, List<ServerRequest>> batches = new LinkedHashMap<>();
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
-        Translator translator = new Translator(batches, loopIndex(), operations.size() > 1);
+        Translator translator = new Translator(batches, loopIndex());
         for (Operation operation : operations) {
             results.add(operation.accept(translator));
         }
         for (var batch : batches.entrySet()) {
             List<ServerRequest> requests = batch.getValue();
-            if (requests.get(requests.size() - 1).quiet()) {
-                requests.add(ServerRequest.noop()); // closes the quiet gets: their misses are known by its reply
-            }
+            fence(requests);
             batch.getKey().send(requests);
         }
         return results;
+    }
+
+    /**
+     * Ends a batch with a request that is answered whatever happens, so that the replies tell the misses of the
+     * quiet gets in it (each quiet get before an answered request and without a reply of its own missed): the last
+     * request when it is not quiet, or the last get made to answer its miss too. Not a noop after it, which would
+     * be one more request for memcached to read, count against its per-event limit and answer, per batch.
+     */
+    static void fence(List<ServerRequest> requests) {
+        requests.get(requests.size() - 1).answerMisses();
     }
 
     /** Turns one operation into requests added to the batch, and their replies into its result. */
@@ -145,12 +153,10 @@ final class MemcachedBackend implements Backend {
         private final Map<ServerConnection, List<ServerRequest>> batches;
         /** The caller's event loop: requests go out through each server's connection on it. */
         private final int loop;
-        private final boolean quietGets;
 
-        Translator(Map<ServerConnection, List<ServerRequest>> batches, int loop, boolean quietGets) {
+        Translator(Map<ServerConnection, List<ServerRequest>> batches, int loop) {
             this.batches = batches;
             this.loop = loop;
-            this.quietGets = quietGets;
         }
 
         private ServerRequest add(Namespace namespace, byte[] key, int opcode, byte[] extras, byte[] value,
@@ -165,8 +171,8 @@ final class MemcachedBackend implements Backend {
 
         @Override
         public CompletionStage<Result> get(Operation.Get get) {
-            ServerRequest request = add(get.namespace(), get.key(), quietGets ? ServerRequest.GETQ
-                    : ServerRequest.GET, null, null, 0);
+            // Quiet: only hits are answered, and the batch's last request tells the misses (see fence).
+            ServerRequest request = add(get.namespace(), get.key(), ServerRequest.GETQ, null, null, 0);
             return outcome(request, reply -> reply == null ? Result.failure(Status.NOT_FOUND)
                     : new Result.Value(item(reply, Item.NEVER)));
         }

@@ -26,7 +26,8 @@ final class ServerRequest {
     static final int GAT = 0x1d;
     private static final byte[] NONE = new byte[0];
 
-    final int opcode;
+    /** Final but for {@link #answerMisses}, before the request is sent. */
+    int opcode;
     final byte[] extras;
     final byte[] key;
     final byte[] value;
@@ -53,6 +54,13 @@ final class ServerRequest {
 
     boolean quiet() {
         return opcode == GETQ;
+    }
+
+    /** Makes a quiet get a get that answers a miss too; before it is sent. */
+    void answerMisses() {
+        if (opcode == GETQ) {
+            opcode = GET;
+        }
     }
 
     /** Whether the request changes data, so that a lost reply leaves its outcome unknown. */
