@@ -5,7 +5,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -34,10 +33,14 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private final ReplyEncoder<R> encoder;
     private final Dispatcher dispatcher;
     private final int maxInFlight;
-    /** The burst's operations, and for each its reply's position and how its result becomes the answer. */
-    private final List<Operation> batch = new ArrayList<>();
+    /**
+     * The burst's operations, and for each its reply's position and how its result becomes the answer: plain arrays
+     * reused from burst to burst, as they are filled once per request.
+     */
+    private Operation[] batch = new Operation[16];
     private long[] batchPositions = new long[16];
-    private final List<Function<Result, Translation.Answer<R>>> batchReplies = new ArrayList<>();
+    private Function<Result, Translation.Answer<R>>[] batchReplies = newReplies(16);
+    private int batchSize;
     /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private boolean awaiting;
@@ -79,12 +82,14 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         if (translation instanceof Translation.Answer<R> answer) {
             replies.complete(replies.reserve(), answer);
         } else if (translation instanceof Translation.Forward<R> forward) {
-            if (batch.size() == batchPositions.length) {
-                batchPositions = Arrays.copyOf(batchPositions, batch.size() * 2);
+            if (batchSize == batch.length) {
+                batch = Arrays.copyOf(batch, batchSize * 2);
+                batchPositions = Arrays.copyOf(batchPositions, batchSize * 2);
+                batchReplies = Arrays.copyOf(batchReplies, batchSize * 2);
             }
-            batchPositions[batch.size()] = replies.reserve();
-            batch.add(forward.operation());
-            batchReplies.add(forward.reply());
+            batchPositions[batchSize] = replies.reserve();
+            batch[batchSize] = forward.operation();
+            batchReplies[batchSize++] = forward.reply();
         } else if (translation instanceof Translation.Await<R> await) {
             dispatchBatch();
             long position = replies.reserve();
@@ -124,13 +129,18 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatchBatch() {
-        if (batch.isEmpty()) {
+        if (batchSize == 0) {
             return;
         }
-        List<CompletionStage<Result>> results = dispatcher.dispatchAll(List.copyOf(batch));
-        for (int i = 0; i < results.size(); i++) {
+        int size = batchSize;
+        // One copy, which the backends may keep; nothing changes a batch's list.
+        List<Operation> operations = size == 1 ? List.of(batch[0]) : Arrays.asList(Arrays.copyOf(batch, size));
+        List<CompletionStage<Result>> results = dispatcher.dispatchAll(operations);
+        for (int i = 0; i < size; i++) {
             long position = batchPositions[i];
-            Function<Result, Translation.Answer<R>> reply = batchReplies.get(i);
+            Function<Result, Translation.Answer<R>> reply = batchReplies[i];
+            batch[i] = null;
+            batchReplies[i] = null;
             Result now = Stages.valueNow(results.get(i));
             if (now != null) {
                 replies.complete(position, reply.apply(now)); // most results of a store in memory: no callback
@@ -138,8 +148,12 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
                 onLoop(results.get(i), result -> replies.complete(position, reply.apply(result)));
             }
         }
-        batch.clear();
-        batchReplies.clear();
+        batchSize = 0;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> Function<Result, Translation.Answer<R>>[] newReplies(int size) {
+        return (Function<Result, Translation.Answer<R>>[]) new Function<?, ?>[size];
     }
 
     /** Runs {@code then} on the connection's event loop when {@code stage} completes. */
