@@ -11,12 +11,12 @@ import java.util.Arrays;
  *
  * <p>Each request reserves a position as it is read, a sequence number; a position is filled with the request's
  * {@link Translation.Answer} when it is known, and filled positions at the head are written. The positions are a
- * ring of answers that grows with the requests pending, so a request costs no object of the queue's own. Writes made while a read burst is being processed are flushed once at
- * its end. Writes of later completions are flushed by a task queued on the event loop, which runs once the loop has
- * handled the I/O at hand: a backend's reply burst completes many requests at once, and they leave in one write
- * rather than one system call each. Reading pauses while {@code maxInFlight} requests await replies
- * or the socket's outbound buffer is full, so a client that sends without reading cannot make the gateway buffer
- * without bound.
+ * ring of answers that grows with the requests pending, so a request costs no object of the queue's own. Writes
+ * made while a read burst is being processed are flushed once at its end. Writes of later completions are flushed
+ * by a task queued on the event loop, which runs once the loop has handled the I/O at hand: a backend's reply burst
+ * completes many requests at once, and they leave in one write rather than one system call each. Reading pauses
+ * while {@code maxInFlight} requests await replies or the socket's outbound buffer is full, so a client that sends
+ * without reading cannot make the gateway buffer without bound.
  *
  * <p>Every method must be called on the connection's event loop.
  *

@@ -222,8 +222,8 @@ class MpdbReliableDeliveryTest {
 
             // A string claiming 2 GiB after the echo: refused without allocating it.
             ByteArrayOutputStream huge = new ByteArrayOutputStream();
-            huge.writeBytes(new byte[] {(byte) 0x82, (byte) 0xa4, 'e', 'c', 'h', 'o', 2, (byte) 0xa4, 'o', 'p', 'e', 'r',
-                    (byte) 0xdb, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 'G', 'E', 'T'});
+            huge.writeBytes(new byte[] {(byte) 0x82, (byte) 0xa4, 'e', 'c', 'h', 'o', 2, (byte) 0xa4, 'o', 'p', 'e',
+                    'r', (byte) 0xdb, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff, 'G', 'E', 'T'});
             Reply truncated = client.call(huge.toByteArray());
             assertEquals(2, truncated.echo());
             assertEquals("the datagram is not a well-formed MsgPack map", truncated.error());

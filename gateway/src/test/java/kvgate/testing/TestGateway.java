@@ -24,7 +24,8 @@ public final class TestGateway implements AutoCloseable {
     public static Path pluginsDirectory() {
         String directory = System.getProperty("kvgate.test.plugins");
         if (directory == null) {
-            throw new IllegalStateException("system property kvgate.test.plugins is not set (run the tests with Maven)");
+            throw new IllegalStateException(
+                    "system property kvgate.test.plugins is not set (run the tests with Maven)");
         }
         return Path.of(directory);
     }

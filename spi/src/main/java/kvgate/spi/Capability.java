@@ -26,6 +26,9 @@ public enum Capability {
      * {@link Operation.TaggedKeys}.
      */
     TAGS,
-    /** The backend keeps the full-text index itself: it executes {@link Operation.Index} and {@link Operation.Search}. */
+    /**
+     * The backend keeps the full-text index itself: it executes {@link Operation.Index} and
+     * {@link Operation.Search}.
+     */
     SEARCH
 }

@@ -125,7 +125,8 @@ public record ItemTransition(Effect effect, Item next, Result result) {
             if (length > maxItemSize) {
                 return fail(Status.TOO_LARGE);
             }
-            value = mode == StoreMode.APPEND ? concat(live.value(), store.value()) : concat(store.value(), live.value());
+            value = mode == StoreMode.APPEND ? concat(live.value(), store.value())
+                    : concat(store.value(), live.value());
             flags = live.flags();
             expiresAt = live.expiresAt();
         } else {

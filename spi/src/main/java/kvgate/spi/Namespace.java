@@ -20,7 +20,8 @@ public record Namespace(String name) {
 
     public Namespace {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("namespace name must be 1-200 characters of A-Z a-z 0-9 _ - % . : /, not: " + name);
+            throw new IllegalArgumentException(
+                    "namespace name must be 1-200 characters of A-Z a-z 0-9 _ - % . : /, not: " + name);
         }
     }
 

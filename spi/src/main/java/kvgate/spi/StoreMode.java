@@ -8,8 +8,14 @@ public enum StoreMode {
     ADD,
     /** Store only if the key exists; otherwise {@link Status#NOT_FOUND}. */
     REPLACE,
-    /** Add the bytes after the existing value, keeping its flags and expiry; a missing key is {@link Status#NOT_STORED}. */
+    /**
+     * Add the bytes after the existing value, keeping its flags and expiry; a missing key is
+     * {@link Status#NOT_STORED}.
+     */
     APPEND,
-    /** Add the bytes before the existing value, keeping its flags and expiry; a missing key is {@link Status#NOT_STORED}. */
+    /**
+     * Add the bytes before the existing value, keeping its flags and expiry; a missing key is
+     * {@link Status#NOT_STORED}.
+     */
     PREPEND
 }

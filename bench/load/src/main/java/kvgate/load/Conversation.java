@@ -24,7 +24,10 @@ interface Conversation {
     /** Writes the next request of the mix; returns its kind. */
     int writeNext(ByteBuf out, int tag);
 
-    /** Reads the reply to the request of {@code kind} and {@code tag} from {@code in}; null when it has not all come. */
+    /**
+     * Reads the reply to the request of {@code kind} and {@code tag} from {@code in}; null when it has not all
+     * come.
+     */
     Outcome read(ByteBuf in, int kind, int tag);
 
     /** What was wrong with the last reply judged {@link Outcome#ERROR} or {@link Outcome#BROKEN}. */

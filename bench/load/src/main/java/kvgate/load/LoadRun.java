@@ -190,7 +190,8 @@ public final class LoadRun {
             Channel channel = bootstrap.channel(epoll ? EpollDatagramChannel.class : NioDatagramChannel.class)
                     .option(ChannelOption.SO_RCVBUF, 1 << 20)
                     .handler(client.replies())
-                    .bind(new InetSocketAddress(server.getAddress() instanceof java.net.Inet6Address ? "::1" : "127.0.0.1", 0))
+                    .bind(new InetSocketAddress(
+                            server.getAddress() instanceof java.net.Inet6Address ? "::1" : "127.0.0.1", 0))
                     .sync().channel();
             client.attach(channel);
             return client;

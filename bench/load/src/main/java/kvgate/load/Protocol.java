@@ -30,6 +30,7 @@ public enum Protocol {
                 return protocol;
             }
         }
-        throw new IllegalArgumentException("unknown protocol " + name + " (binary, collections, counter, okuyama, mpdb)");
+        throw new IllegalArgumentException(
+                "unknown protocol " + name + " (binary, collections, counter, okuyama, mpdb)");
     }
 }

@@ -79,7 +79,8 @@ class GroupCommitTest {
         Result stored = new Result.Stored(7);
         CompletableFuture<Result> ack = groupCommit.afterCommit(stored).toCompletableFuture();
         AtomicInteger commitsSeenAtCompletion = new AtomicInteger(-1);
-        CompletableFuture<Result> observed = ack.whenComplete((r, e) -> commitsSeenAtCompletion.set(commit.finished.get()));
+        CompletableFuture<Result> observed =
+                ack.whenComplete((r, e) -> commitsSeenAtCompletion.set(commit.finished.get()));
 
         awaitTrue(() -> commit.started.get() == 1);
         Thread.sleep(50);
