@@ -73,6 +73,9 @@ public final class BackendRoute implements Route {
             }
         }
         List<CompletionStage<Result>> started = Outcomes.executeAll(backend::executeAll, operations);
+        if (directory == null) {
+            return started; // a backend that scans itself: no key to list, so the stages are the backend's own
+        }
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
         for (int i = 0; i < operations.size(); i++) {
             results.add(listed(operations.get(i), started.get(i)));

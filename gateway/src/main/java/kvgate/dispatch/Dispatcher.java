@@ -249,10 +249,13 @@ public final class Dispatcher {
         return Route.selected(tree.root, operation);
     }
 
-    /** Counts outcomes, and each operation finished on {@code tree}; the operations were counted as started. */
+    /**
+     * Counts outcomes, and each operation finished on {@code tree}; the operations were counted as started.
+     * {@code stages} is a list of {@link Outcomes#executeAll}'s making, the caller's own: a stage not finished yet
+     * is replaced in it by the stage that counts it when it finishes.
+     */
     private List<CompletionStage<Result>> counted(Generation tree, List<Operation> operations,
                                                   List<CompletionStage<Result>> stages) {
-        List<CompletionStage<Result>> results = new ArrayList<>(stages.size());
         int finishedNow = 0;
         for (int i = 0; i < stages.size(); i++) {
             CompletionStage<Result> stage = stages.get(i);
@@ -260,13 +263,12 @@ public final class Dispatcher {
             if (now != null) {
                 metrics.completed(operations.get(i), now.status());
                 finishedNow++;
-                results.add(stage);
             } else {
-                results.add(later(tree, operations.get(i), stage));
+                stages.set(i, later(tree, operations.get(i), stage));
             }
         }
         tree.unfinished.add(-finishedNow);
-        return results;
+        return stages;
     }
 
     private CompletionStage<Result> counted(Generation tree, Operation operation, CompletionStage<Result> stage) {

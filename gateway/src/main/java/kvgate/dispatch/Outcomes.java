@@ -50,7 +50,7 @@ public final class Outcomes {
     /**
      * Starts a batch ({@link Backend#executeAll} or {@link kvgate.spi.Route#executeAll}), one guarded stage per
      * operation: a batch that throws, or returns the wrong number of stages, fails every operation with a backend
-     * error.
+     * error. The list is a new one, the caller's to change.
      */
     static List<CompletionStage<Result>> executeAll(Function<List<Operation>, List<CompletionStage<Result>>> batch,
                                                     List<Operation> operations) {

@@ -54,6 +54,11 @@ final class LocalStore implements Backend {
     private final boolean inMemory;
     private final MVMap<String, Long> meta;
     private final Map<Namespace, Items> namespaces = new ConcurrentHashMap<>();
+    /**
+     * The namespace looked up last, and its items: most requests in a row name the same namespace, and this spares
+     * them the map's lookup. A plain field, as threads may each see an older pair: a namespace's items never change.
+     */
+    private NamespaceItems lastNamespace;
     /** The file's write locks, shared by its namespaces; none in memory, where a table locks its own segments. */
     private final Object[] stripes;
     /** The seed of the tables' hash, chosen per process so that clients cannot aim keys at one probe sequence. */
@@ -286,9 +291,21 @@ final class LocalStore implements Backend {
     }
 
     private Items items(Namespace namespace) {
+        NamespaceItems seen = lastNamespace;
+        if (seen != null && seen.namespace().equals(namespace)) {
+            return seen.items();
+        }
         // Looked up first without computeIfAbsent, whose capturing lambda every request would otherwise allocate.
         Items items = namespaces.get(namespace);
-        return items != null ? items : namespaces.computeIfAbsent(namespace, this::openItems);
+        if (items == null) {
+            items = namespaces.computeIfAbsent(namespace, this::openItems);
+        }
+        lastNamespace = new NamespaceItems(namespace, items);
+        return items;
+    }
+
+    /** A namespace and its items, as {@link #lastNamespace} holds them. */
+    private record NamespaceItems(Namespace namespace, Items items) {
     }
 
     private Items openItems(Namespace namespace) {
