@@ -155,6 +155,16 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void aFixedRateRunReportsHowLateTheGeneratorGotToItsBatches() throws Exception {
+        Report report = run("binary", gateway.port(), "--rate=1000", "--seconds=1");
+        // A pacer wakes on a timer, so never before a batch's time; a generator that keeps up, well within the run.
+        assertTrue(report.lateMax() > 0 && report.lateMax() < 500_000, report::summary);
+        assertTrue(report.json().contains(String.format(java.util.Locale.ROOT, "\"late_max_us\":%.1f,",
+                report.lateMax())), report::json);
+        assertTrue(report.summary().contains("sends up to"), report::summary);
+    }
+
+    @Test
     void fixedRateRunInBatchesCountsRequestsNotBatches() throws Exception {
         Report report = run("binary", gateway.port(), "--rate=1000", "--seconds=1", "--depth=8", "--batch=8");
         assertEquals(1000, report.opsPerSecond(), 100, report::summary);

@@ -26,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -49,6 +50,8 @@ public final class LoadRun {
     private final LongAdder misses = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
+    /** The longest a pacer woke after a batch's intended time: the generator's own lateness, not the server's. */
+    private final LongAccumulator lateness = new LongAccumulator(Long::max, 0);
     private final Queue<String> problems = new ConcurrentLinkedQueue<>();
     private final AtomicInteger problemCount = new AtomicInteger();
     private volatile String failure;
@@ -90,6 +93,11 @@ public final class LoadRun {
                 }
             }
         }
+    }
+
+    /** A pacer got to a batch {@code nanos} after its intended time. */
+    void late(long nanos) {
+        lateness.accumulate(nanos);
     }
 
     void lost(int requests, boolean timeout, String problem) {
@@ -154,7 +162,8 @@ public final class LoadRun {
             if (options.openLoop()) {
                 long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
                 byLoop.forEach((loop, own) -> {
-                    Pacer pacer = new Pacer(loop, own, options.rate() * own.size() / clients.size(), options.batch());
+                    Pacer pacer = new Pacer(this, loop, own, options.rate() * own.size() / clients.size(),
+                            options.batch());
                     pacers.add(pacer);
                     pacer.start(t0);
                 });
@@ -253,13 +262,15 @@ public final class LoadRun {
 
     private void reset() {
         latencies.reset();
+        lateness.reset();
         answered.reset();
         reads.reset();
         misses.reset();
     }
 
     /** What a measured period saw: its time and CPU, and the replies counted in it. */
-    private record Period(Usage.Measured usage, Histogram latencies, long answered, long reads, long misses) {
+    private record Period(Usage.Measured usage, Histogram latencies, long answered, long reads, long misses,
+                          long lateNanos) {
     }
 
     /** Something a period waits for: the fill, or the measured time. */
@@ -273,13 +284,15 @@ public final class LoadRun {
         Usage usage = new Usage();
         during.run();
         Usage.Measured measured = usage.end();
-        return new Period(measured, latencies.getIntervalHistogram(), answered.sum(), reads.sum(), misses.sum());
+        return new Period(measured, latencies.getIntervalHistogram(), answered.sum(), reads.sum(), misses.sum(),
+                lateness.get());
     }
 
     private Report report(String mode, Period period, long unsent) {
         Usage.Measured usage = period.usage();
         return Report.of(options, mode, epoll ? "epoll" : "nio", usage.seconds(), period.answered(), period.reads(),
-                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), usage.cpu(),
+                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), period.lateNanos(),
+                usage.cpu(),
                 usage.watched(), usage.machine(), usage.interrupts(), List.copyOf(problems));
     }
 

@@ -12,9 +12,11 @@ import java.util.concurrent.TimeUnit;
  * Each batch goes to the next client in turn, in a write of its own, as independent clients would send them: when
  * the pacer wakes late (a pause of the tool's process or core) and finds many requests due, they spread over the
  * clients instead of queueing behind one client's pipeline, where each would wait for the one before it to be
- * answered and a short pause of the tool would show up as a long queue in the server's latencies.
+ * answered and a short pause of the tool would show up as a long queue in the server's latencies. How late it woke
+ * is reported ({@link LoadRun#late}), so that a long latency can be told from a pause of the tool.
  */
 final class Pacer implements Runnable {
+    private final LoadRun run;
     private final EventLoop loop;
     private final List<Client> clients;
     private final int batch;
@@ -25,7 +27,8 @@ final class Pacer implements Runnable {
     private volatile boolean stopped;
 
     /** {@code rate} requests a second, in batches of {@code batch}. */
-    Pacer(EventLoop loop, List<Client> clients, double rate, int batch) {
+    Pacer(LoadRun run, EventLoop loop, List<Client> clients, double rate, int batch) {
+        this.run = run;
         this.loop = loop;
         this.clients = clients;
         this.batch = batch;
@@ -48,6 +51,9 @@ final class Pacer implements Runnable {
         }
         long now = System.nanoTime();
         long due = t0 + (long) (batches * intervalNanos);
+        if (due <= now) {
+            run.late(now - due); // the first batch due is the latest
+        }
         while (due <= now) {
             Client client = nextAlive();
             if (client == null) {

@@ -16,24 +16,27 @@ import org.HdrHistogram.Histogram;
  * @param errors replies that are not a success or are wrong, unreadable replies, requests lost to a timeout or a
  *     closed connection: over the whole run, the fill and the warm-up included
  * @param unsent requests a fixed rate made due that never left, for lack of room in the pipelines (open loop)
+ * @param lateMax open loop: the longest the generator took to get to a batch after its intended time, in
+ *     microseconds; a latency much longer than this was not the generator's pause
  * @param watchedCpu CPU use of the processes watched, in their order, percent of one core (-1: unknown)
  * @param machineCpu CPU the machine's processes used (user, system, steal), percent of one core (-1: unknown)
  * @param interruptCpu CPU the machine spent on interrupts (loopback networking), percent of one core
  */
 public record Report(String protocol, String mode, String transport, int connections, int depth, int threads,
         double rate, int batch, double seconds, long ops, long reads, long misses, long errors, long timeouts,
-        long unsent, double p50, double p99, double p999, double max, double mean, double cpuPercent,
-        List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
+        long unsent, double p50, double p99, double p999, double max, double mean, double lateMax,
+        double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, double seconds, long ops, long reads,
-            long misses, long errors, long timeouts, long unsent, Histogram latencies, double cpuPercent,
-            List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
+            long misses, long errors, long timeouts, long unsent, Histogram latencies, long lateNanos,
+            double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
         return new Report(options.protocol().label(), mode, transport, options.connections(), options.depth(),
                 options.threads(), options.rate(), options.batch(), seconds, ops, reads, misses, errors, timeouts,
                 unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
-                latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, cpuPercent, List.copyOf(watchedCpu),
+                latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, micros(lateNanos), cpuPercent,
+                List.copyOf(watchedCpu),
                 machineCpu, interruptCpu, List.copyOf(problems));
     }
 
@@ -51,10 +54,12 @@ public record Report(String protocol, String mode, String transport, int connect
                 + "\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"batch\":%d,\"seconds\":%.3f,"
                 + "\"ops\":%d,\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,"
                 + "\"unsent\":%d,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
-                + "\"cpu_percent\":%.1f,\"watched_cpu\":[%s],\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
+                + "\"late_max_us\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],\"machine_cpu\":%.1f,"
+                + "\"interrupt_cpu\":%.1f}",
                 protocol, mode, transport, connections, depth, threads, rate, batch, seconds, ops, opsPerSecond(),
-                reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, cpuPercent, watchedCpu.stream()
-                        .map(cpu -> String.format(Locale.ROOT, "%.1f", cpu)).collect(Collectors.joining(",")),
+                reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, lateMax, cpuPercent,
+                watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
+                        .collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);
     }
 
@@ -63,11 +68,13 @@ public record Report(String protocol, String mode, String transport, int connect
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
                 "kvgate-load %s, %s loop%s, %d connections x depth %d, %d thread(s), %s: %.1f s%n"
                         + "  %d ops, %.0f ops/s; %d reads (%d misses); %d errors (%d timeouts)%s%n"
-                        + "  latency us: p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f; generator CPU %.0f%%%n",
+                        + "  latency us: p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f%s; generator CPU %.0f%%%n",
                 protocol, mode, mode.equals("open") ? String.format(Locale.ROOT, " at %.0f/s%s", rate,
                         batch > 1 ? " in batches of " + batch : "") : "",
                 connections, depth, threads, transport, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts,
-                unsent > 0 ? "; " + unsent + " due but never sent" : "", p50, p99, p999, max, mean, cpuPercent));
+                unsent > 0 ? "; " + unsent + " due but never sent" : "", p50, p99, p999, max, mean,
+                mode.equals("open") ? String.format(Locale.ROOT, "; sends up to %.1f late", lateMax) : "",
+                cpuPercent));
         for (String problem : problems) {
             text.append("  problem: ").append(problem).append(System.lineSeparator());
         }
