@@ -143,15 +143,9 @@ final class LocalStore implements Backend {
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         if (inMemory && operations.size() > 1) {
             byte[][] homes = new byte[operations.size()][];
-            Namespace namespace = null;
-            Items items = null;
             for (int i = 0; i < homes.length; i++) {
                 if (operations.get(i) instanceof Operation.KeyOperation keyed) {
-                    if (keyed.namespace() != namespace) {
-                        namespace = keyed.namespace();
-                        items = items(namespace);
-                    }
-                    homes[i] = items.home(keyed.key());
+                    homes[i] = items(keyed.namespace()).home(keyed.key());
                 }
             }
             int touched = 0;
