@@ -96,8 +96,9 @@ final class MemcachedBackend implements Backend {
         int loop = loopIndex();
         for (Server pooled : servers) {
             ServerConnection server = pooled.connections()[loop];
-            ServerRequest stat = new ServerRequest(ServerRequest.STAT, null, null, null, 0);
-            counts.add(stat.reply.thenApply(done -> {
+            ServerRequest.ReplyFuture done = new ServerRequest.ReplyFuture();
+            ServerRequest stat = new ServerRequest(ServerRequest.STAT, null, null, null, 0, done);
+            counts.add(done.thenApply(last -> {
                 for (ServerReply part : stat.parts) {
                     if (new String(part.key(), StandardCharsets.US_ASCII).equals("curr_items")) {
                         return Long.parseLong(new String(part.value(), StandardCharsets.US_ASCII));
@@ -126,7 +127,7 @@ final class MemcachedBackend implements Backend {
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         Map<ServerConnection, List<ServerRequest>> batches = new LinkedHashMap<>();
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
-        Translator translator = new Translator(batches, loopIndex());
+        Translator translator = new Translator(batches, loopIndex(), operations.size());
         for (Operation operation : operations) {
             results.add(operation.accept(translator));
         }
@@ -153,28 +154,35 @@ final class MemcachedBackend implements Backend {
         private final Map<ServerConnection, List<ServerRequest>> batches;
         /** The caller's event loop: requests go out through each server's connection on it. */
         private final int loop;
+        /** The operations in the batch: room enough in any server's list, which then never grows. */
+        private final int size;
 
-        Translator(Map<ServerConnection, List<ServerRequest>> batches, int loop) {
+        Translator(Map<ServerConnection, List<ServerRequest>> batches, int loop, int size) {
             this.batches = batches;
             this.loop = loop;
+            this.size = size;
         }
 
-        private ServerRequest add(Namespace namespace, byte[] key, int opcode, byte[] extras, byte[] value,
-                                  long cas) {
+        private void add(ServerConnection server, ServerRequest request) {
+            batches.computeIfAbsent(server, ignored -> new ArrayList<>(size)).add(request);
+        }
+
+        /** Adds the request for a key to its server's batch; the result is made from the reply by {@code success}. */
+        private CompletionStage<Result> add(Namespace namespace, byte[] key, int opcode, byte[] extras, byte[] value,
+                                            long cas, Success success) {
             byte[] serverKey = ServerKeys.of(namespace, key);
-            ServerRequest request = new ServerRequest(opcode, extras, serverKey, value, cas);
-            batches.computeIfAbsent(servers.get(ketama.serverFor(serverKey)).connections()[loop],
-                            server -> new ArrayList<>())
-                    .add(request);
-            return request;
+            Outcome outcome = new Outcome(success, ServerRequest.mutating(opcode));
+            add(servers.get(ketama.serverFor(serverKey)).connections()[loop],
+                    new ServerRequest(opcode, extras, serverKey, value, cas, outcome));
+            return outcome;
         }
 
         @Override
         public CompletionStage<Result> get(Operation.Get get) {
             // Quiet: only hits are answered, and the batch's last request tells the misses (see fence).
-            ServerRequest request = add(get.namespace(), get.key(), ServerRequest.GETQ, null, null, 0);
-            return outcome(request, reply -> reply == null ? Result.failure(Status.NOT_FOUND)
-                    : new Result.Value(item(reply, Item.NEVER)));
+            return add(get.namespace(), get.key(), ServerRequest.GETQ, null, null, 0,
+                    reply -> reply == null ? Result.failure(Status.NOT_FOUND)
+                            : new Result.Value(item(reply, Item.NEVER)));
         }
 
         @Override
@@ -189,33 +197,31 @@ final class MemcachedBackend implements Backend {
             boolean concatenation = opcode == ServerRequest.APPEND || opcode == ServerRequest.PREPEND;
             byte[] extras = concatenation ? null : ByteBuffer.allocate(8).putInt(store.flags())
                     .putInt(expiry(store.expiresAt())).array();
-            ServerRequest request = add(store.namespace(), store.key(), opcode, extras, store.value(), store.cas());
-            return outcome(request, reply -> new Result.Stored(reply.cas()));
+            return add(store.namespace(), store.key(), opcode, extras, store.value(), store.cas(),
+                    reply -> new Result.Stored(reply.cas()));
         }
 
         @Override
         public CompletionStage<Result> delete(Operation.Delete delete) {
-            ServerRequest request = add(delete.namespace(), delete.key(), ServerRequest.DELETE, null, null,
-                    delete.cas());
             // memcached does not return what it removed; callers that need it read first (with CAS).
-            return outcome(request, reply -> new Result.Removed(null));
+            return add(delete.namespace(), delete.key(), ServerRequest.DELETE, null, null, delete.cas(),
+                    reply -> new Result.Removed(null));
         }
 
         @Override
         public CompletionStage<Result> arithmetic(Operation.Arithmetic arithmetic) {
             byte[] extras = ByteBuffer.allocate(20).putLong(arithmetic.delta()).putLong(arithmetic.initial())
                     .putInt(arithmetic.createIfMissing() ? expiry(arithmetic.expiresAt()) : NO_CREATE).array();
-            ServerRequest request = add(arithmetic.namespace(), arithmetic.key(), arithmetic.increment()
-                    ? ServerRequest.INCREMENT : ServerRequest.DECREMENT, extras, null, arithmetic.cas());
-            return outcome(request, reply -> new Result.Number(ByteBuffer.wrap(reply.value()).getLong(),
-                    reply.cas()));
+            return add(arithmetic.namespace(), arithmetic.key(), arithmetic.increment()
+                            ? ServerRequest.INCREMENT : ServerRequest.DECREMENT, extras, null, arithmetic.cas(),
+                    reply -> new Result.Number(ByteBuffer.wrap(reply.value()).getLong(), reply.cas()));
         }
 
         @Override
         public CompletionStage<Result> touch(Operation.Touch touch) {
             byte[] extras = ByteBuffer.allocate(4).putInt(expiry(touch.expiresAt())).array();
-            ServerRequest request = add(touch.namespace(), touch.key(), ServerRequest.GAT, extras, null, 0);
-            return outcome(request, reply -> new Result.Value(item(reply, touch.expiresAt())));
+            return add(touch.namespace(), touch.key(), ServerRequest.GAT, extras, null, 0,
+                    reply -> new Result.Value(item(reply, touch.expiresAt())));
         }
 
         @Override
@@ -226,9 +232,9 @@ final class MemcachedBackend implements Backend {
             }
             List<CompletableFuture<Result>> flushed = new ArrayList<>();
             for (Server server : servers) {
-                ServerRequest request = new ServerRequest(ServerRequest.FLUSH, null, null, null, 0);
-                batches.computeIfAbsent(server.connections()[loop], s -> new ArrayList<>()).add(request);
-                flushed.add(outcome(request, reply -> Result.DONE).toCompletableFuture());
+                Outcome outcome = new Outcome(reply -> Result.DONE, true);
+                add(server.connections()[loop], new ServerRequest(ServerRequest.FLUSH, null, null, null, 0, outcome));
+                flushed.add(outcome);
             }
             return CompletableFuture.allOf(flushed.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
                 for (CompletableFuture<Result> one : flushed) {
@@ -246,22 +252,36 @@ final class MemcachedBackend implements Backend {
     }
 
     /**
-     * The result of a request: {@code success} for a success (or a quiet pass), else the status mapped. A write
-     * whose reply was lost may have been carried out: that is a backend error (outcome unknown), not a temporary
-     * failure, which tells a client that retrying is safe.
+     * The result of one request, made from its reply on the connection's loop: {@code success} for a success (or a
+     * quiet pass), else the status mapped. A write whose reply was lost may have been carried out: that is a backend
+     * error (outcome unknown), not a temporary failure, which tells a client that retrying is safe.
      */
-    private static CompletionStage<Result> outcome(ServerRequest request, Success success) {
-        return request.reply.handle((reply, error) -> {
-            if (error != null) { // completed by the connection itself, so never wrapped
-                Status status = error instanceof ReplyLost && request.mutating() ? Status.BACKEND_ERROR
-                        : Status.TEMPORARY_FAILURE;
-                return Result.failure(status, error.getMessage());
+    private static final class Outcome extends CompletableFuture<Result> implements ServerRequest.Answer {
+        private final Success success;
+        private final boolean mutating;
+
+        Outcome(Success success, boolean mutating) {
+            this.success = success;
+            this.mutating = mutating;
+        }
+
+        @Override
+        public void replied(ServerReply reply) {
+            try {
+                complete(reply == null || reply.status() == ServerReply.SUCCESS ? success.of(reply)
+                        : Result.failure(status(reply.status()), new String(reply.value(), StandardCharsets.US_ASCII)));
+            } catch (RuntimeException e) {
+                // A reply that does not read (an incr's value shorter than 8 bytes): this request's error, not the
+                // connection's, whose other replies are sound.
+                complete(Result.backendError(e));
             }
-            if (reply == null || reply.status() == ServerReply.SUCCESS) {
-                return success.of(reply);
-            }
-            return Result.failure(status(reply.status()), new String(reply.value(), StandardCharsets.US_ASCII));
-        });
+        }
+
+        @Override
+        public void failed(Exception error) {
+            Status status = error instanceof ReplyLost && mutating ? Status.BACKEND_ERROR : Status.TEMPORARY_FAILURE;
+            complete(Result.failure(status, error.getMessage()));
+        }
     }
 
     private static Status status(int code) {

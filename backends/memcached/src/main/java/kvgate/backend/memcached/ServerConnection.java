@@ -235,7 +235,7 @@ final class ServerConnection {
             }
             ReplyLost failure = new ReplyLost("memcached server " + address + ": " + why);
             for (ServerRequest request : pending) {
-                request.reply.completeExceptionally(failure);
+                request.answer.failed(failure);
             }
             pending.clear();
         }
@@ -261,8 +261,8 @@ final class ServerConnection {
             return;
         }
         health.probeSent();
-        ServerRequest noop = ServerRequest.noop();
-        noop.reply.whenComplete((reply, error) -> { // completed on the loop, like every request
+        ServerRequest.ReplyFuture answered = new ServerRequest.ReplyFuture();
+        answered.whenComplete((reply, error) -> { // completed on the loop, like every request
             if (error == null || closed || !health.ejected()) {
                 health.probeEnded();
             } else {
@@ -270,7 +270,7 @@ final class ServerConnection {
                 loop.schedule(this::probe, health.retryMillis(), TimeUnit.MILLISECONDS);
             }
         });
-        sendOnLoop(List.of(noop), true);
+        sendOnLoop(List.of(ServerRequest.noop(answered)), true);
     }
 
     private void received(ServerReply reply) {
@@ -284,13 +284,13 @@ final class ServerConnection {
             ServerRequest head = pending.poll();
             if (head.opaque == reply.opaque()) {
                 health.answered();
-                head.reply.complete(reply);
+                head.answer.replied(reply);
                 return;
             }
             if (head.quiet()) {
-                head.reply.complete(null); // passed over: a quiet miss
+                head.answer.replied(null); // passed over: a quiet miss
             } else {
-                head.reply.completeExceptionally(new ReplyLost("memcached server " + address
+                head.answer.failed(new ReplyLost("memcached server " + address
                         + " skipped a reply"));
             }
         }
@@ -301,7 +301,7 @@ final class ServerConnection {
     private static void fail(List<ServerRequest> requests, String why) {
         ServerUnavailable failure = new ServerUnavailable(why);
         for (ServerRequest request : requests) {
-            request.reply.completeExceptionally(failure);
+            request.answer.failed(failure);
         }
     }
 

@@ -6,10 +6,36 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One request to a memcached server and the future of its reply. A quiet request may get no reply: its future then
- * completes with null once a later reply shows the server passed it (a quiet get's miss, a quiet store's success).
+ * One request to a memcached server and the {@link Answer} its reply goes to. A quiet request may get no reply: its
+ * answer then gets null once a later reply shows the server passed it (a quiet get's miss, a quiet store's success).
  */
 final class ServerRequest {
+    /**
+     * Where a request's reply goes, on the connection's event loop, once. The backend's operations make their
+     * results here directly, with no future of the reply in between: that would be one more stage for every
+     * request to complete on the way back to the client.
+     */
+    interface Answer {
+        /** The server's reply, or null for a quiet request it passed over. */
+        void replied(ServerReply reply);
+
+        /** No reply will come: {@link ReplyLost} when the request was written, else {@link ServerUnavailable}. */
+        void failed(Exception error);
+    }
+
+    /** An answer kept as it came, for requests that want the reply itself: probes, stats. */
+    static final class ReplyFuture extends CompletableFuture<ServerReply> implements Answer {
+        @Override
+        public void replied(ServerReply reply) {
+            complete(reply);
+        }
+
+        @Override
+        public void failed(Exception error) {
+            completeExceptionally(error);
+        }
+    }
+
     static final int GET = 0x00;
     static final int SET = 0x01;
     static final int ADD = 0x02;
@@ -32,24 +58,25 @@ final class ServerRequest {
     final byte[] key;
     final byte[] value;
     final long cas;
-    final CompletableFuture<ServerReply> reply = new CompletableFuture<>();
+    final Answer answer;
     /** A stat request's replies before the terminator: one per stat, all with the request's opaque. */
     final List<ServerReply> parts;
     int opaque;
     /** When the request is late: {@link System#nanoTime()} at its write plus the timeout. */
     long deadline;
 
-    ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas) {
+    ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas, Answer answer) {
         this.opcode = opcode;
         this.extras = extras == null ? NONE : extras;
         this.key = key == null ? NONE : key;
         this.value = value == null ? NONE : value;
         this.cas = cas;
+        this.answer = answer;
         this.parts = opcode == STAT ? new ArrayList<>() : null;
     }
 
-    static ServerRequest noop() {
-        return new ServerRequest(NOOP, null, null, null, 0);
+    static ServerRequest noop(Answer answer) {
+        return new ServerRequest(NOOP, null, null, null, 0, answer);
     }
 
     boolean quiet() {
@@ -63,8 +90,8 @@ final class ServerRequest {
         }
     }
 
-    /** Whether the request changes data, so that a lost reply leaves its outcome unknown. */
-    boolean mutating() {
+    /** Whether a request with this opcode changes data, so that a lost reply leaves its outcome unknown. */
+    static boolean mutating(int opcode) {
         return switch (opcode) {
             case GET, GETQ, NOOP, STAT -> false;
             default -> true;

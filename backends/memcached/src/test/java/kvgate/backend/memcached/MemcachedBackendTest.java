@@ -10,7 +10,7 @@ class MemcachedBackendTest {
     private static List<Integer> fenced(int... opcodes) {
         List<ServerRequest> batch = new ArrayList<>();
         for (int opcode : opcodes) {
-            batch.add(new ServerRequest(opcode, null, new byte[] {'k'}, null, 0));
+            batch.add(new ServerRequest(opcode, null, new byte[] {'k'}, null, 0, null));
         }
         MemcachedBackend.fence(batch);
         return batch.stream().map(request -> request.opcode).toList();

@@ -1,5 +1,6 @@
 package kvgate.backend.memcached;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -23,6 +24,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -31,6 +33,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -128,8 +135,9 @@ class ServerConnectionFailureTest {
         ServerConnection connection = connection(server.port(), 5000, 3, NO_RETRY);
 
         // A quiet get closed by a noop, both written on the first connection and left unanswered there.
-        ServerRequest quietGet = new ServerRequest(ServerRequest.GETQ, null, new byte[] {'k'}, null, 0);
-        ServerRequest noop = ServerRequest.noop();
+        ServerRequest quietGet = new ServerRequest(ServerRequest.GETQ, null, new byte[] {'k'}, null, 0,
+                new ServerRequest.ReplyFuture());
+        ServerRequest noop = ServerRequest.noop(new ServerRequest.ReplyFuture());
         connection.send(List.of(quietGet, noop));
         awaitTrue(() -> received.get() == 2, "both requests at the server");
 
@@ -140,9 +148,9 @@ class ServerConnectionFailureTest {
 
         // The next request opens a second connection, where the server answers.
         answering.set(true);
-        ServerRequest next = ServerRequest.noop();
+        ServerRequest next = ServerRequest.noop(new ServerRequest.ReplyFuture());
         connection.send(List.of(next));
-        assertEquals(ServerReply.SUCCESS, next.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
+        assertEquals(ServerReply.SUCCESS, replyOf(next).get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
         assertEquals(2, server.accepted());
         // The first connection's requests fail; the quiet get must not read as a miss (as it would if it were
         // still pending in front of the second connection's requests when their replies come).
@@ -151,9 +159,9 @@ class ServerConnectionFailureTest {
 
         // The first connection's close handler, late, leaves the second connection alone.
         first.eventLoop().submit(() -> first.close()).get().sync();
-        ServerRequest after = ServerRequest.noop();
+        ServerRequest after = ServerRequest.noop(new ServerRequest.ReplyFuture());
         connection.send(List.of(after));
-        assertEquals(ServerReply.SUCCESS, after.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
+        assertEquals(ServerReply.SUCCESS, replyOf(after).get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
         assertEquals(2, server.accepted(), "connections opened");
         assertFalse(connection.ejected());
     }
@@ -195,9 +203,9 @@ class ServerConnectionFailureTest {
         for (int i = 0; i < 2; i++) {
             Thread client = new Thread(() -> {
                 while (System.nanoTime() < end) {
-                    ServerRequest noop = ServerRequest.noop();
+                    ServerRequest noop = ServerRequest.noop(new ServerRequest.ReplyFuture());
                     connection.send(List.of(noop));
-                    noop.reply.handle((reply, error) -> null).join();
+                    replyOf(noop).handle((reply, error) -> null).join();
                     requests.incrementAndGet();
                 }
             });
@@ -236,9 +244,9 @@ class ServerConnectionFailureTest {
 
             up.set(true);
             awaitTrue(() -> !connection.ejected(), "answered probe, outage " + outage);
-            ServerRequest noop = ServerRequest.noop();
+            ServerRequest noop = ServerRequest.noop(new ServerRequest.ReplyFuture());
             connection.send(List.of(noop));
-            assertEquals(ServerReply.SUCCESS, noop.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
+            assertEquals(ServerReply.SUCCESS, replyOf(noop).get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
 
             // The next outage: the server drops its connections and takes new ones only to drop them.
             up.set(false);
@@ -265,7 +273,7 @@ class ServerConnectionFailureTest {
     private static List<ServerRequest> noops(int count) {
         List<ServerRequest> noops = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            noops.add(ServerRequest.noop());
+            noops.add(ServerRequest.noop(new ServerRequest.ReplyFuture()));
         }
         return noops;
     }
@@ -288,13 +296,38 @@ class ServerConnectionFailureTest {
     private static void assertFails(ServerRequest request, Class<? extends Exception> failure)
             throws InterruptedException {
         try {
-            ServerReply reply = request.reply.get(BOUND_MILLIS, TimeUnit.MILLISECONDS);
+            ServerReply reply = replyOf(request).get(BOUND_MILLIS, TimeUnit.MILLISECONDS);
             fail("expected a failure, got " + (reply == null ? "a quiet miss" : "status " + reply.status()));
         } catch (ExecutionException e) {
             assertInstanceOf(failure, e.getCause());
         } catch (TimeoutException e) {
             fail("neither answered nor failed within " + BOUND_MILLIS + " ms");
         }
+    }
+
+    @Test
+    void aReplyThatDoesNotReadFailsItsOwnOperationAndTheConnectionServesTheNext() throws Exception {
+        // Every request is answered with a success carrying a 3-byte value: an incr's reply should carry 8.
+        FakeServer server = server(FakeServer::answerEverythingWithThreeBytes);
+        MemcachedBackend backend = new MemcachedBackend(List.of(new ServerAddress("127.0.0.1", server.port(), 1)),
+                loops, Clock.systemUTC(), 5000, 3, NO_RETRY, 1 << 20);
+        toClose.add(backend::close);
+        byte[] key = {'n'};
+
+        Result counted = backend.execute(new Operation.Arithmetic(Namespace.DEFAULT, key, true, 1, 0, false,
+                Item.NEVER, 0)).toCompletableFuture().get(BOUND_MILLIS, TimeUnit.MILLISECONDS);
+        assertInstanceOf(Result.Failure.class, counted);
+        assertEquals(Status.BACKEND_ERROR, ((Result.Failure) counted).status());
+
+        Result read = backend.execute(new Operation.Get(Namespace.DEFAULT, key)).toCompletableFuture()
+                .get(BOUND_MILLIS, TimeUnit.MILLISECONDS);
+        assertInstanceOf(Result.Value.class, read);
+        assertArrayEquals(new byte[] {1, 2, 3}, ((Result.Value) read).item().value());
+        assertEquals(1, server.accepted(), "connections opened");
+    }
+
+    private static ServerRequest.ReplyFuture replyOf(ServerRequest request) {
+        return (ServerRequest.ReplyFuture) request.answer;
     }
 
     private static int probesSent(ServerConnection connection) throws Exception {
@@ -401,6 +434,22 @@ class ServerConnectionFailureTest {
                             .putInt(12, request.getInt(12)).array());
                     out.flush();
                 }
+            }
+        }
+
+        /** Answers every request with a success of the same opcode and opaque whose value is 1, 2, 3. */
+        static void answerEverythingWithThreeBytes(Socket socket) throws IOException {
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            OutputStream out = socket.getOutputStream();
+            byte[] header = new byte[24];
+            while (true) {
+                in.readFully(header);
+                ByteBuffer request = ByteBuffer.wrap(header);
+                in.skipNBytes(request.getInt(8));
+                out.write(ByteBuffer.allocate(27).put(0, (byte) 0x81).put(1, request.get(1)).putInt(8, 3)
+                        .putInt(12, request.getInt(12)).put(24, (byte) 1).put(25, (byte) 2).put(26, (byte) 3)
+                        .array());
+                out.flush();
             }
         }
 
