@@ -7,10 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
 import kvgate.testing.BinaryClient;
@@ -159,9 +164,24 @@ class LoadGeneratorTest {
         Report report = run("binary", gateway.port(), "--rate=1000", "--seconds=1");
         // A pacer wakes on a timer, so never before a batch's time; a generator that keeps up, well within the run.
         assertTrue(report.lateMax() > 0 && report.lateMax() < 500_000, report::summary);
-        assertTrue(report.json().contains(String.format(java.util.Locale.ROOT, "\"late_max_us\":%.1f,",
+        assertTrue(report.json().contains(String.format(Locale.ROOT, "\"late_max_us\":%.1f,",
                 report.lateMax())), report::json);
         assertTrue(report.summary().contains("sends up to"), report::summary);
+    }
+
+    @Test
+    void anOpenLoopRunIsMeasuredOnlyOnceTheGeneratorHasCaughtUpWithItsSchedule() throws Exception {
+        // Requests held for 600 ms from 300 ms into the 0.5 s warm-up: at its end the generator is far behind its
+        // schedule, its pipelines full and requests due waiting. It must catch up before it measures, or the
+        // warm-up's held requests, answered after the reset, would count as latencies of some 600 ms.
+        try (StallingProxy proxy = new StallingProxy(gateway.port(), 300, 600)) {
+            Report report = run("binary", proxy.port(), "--rate=1000", "--seconds=1", "--warmup=0.5",
+                    "--prefill=false");
+            assertTrue(report.catchUp() >= 200, report::summary);
+            assertTrue(report.max() < 200_000, report::summary);
+            assertTrue(report.json().contains(String.format(Locale.ROOT, "\"catch_up_ms\":%.1f,",
+                    report.catchUp())), report::json);
+        }
     }
 
     @Test
@@ -225,5 +245,82 @@ class LoadGeneratorTest {
         assertTrue(cpu.get(1) >= 0 && cpu.get(1) < cpu.get(0), "one thread uses less than the process: " + cpu);
         assertEquals(-1, cpu.get(2), "no thread 0");
         assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse("--port=1", "--watch=12/x"));
+    }
+
+    /**
+     * A loopback proxy to a server that holds what clients send for {@code holdMillis}, starting {@code afterMillis}
+     * after the first byte it sees: a server that stops answering for a while, with no connection lost.
+     */
+    private static final class StallingProxy implements AutoCloseable {
+        private final ServerSocket listener;
+        private final List<Socket> sockets = new ArrayList<>();
+        private volatile long firstByte;
+
+        StallingProxy(int serverPort, long afterMillis, long holdMillis) throws IOException {
+            listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            Thread acceptor = new Thread(() -> {
+                while (!listener.isClosed()) {
+                    try {
+                        Socket client = listener.accept();
+                        Socket server = new Socket(InetAddress.getLoopbackAddress(),
+                                serverPort);
+                        synchronized (sockets) {
+                            sockets.add(client);
+                            sockets.add(server);
+                        }
+                        pump(client, server, afterMillis, holdMillis);
+                        pump(server, client, -1, 0);
+                    } catch (IOException e) {
+                        return; // closed
+                    }
+                }
+            }, "stalling-proxy");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        /** Copies {@code from} to {@code to}; with {@code afterMillis} of 0 or more, holds the copy as described. */
+        private void pump(Socket from, Socket to, long afterMillis, long holdMillis) {
+            Thread pump = new Thread(() -> {
+                byte[] buffer = new byte[16384];
+                try {
+                    int n;
+                    while ((n = from.getInputStream().read(buffer)) > 0) {
+                        if (afterMillis >= 0) {
+                            long now = System.nanoTime();
+                            synchronized (this) {
+                                if (firstByte == 0) {
+                                    firstByte = now;
+                                }
+                            }
+                            long holdFrom = firstByte + afterMillis * 1_000_000;
+                            long holdUntil = holdFrom + holdMillis * 1_000_000;
+                            if (now >= holdFrom && now < holdUntil) {
+                                Thread.sleep((holdUntil - now) / 1_000_000 + 1);
+                            }
+                        }
+                        to.getOutputStream().write(buffer, 0, n);
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // a side closed: the other is closed with the proxy
+                }
+            }, "stalling-proxy-pump");
+            pump.setDaemon(true);
+            pump.start();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            listener.close();
+            synchronized (sockets) {
+                for (Socket socket : sockets) {
+                    socket.close();
+                }
+            }
+        }
     }
 }

@@ -96,6 +96,11 @@ abstract class Client {
         }
     }
 
+    /** The intended time of the oldest request due and not yet sent (open loop); Long.MAX_VALUE when none waits. */
+    final long oldestUnsent() {
+        return backlog.isEmpty() ? Long.MAX_VALUE : backlog.peek();
+    }
+
     /** Sends nothing more; returns how many requests were due but never sent. */
     final int stop() {
         int unsent = backlog.size();

@@ -31,6 +31,14 @@ final class LongRing {
         return value;
     }
 
+    /** The oldest value, not removed. */
+    long peek() {
+        if (size == 0) {
+            throw new IllegalStateException("empty");
+        }
+        return values[head];
+    }
+
     boolean isEmpty() {
         return size == 0;
     }

@@ -18,24 +18,28 @@ import org.HdrHistogram.Histogram;
  * @param unsent requests a fixed rate made due that never left, for lack of room in the pipelines (open loop)
  * @param lateMax open loop: the longest the generator took to get to a batch after its intended time, in
  *     microseconds; a latency much longer than this was not the generator's pause
+ * @param catchUp open loop: how long after the warm-up the generator waited, in milliseconds, to be back within
+ *     10 ms of its schedule before the measured period began (it can fall behind while it is cold)
  * @param watchedCpu CPU use of the processes watched, in their order, percent of one core (-1: unknown)
  * @param machineCpu CPU the machine's processes used (user, system, steal), percent of one core (-1: unknown)
  * @param interruptCpu CPU the machine spent on interrupts (loopback networking), percent of one core
  */
 public record Report(String protocol, String mode, String transport, int connections, int depth, int threads,
         double rate, int batch, double seconds, long ops, long reads, long misses, long errors, long timeouts,
-        long unsent, double p50, double p99, double p999, double max, double mean, double lateMax,
+        long unsent, double p50, double p99, double p999, double max, double mean, double lateMax, double catchUp,
         double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, double seconds, long ops, long reads,
             long misses, long errors, long timeouts, long unsent, Histogram latencies, long lateNanos,
-            double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
+            long catchUpNanos, double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu,
+            List<String> problems) {
         return new Report(options.protocol().label(), mode, transport, options.connections(), options.depth(),
                 options.threads(), options.rate(), options.batch(), seconds, ops, reads, misses, errors, timeouts,
                 unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
-                latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, micros(lateNanos), cpuPercent,
+                latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, micros(lateNanos),
+                catchUpNanos / 1e6, cpuPercent,
                 List.copyOf(watchedCpu),
                 machineCpu, interruptCpu, List.copyOf(problems));
     }
@@ -54,10 +58,10 @@ public record Report(String protocol, String mode, String transport, int connect
                 + "\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"batch\":%d,\"seconds\":%.3f,"
                 + "\"ops\":%d,\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,"
                 + "\"unsent\":%d,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
-                + "\"late_max_us\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],\"machine_cpu\":%.1f,"
-                + "\"interrupt_cpu\":%.1f}",
+                + "\"late_max_us\":%.1f,\"catch_up_ms\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],"
+                + "\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
                 protocol, mode, transport, connections, depth, threads, rate, batch, seconds, ops, opsPerSecond(),
-                reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, lateMax, cpuPercent,
+                reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, lateMax, catchUp, cpuPercent,
                 watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
                         .collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);
@@ -73,7 +77,8 @@ public record Report(String protocol, String mode, String transport, int connect
                         batch > 1 ? " in batches of " + batch : "") : "",
                 connections, depth, threads, transport, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts,
                 unsent > 0 ? "; " + unsent + " due but never sent" : "", p50, p99, p999, max, mean,
-                mode.equals("open") ? String.format(Locale.ROOT, "; sends up to %.1f late", lateMax) : "",
+                mode.equals("open") ? String.format(Locale.ROOT, "; sends up to %.1f late, caught up %.0f ms after "
+                        + "the warm-up", lateMax, catchUp) : "",
                 cpuPercent));
         for (String problem : problems) {
             text.append("  problem: ").append(problem).append(System.lineSeparator());
