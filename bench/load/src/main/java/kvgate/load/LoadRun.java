@@ -176,8 +176,7 @@ public final class LoadRun {
             }
             // Half-way through the warm-up, a rehearsal of the measured period's start and end, and of the wait
             // for the generator to catch up: their first run loads classes and runs interpreted, on the core the
-            // event loops need, and the first tasks of a new kind handed to the loops make the compiler redo the
-            // loops' code; done at the start of the measured period, that would delay its sends.
+            // event loops need, and would delay their sends.
             boolean catchingUp = options.openLoop() && options.warmup() > 0;
             sleep(options.warmup() / 2);
             measure(() -> { });

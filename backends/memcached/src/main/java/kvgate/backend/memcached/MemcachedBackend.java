@@ -232,7 +232,7 @@ final class MemcachedBackend implements Backend {
             }
             List<CompletableFuture<Result>> flushed = new ArrayList<>();
             for (Server server : servers) {
-                Outcome outcome = new Outcome(reply -> Result.DONE, true);
+                Outcome outcome = new Outcome(reply -> Result.DONE, ServerRequest.mutating(ServerRequest.FLUSH));
                 add(server.connections()[loop], new ServerRequest(ServerRequest.FLUSH, null, null, null, 0, outcome));
                 flushed.add(outcome);
             }

@@ -33,6 +33,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
@@ -421,24 +422,24 @@ class ServerConnectionFailureTest {
          * the client that the quiet requests before it were passed over); nothing else is ever answered.
          */
         static void answerNoops(Socket socket, AtomicBoolean answering, AtomicInteger received) throws IOException {
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            OutputStream out = socket.getOutputStream();
-            byte[] header = new byte[24];
-            while (true) {
-                in.readFully(header);
-                ByteBuffer request = ByteBuffer.wrap(header);
-                in.skipNBytes(request.getInt(8));
+            answer(socket, request -> {
                 received.incrementAndGet();
-                if (request.get(1) == ServerRequest.NOOP && answering.get()) {
-                    out.write(ByteBuffer.allocate(24).put(0, (byte) 0x81).put(1, (byte) ServerRequest.NOOP)
-                            .putInt(12, request.getInt(12)).array());
-                    out.flush();
-                }
-            }
+                return request.get(1) == ServerRequest.NOOP && answering.get()
+                        ? ByteBuffer.allocate(24).put(0, (byte) 0x81).put(1, (byte) ServerRequest.NOOP)
+                                .putInt(12, request.getInt(12)).array()
+                        : null;
+            });
         }
 
         /** Answers every request with a success of the same opcode and opaque whose value is 1, 2, 3. */
         static void answerEverythingWithThreeBytes(Socket socket) throws IOException {
+            answer(socket, request -> ByteBuffer.allocate(27).put(0, (byte) 0x81).put(1, request.get(1))
+                    .putInt(8, 3).putInt(12, request.getInt(12)).put(24, (byte) 1).put(25, (byte) 2)
+                    .put(26, (byte) 3).array());
+        }
+
+        /** Reads request after request, and writes what {@code reply} makes of each one's header (null: nothing). */
+        private static void answer(Socket socket, Function<ByteBuffer, byte[]> reply) throws IOException {
             DataInputStream in = new DataInputStream(socket.getInputStream());
             OutputStream out = socket.getOutputStream();
             byte[] header = new byte[24];
@@ -446,10 +447,11 @@ class ServerConnectionFailureTest {
                 in.readFully(header);
                 ByteBuffer request = ByteBuffer.wrap(header);
                 in.skipNBytes(request.getInt(8));
-                out.write(ByteBuffer.allocate(27).put(0, (byte) 0x81).put(1, request.get(1)).putInt(8, 3)
-                        .putInt(12, request.getInt(12)).put(24, (byte) 1).put(25, (byte) 2).put(26, (byte) 3)
-                        .array());
-                out.flush();
+                byte[] answer = reply.apply(request);
+                if (answer != null) {
+                    out.write(answer);
+                    out.flush();
+                }
             }
         }
 
