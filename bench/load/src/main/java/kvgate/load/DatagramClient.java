@@ -63,27 +63,26 @@ final class DatagramClient extends Client {
     }
 
     @Override
-    void sendPreamble(int step, long start) {
+    void sendPreamble(int step, long start, long now) {
         throw new IllegalStateException("MPDB has no preamble");
     }
 
     @Override
-    void sendFill(long key, long start) {
+    void sendFill(long key, long start, long now) {
         long echo = nextEcho++;
         ByteBuf payload = channel.alloc().buffer(64 + run.options().keySize() + run.options().valueSize());
-        send(echo, conversation.writeFill(payload, key, echo), payload, start);
+        send(echo, conversation.writeFill(payload, key, echo), payload, start, now);
     }
 
     @Override
-    void sendNext(long start) {
+    void sendNext(long start, long now) {
         long echo = nextEcho++;
         ByteBuf payload = channel.alloc().buffer(64 + run.options().keySize() + run.options().valueSize());
-        send(echo, conversation.writeNext(payload, echo), payload, start);
+        send(echo, conversation.writeNext(payload, echo), payload, start, now);
     }
 
-    private void send(long echo, int kind, ByteBuf payload, long start) {
+    private void send(long echo, int kind, ByteBuf payload, long start, long now) {
         int slot = slot(echo);
-        long now = System.nanoTime();
         echoes[slot] = echo;
         kinds[slot] = kind;
         keys[slot] = conversation.lastKey();
@@ -156,7 +155,7 @@ final class DatagramClient extends Client {
             Outcome outcome = conversation.judge(reply, kinds[slot], keys[slot]);
             long start = starts[slot];
             free(slot);
-            completed(start, outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
+            completed(start, System.nanoTime(), outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
         }
 
         @Override

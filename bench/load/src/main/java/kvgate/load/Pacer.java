@@ -60,7 +60,7 @@ final class Pacer implements Runnable {
                 return; // every client of this loop is gone
             }
             for (int i = 0; i < batch; i++) {
-                client.offer(due);
+                client.offer(due, now);
             }
             client.flushIfDirty();
             batches++;

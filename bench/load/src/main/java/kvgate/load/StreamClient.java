@@ -50,21 +50,21 @@ final class StreamClient extends Client {
     }
 
     @Override
-    void sendPreamble(int step, long start) {
+    void sendPreamble(int step, long start, long now) {
         int tag = nextTag++;
-        push(conversation.writePreamble(batch(), step, tag), tag, start);
+        push(conversation.writePreamble(batch(), step, tag), tag, start, now);
     }
 
     @Override
-    void sendFill(long key, long start) {
+    void sendFill(long key, long start, long now) {
         int tag = nextTag++;
-        push(conversation.writeFill(batch(), key, tag), tag, start);
+        push(conversation.writeFill(batch(), key, tag), tag, start, now);
     }
 
     @Override
-    void sendNext(long start) {
+    void sendNext(long start, long now) {
         int tag = nextTag++;
-        push(conversation.writeNext(batch(), tag), tag, start);
+        push(conversation.writeNext(batch(), tag), tag, start, now);
     }
 
     private ByteBuf batch() {
@@ -74,12 +74,12 @@ final class StreamClient extends Client {
         return batch;
     }
 
-    private void push(int kind, int tag, long start) {
+    private void push(int kind, int tag, long start, long now) {
         int slot = (head + count) % kinds.length;
         kinds[slot] = kind;
         tags[slot] = tag;
         starts[slot] = start;
-        sentAt[slot] = System.nanoTime();
+        sentAt[slot] = now;
         count++;
     }
 
@@ -113,6 +113,7 @@ final class StreamClient extends Client {
     private final class Replies extends ByteToMessageDecoder {
         @Override
         protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+            long now = System.nanoTime();
             while (!closing && in.isReadable()) {
                 if (count == 0) {
                     lost(false, "a reply to no request");
@@ -129,7 +130,7 @@ final class StreamClient extends Client {
                     lost(false, conversation.problem());
                     break;
                 }
-                completed(start, outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
+                completed(start, now, outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
             }
             in.skipBytes(in.readableBytes());
         }
