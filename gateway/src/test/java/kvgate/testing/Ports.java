@@ -1,19 +1,40 @@
 package kvgate.testing;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Loopback ports for server processes the tests start. */
+/**
+ * Loopback ports for server processes the tests start. They are chosen below the kernel's range for outgoing
+ * connections: a port in that range can be taken, between being found free and being listened on, by any
+ * connection's own end (a gateway's to its memcached, say), and a probe of it can even connect to itself, which
+ * looks like a server listening before there is one.
+ */
 public final class Ports {
+    private static final int LOWEST = 10_000;
+    /** Ports handed out in this JVM: each only once, so that two servers starting at once never share one. */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
     private Ports() {
     }
 
-    /** A port that was free a moment ago. */
+    /** A loopback port that was free a moment ago and that no outgoing connection will take. */
     public static int free() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
+        int below = outgoingRangeStart();
+        for (int tries = 0; tries < 1000; tries++) {
+            int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
+            if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
+                return port;
+            }
         }
+        throw new IOException("no free port between " + LOWEST + " and " + below);
     }
 
     /** Returns once {@code process} accepts connections on {@code port}; fails if it exits or takes too long. */
@@ -23,12 +44,40 @@ public final class Ports {
             if (!process.isAlive()) {
                 throw new AssertionError(what + " exited at start-up");
             }
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
-                return;
+            try (Socket connected = new Socket("127.0.0.1", port)) {
+                if (connected.getLocalPort() != port) { // else a connection to itself, which nobody accepted
+                    return;
+                }
             } catch (IOException e) {
-                Thread.sleep(20);
+                // not listening yet
             }
+            Thread.sleep(20);
         }
         throw new AssertionError(what + " did not listen on port " + port + " within " + timeoutMillis + " ms");
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(false);
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Where the kernel's range for outgoing connections starts: read from Linux, else its default, 32768. A range
+     * that starts too low to leave room below it gives 40000 instead, as bin/bench does.
+     */
+    private static int outgoingRangeStart() {
+        int start = 32_768;
+        try {
+            start = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                    .trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or not readable: the default
+        }
+        return start < LOWEST + 2_000 ? 40_000 : start;
     }
 }
