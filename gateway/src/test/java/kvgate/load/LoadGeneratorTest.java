@@ -262,8 +262,7 @@ class LoadGeneratorTest {
                 while (!listener.isClosed()) {
                     try {
                         Socket client = listener.accept();
-                        Socket server = new Socket(InetAddress.getLoopbackAddress(),
-                                serverPort);
+                        Socket server = new Socket(InetAddress.getLoopbackAddress(), serverPort);
                         synchronized (sockets) {
                             sockets.add(client);
                             sockets.add(server);

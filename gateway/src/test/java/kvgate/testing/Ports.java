@@ -19,6 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class Ports {
     private static final int LOWEST = 10_000;
+    /** The ports below which they are chosen: where the kernel's range for outgoing connections starts. */
+    private static final int BELOW = outgoingRangeStart();
     /** Ports handed out in this JVM: each only once, so that two servers starting at once never share one. */
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
@@ -27,14 +29,13 @@ public final class Ports {
 
     /** A loopback port that was free a moment ago and that no outgoing connection will take. */
     public static int free() throws IOException {
-        int below = outgoingRangeStart();
         for (int tries = 0; tries < 1000; tries++) {
-            int port = ThreadLocalRandom.current().nextInt(LOWEST, below);
+            int port = ThreadLocalRandom.current().nextInt(LOWEST, BELOW);
             if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
                 return port;
             }
         }
-        throw new IOException("no free port between " + LOWEST + " and " + below);
+        throw new IOException("no free port between " + LOWEST + " and " + BELOW);
     }
 
     /** Returns once {@code process} accepts connections on {@code port}; fails if it exits or takes too long. */

@@ -65,20 +65,9 @@ public final class RedisServers implements BackendServers {
         RedisServers servers = new RedisServers(cluster, count);
         try {
             for (int i = 0; i < count; i++) {
-                // A port free a moment ago can be taken before redis-server binds it (other tests open
-                // connections all along): a server that exits at start-up is started again on fresh ports.
-                for (int attempt = 1; ; attempt++) {
-                    servers.ports[i] = Ports.free();
-                    servers.busPorts[i] = Ports.free();
-                    try {
-                        servers.startServer(i);
-                        break;
-                    } catch (AssertionError e) {
-                        if (servers.processes[i].isAlive() || attempt == 3) {
-                            throw e;
-                        }
-                    }
-                }
+                servers.ports[i] = Ports.free();
+                servers.busPorts[i] = Ports.free();
+                servers.startServer(i);
             }
         } catch (Exception | AssertionError e) {
             servers.close();

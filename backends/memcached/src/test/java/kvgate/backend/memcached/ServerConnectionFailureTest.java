@@ -138,7 +138,7 @@ class ServerConnectionFailureTest {
         // A quiet get closed by a noop, both written on the first connection and left unanswered there.
         ServerRequest quietGet = new ServerRequest(ServerRequest.GETQ, null, new byte[] {'k'}, null, 0,
                 new ServerRequest.ReplyFuture());
-        ServerRequest noop = ServerRequest.noop(new ServerRequest.ReplyFuture());
+        ServerRequest noop = noop();
         connection.send(List.of(quietGet, noop));
         awaitTrue(() -> received.get() == 2, "both requests at the server");
 
@@ -149,7 +149,7 @@ class ServerConnectionFailureTest {
 
         // The next request opens a second connection, where the server answers.
         answering.set(true);
-        ServerRequest next = ServerRequest.noop(new ServerRequest.ReplyFuture());
+        ServerRequest next = noop();
         connection.send(List.of(next));
         assertEquals(ServerReply.SUCCESS, replyOf(next).get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
         assertEquals(2, server.accepted());
@@ -160,7 +160,7 @@ class ServerConnectionFailureTest {
 
         // The first connection's close handler, late, leaves the second connection alone.
         first.eventLoop().submit(() -> first.close()).get().sync();
-        ServerRequest after = ServerRequest.noop(new ServerRequest.ReplyFuture());
+        ServerRequest after = noop();
         connection.send(List.of(after));
         assertEquals(ServerReply.SUCCESS, replyOf(after).get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
         assertEquals(2, server.accepted(), "connections opened");
@@ -204,7 +204,7 @@ class ServerConnectionFailureTest {
         for (int i = 0; i < 2; i++) {
             Thread client = new Thread(() -> {
                 while (System.nanoTime() < end) {
-                    ServerRequest noop = ServerRequest.noop(new ServerRequest.ReplyFuture());
+                    ServerRequest noop = noop();
                     connection.send(List.of(noop));
                     replyOf(noop).handle((reply, error) -> null).join();
                     requests.incrementAndGet();
@@ -245,7 +245,7 @@ class ServerConnectionFailureTest {
 
             up.set(true);
             awaitTrue(() -> !connection.ejected(), "answered probe, outage " + outage);
-            ServerRequest noop = ServerRequest.noop(new ServerRequest.ReplyFuture());
+            ServerRequest noop = noop();
             connection.send(List.of(noop));
             assertEquals(ServerReply.SUCCESS, replyOf(noop).get(BOUND_MILLIS, TimeUnit.MILLISECONDS).status());
 
@@ -274,7 +274,7 @@ class ServerConnectionFailureTest {
     private static List<ServerRequest> noops(int count) {
         List<ServerRequest> noops = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            noops.add(ServerRequest.noop(new ServerRequest.ReplyFuture()));
+            noops.add(noop());
         }
         return noops;
     }
@@ -325,6 +325,11 @@ class ServerConnectionFailureTest {
         assertInstanceOf(Result.Value.class, read);
         assertArrayEquals(new byte[] {1, 2, 3}, ((Result.Value) read).item().value());
         assertEquals(1, server.accepted(), "connections opened");
+    }
+
+    /** A noop whose reply the test reads ({@link #replyOf}). */
+    private static ServerRequest noop() {
+        return ServerRequest.noop(new ServerRequest.ReplyFuture());
     }
 
     private static ServerRequest.ReplyFuture replyOf(ServerRequest request) {
