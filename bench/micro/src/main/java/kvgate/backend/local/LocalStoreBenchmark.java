@@ -1,5 +1,6 @@
 package kvgate.backend.local;
 
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import kvgate.bench.Benchmarked;
 import kvgate.spi.Backend;
@@ -18,10 +19,17 @@ import org.openjdk.jmh.annotations.TearDown;
  * key and a Set replacing one, with keys of 32 bytes and values of 100 bytes, the load of {@code bin/bench}. With a
  * million keys the index no longer fits in the processor's caches, as in the gateway under that load; ten thousand
  * keys show the cost of the lookup itself.
+ *
+ * <p>{@code before}: items stored ahead of the ones read and never read again, as memaslap's sets leave in
+ * {@code bin/bench} before kvgate-load's keys arrive. Keys stored after a crowd of others are the ones whose probes
+ * pass over cold entries, so ten thousand keys after 600,000 show what a lookup pays for the crowd.
  */
 public class LocalStoreBenchmark extends Benchmarked {
     @Param({"10000", "1000000"})
     public int items;
+
+    @Param({"0", "600000"})
+    public int before;
 
     private Backend store;
     private byte[][] keys;
@@ -31,10 +39,11 @@ public class LocalStoreBenchmark extends Benchmarked {
     @Setup
     public void setUp() {
         store = LocalStoreFootprint.openInMemory();
-        keys = LocalStoreFootprint.keys(items);
+        byte[][] all = LocalStoreFootprint.keys(before + items);
+        keys = Arrays.copyOfRange(all, before, before + items);
         value = LocalStoreFootprint.value();
-        for (byte[] key : keys) {
-            set(key);
+        for (byte[] key : all) {
+            set(key); // the crowd first, then the keys read
         }
     }
 
