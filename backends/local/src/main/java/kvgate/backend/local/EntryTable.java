@@ -21,7 +21,10 @@ import java.util.function.Predicate;
  * the next young collection to scan again. With a large table those scans, not the requests' own short-lived
  * objects, set the length of every young pause. The table is split into {@value #SEGMENTS} segments by hash, each an
  * open-addressing table with linear probing whose slots are written with release and read with acquire semantics.
- * So:
+ * Beside each slot is a tag, eight bits of its entry's hash, so that a probe reads an entry only when its tag is the
+ * key's: a key stored after many others (a hot key among cold ones) has a probe sequence that passes over other
+ * keys' entries, and without the tags each of them would be read, a cache miss each when they are cold. The tags
+ * are a byte a slot, 64 to a cache line, so the tags of a probe sequence are one line. So:
  * <ul>
  * <li>{@link #get} takes no lock and finds, for each key, a whole entry: the one before or the one after a
  *     concurrent replacement, never a part of one; its payload is read whole by a reader that checks the version
@@ -55,7 +58,7 @@ final class EntryTable {
     /** What a removed entry leaves: not null, so that probes go on past it. No entry is empty, so none is this. */
     private static final byte[] TOMBSTONE = new byte[0];
     /** The slots of a segment that never held an entry: shared and never written, as a put grows them first. */
-    private static final byte[][] NO_SLOTS = new byte[1][];
+    private static final Slots NO_SLOTS = new Slots(new byte[1][], new byte[1]);
 
     private final long seed;
     private final Segment[] segments = new Segment[SEGMENTS];
@@ -73,11 +76,33 @@ final class EntryTable {
      * before two hashes that differ would share one home slot).
      */
     private static final class Segment {
-        volatile byte[][] slots = NO_SLOTS;
+        volatile Slots slots = NO_SLOTS;
         /** Entries and tombstones: what fills probe sequences. Written under the lock. */
         int used;
         /** Entries; volatile for {@link #size()}, written under the lock. */
         volatile int live;
+    }
+
+    /**
+     * A segment's slots and their tags, published together, so that a reader never pairs the tags of one array with
+     * the entries of another. A slot's tag is written before its entry (with release), so a reader that finds an
+     * entry (with acquire) sees its tag or a later one; a later one belongs to a later entry of that slot, written
+     * after this entry was removed, so skipping this entry then misses only a key that was removed meanwhile.
+     */
+    private record Slots(byte[][] entries, byte[] tags) {
+        Slots(int capacity) {
+            this(new byte[capacity][], new byte[capacity]);
+        }
+
+        int mask() {
+            return entries.length - 1;
+        }
+
+        /** Puts {@code entry}, whose hash is {@code hash}, in slot {@code i}: its tag first, then the entry. */
+        void set(int i, byte[] entry, int hash) {
+            tags[i] = tagOf(hash);
+            SLOTS.setRelease(entries, i, entry);
+        }
     }
 
     // --- entries ---
@@ -193,35 +218,49 @@ final class EntryTable {
         return hash >>> SEGMENT_BITS & mask;
     }
 
+    /** The top eight bits: apart from a slot index's bits in any segment of up to 2^14 slots. */
+    private static byte tagOf(int hash) {
+        return (byte) (hash >>> 24);
+    }
+
     // --- reads, without a lock ---
 
     /** The entry holding {@code key}, or null. */
     byte[] get(byte[] key, int hash) {
-        byte[][] slots = segmentOf(hash).slots;
-        int mask = slots.length - 1;
+        Slots slots = segmentOf(hash).slots;
+        byte[][] entries = slots.entries;
+        byte[] tags = slots.tags;
+        int mask = slots.mask();
+        byte tag = tagOf(hash);
         // Ends: every array keeps a quarter of its slots empty, and no array is written after it is replaced.
         for (int i = home(hash, mask); ; i = i + 1 & mask) {
-            byte[] entry = (byte[]) SLOTS.getAcquire(slots, i);
+            byte[] entry = (byte[]) SLOTS.getAcquire(entries, i);
             if (entry == null) {
                 return null;
             }
-            if (entry != TOMBSTONE && holds(entry, hash, key, 0, key.length)) {
+            if (tags[i] == tag && entry != TOMBSTONE && holds(entry, hash, key, 0, key.length)) {
                 return entry;
             }
         }
     }
 
     /**
-     * The entry in the home slot of a key with this hash, whichever key it holds, or null: the first of the two
-     * reads a lookup makes, for {@link #touch}. A burst of lookups that first reads the home slots of all its keys,
-     * then touches the entries found there, and only then looks them up ({@link LocalStore#executeAll}), has the
+     * The entry a lookup of a key with this hash most likely ends at, whichever key it holds, or null: the first
+     * on the probe sequence with the key's tag, for {@link #touch}. A burst of lookups that first finds these for all
+     * its keys, then touches them, and only then looks the keys up ({@link LocalStore#executeAll}), has the
      * processor wait for the cache misses of all its keys together, as no read of one key depends on another's,
      * instead of one after another as each lookup comes to them.
      */
-    byte[] home(int hash) {
-        byte[][] slots = segmentOf(hash).slots;
-        byte[] entry = (byte[]) SLOTS.getAcquire(slots, home(hash, slots.length - 1));
-        return entry == TOMBSTONE ? null : entry;
+    byte[] candidate(int hash) {
+        Slots slots = segmentOf(hash).slots;
+        int mask = slots.mask();
+        byte tag = tagOf(hash);
+        for (int i = home(hash, mask); ; i = i + 1 & mask) {
+            byte[] entry = (byte[]) SLOTS.getAcquire(slots.entries, i);
+            if (entry == null || slots.tags[i] == tag && entry != TOMBSTONE) {
+                return entry;
+            }
+        }
     }
 
     /** Reads both ends of an entry found by {@link #home} (or null), and returns a value made of them. */
@@ -240,11 +279,11 @@ final class EntryTable {
             if (segment.live == 0) {
                 continue;
             }
-            byte[][] slots;
+            byte[][] entries;
             synchronized (segment) {
-                slots = segment.slots.clone();
+                entries = segment.slots.entries.clone();
             }
-            for (byte[] entry : slots) {
+            for (byte[] entry : entries) {
                 if (entry != null && entry != TOMBSTONE && !visitor.test(entry)) {
                     return false;
                 }
@@ -272,7 +311,7 @@ final class EntryTable {
         long tombstones = 0;
         for (Segment segment : segments) {
             synchronized (segment) {
-                slots += segment.slots == NO_SLOTS ? 0 : segment.slots.length;
+                slots += segment.slots == NO_SLOTS ? 0 : segment.slots.entries.length;
                 entries += segment.live;
                 tombstones += segment.used - segment.live;
             }
@@ -293,15 +332,17 @@ final class EntryTable {
         Segment segment = segmentOf(hash);
         assert Thread.holdsLock(segment) : "put without the segment's lock";
         int keyLength = keyLength(entry);
-        byte[][] slots = segment.slots;
-        int mask = slots.length - 1;
+        Slots slots = segment.slots;
+        byte[][] entries = slots.entries;
+        int mask = slots.mask();
+        byte tag = tagOf(hash);
         int tombstone = -1;
         int i = home(hash, mask);
-        for (byte[] present = slots[i]; present != null; present = slots[i]) {
+        for (byte[] present = entries[i]; present != null; present = entries[i]) {
             if (present == TOMBSTONE) {
                 tombstone = tombstone < 0 ? i : tombstone;
-            } else if (holds(present, hash, entry, KEY, keyLength)) {
-                SLOTS.setRelease(slots, i, entry);
+            } else if (slots.tags[i] == tag && holds(present, hash, entry, KEY, keyLength)) {
+                SLOTS.setRelease(entries, i, entry);
                 return;
             }
             i = i + 1 & mask;
@@ -309,13 +350,13 @@ final class EntryTable {
         if (tombstone >= 0) {
             i = tombstone;
         } else {
-            if (segment.used + 1 > slots.length / 4 * 3) {
+            if (segment.used + 1 > entries.length / 4 * 3) {
                 slots = rebuild(segment, segment.live + 1);
                 i = emptySlot(slots, hash);
             }
             segment.used++;
         }
-        SLOTS.setRelease(slots, i, entry);
+        slots.set(i, entry, hash);
         segment.live = segment.live + 1;
     }
 
@@ -323,11 +364,12 @@ final class EntryTable {
     boolean remove(byte[] key, int hash) {
         Segment segment = segmentOf(hash);
         assert Thread.holdsLock(segment) : "remove without the segment's lock";
-        byte[][] slots = segment.slots;
-        int mask = slots.length - 1;
-        for (int i = home(hash, mask); slots[i] != null; i = i + 1 & mask) {
-            if (slots[i] != TOMBSTONE && holds(slots[i], hash, key, 0, key.length)) {
-                removeAt(segment, slots, i);
+        Slots slots = segment.slots;
+        byte[][] entries = slots.entries;
+        byte tag = tagOf(hash);
+        for (int i = home(hash, slots.mask()); entries[i] != null; i = i + 1 & slots.mask()) {
+            if (slots.tags[i] == tag && entries[i] != TOMBSTONE && holds(entries[i], hash, key, 0, key.length)) {
+                removeAt(segment, entries, i);
                 shrinkIfSparse(segment);
                 return true;
             }
@@ -349,11 +391,11 @@ final class EntryTable {
                 continue;
             }
             synchronized (segment) {
-                byte[][] slots = segment.slots;
-                for (int i = 0; i < slots.length; i++) {
-                    byte[] entry = slots[i];
+                byte[][] entries = segment.slots.entries;
+                for (int i = 0; i < entries.length; i++) {
+                    byte[] entry = entries[i];
                     if (entry != null && entry != TOMBSTONE && doomed.test(entry)) {
-                        removeAt(segment, slots, i);
+                        removeAt(segment, entries, i);
                         removed++;
                     }
                 }
@@ -392,34 +434,35 @@ final class EntryTable {
     }
 
     private static void shrinkIfSparse(Segment segment) {
-        int capacity = segment.slots.length;
+        int capacity = segment.slots.entries.length;
         if (capacity > MIN_CAPACITY && segment.live < capacity / 8) {
             rebuild(segment, segment.live);
         }
     }
 
     /** Moves a segment's entries into a new array sized for {@code entries}, without tombstones, and publishes it. */
-    private static byte[][] rebuild(Segment segment, int entries) {
+    private static Slots rebuild(Segment segment, int entries) {
         int capacity = MIN_CAPACITY;
         while (capacity / 2 < entries) {
             capacity <<= 1;
         }
-        byte[][] fresh = new byte[capacity][];
-        for (byte[] entry : segment.slots) {
+        Slots fresh = new Slots(capacity);
+        for (byte[] entry : segment.slots.entries) {
             if (entry != null && entry != TOMBSTONE) {
-                fresh[emptySlot(fresh, hashOf(entry))] = entry;
+                int hash = hashOf(entry);
+                fresh.set(emptySlot(fresh, hash), entry, hash);
             }
         }
-        // The volatile write publishes the array with the entries written into it above.
+        // The volatile write publishes the arrays with the entries and tags written into them above.
         segment.slots = fresh;
         segment.used = segment.live;
         return fresh;
     }
 
-    private static int emptySlot(byte[][] slots, int hash) {
-        int mask = slots.length - 1;
+    private static int emptySlot(Slots slots, int hash) {
+        int mask = slots.mask();
         int i = home(hash, mask);
-        while (slots[i] != null) {
+        while (slots.entries[i] != null) {
             i = i + 1 & mask;
         }
         return i;

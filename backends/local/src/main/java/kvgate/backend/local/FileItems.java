@@ -31,7 +31,7 @@ final class FileItems implements Items {
     }
 
     @Override
-    public byte[] home(byte[] key) {
+    public byte[] candidate(byte[] key) {
         return null; // a lookup in the file's B-tree is many reads, each depending on the one before
     }
 

@@ -16,11 +16,11 @@ sealed interface Items permits FileItems, MemoryItems {
     Item get(byte[] key);
 
     /**
-     * Where in memory a {@link #get} or {@link #update} of {@code key} will look first, read ahead of it without
-     * deciding anything: the table entry in the key's home slot, for {@link EntryTable#touch}; null where there is
-     * nothing to gain (see {@link LocalStore#executeAll}).
+     * Where in memory a {@link #get} or {@link #update} of {@code key} will most likely end, read ahead of it
+     * without deciding anything: the table entry {@link EntryTable#candidate} finds, for {@link EntryTable#touch};
+     * null where there is nothing to gain (see {@link LocalStore#executeAll}).
      */
-    byte[] home(byte[] key);
+    byte[] candidate(byte[] key);
 
     /**
      * Hands the key's current item (or null) to {@code transition} and stores or removes what it decides, all under

@@ -135,21 +135,21 @@ final class LocalStore implements Backend {
     /**
      * Carries out a burst in order, as {@link #execute} would one by one; in memory, first reads ahead the table
      * memory of every key in it. A lookup in a table larger than the processor's cache is two cache misses in a row
-     * (the slot, then the entry it points to), each waited for before the next can start. Read ahead in two passes,
-     * the home slots of all the keys, then the entries found there, the misses of different keys overlap, and the
-     * lookups proper then find their lines in the cache.
+     * (the slots and their tags, then the entry a tag leads to), each waited for before the next can start. Read
+     * ahead in two passes, the slots of all the keys, then the entries found there, the misses of different keys
+     * overlap, and the lookups proper then find their lines in the cache.
      */
     @Override
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         if (inMemory && operations.size() > 1) {
-            byte[][] homes = new byte[operations.size()][];
-            for (int i = 0; i < homes.length; i++) {
+            byte[][] candidates = new byte[operations.size()][];
+            for (int i = 0; i < candidates.length; i++) {
                 if (operations.get(i) instanceof Operation.KeyOperation keyed) {
-                    homes[i] = items(keyed.namespace()).home(keyed.key());
+                    candidates[i] = items(keyed.namespace()).candidate(keyed.key());
                 }
             }
             int touched = 0;
-            for (byte[] entry : homes) {
+            for (byte[] entry : candidates) {
                 touched += EntryTable.touch(entry);
             }
             if (touched == Integer.MIN_VALUE) {

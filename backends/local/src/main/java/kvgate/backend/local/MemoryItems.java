@@ -20,8 +20,8 @@ final class MemoryItems implements Items {
     }
 
     @Override
-    public byte[] home(byte[] key) {
-        return table.home(table.hash(key));
+    public byte[] candidate(byte[] key) {
+        return table.candidate(table.hash(key));
     }
 
     @Override

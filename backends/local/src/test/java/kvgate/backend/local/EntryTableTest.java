@@ -488,19 +488,44 @@ class EntryTableTest {
     // --- reading ahead ---
 
     @Test
-    void homeIsTheEntryInAKeysHomeSlotWhicheverKeyItHolds() {
+    void theCandidateIsTheFirstEntryOnTheProbeSequenceWithTheKeysTag() {
         int hash = inOneSegment(1);
-        assertNull(table.home(hash), "an empty table");
+        // The same home slot (the bits between the segment's and the tag's), another tag (the top eight bits).
+        int otherTag = hash ^ 0x8000_0000;
+        assertNull(table.candidate(hash), "an empty table");
+        put(table, bytes("x"), otherTag, bytes("0"));
+        assertNull(table.candidate(hash), "an entry of another tag is no candidate");
         put(table, bytes("a"), hash, bytes("1"));
         put(table, bytes("b"), hash, bytes("2"));
         byte[] a = table.get(bytes("a"), hash);
-        assertSame(a, table.home(hash), "the first of the probe sequence");
-        assertArrayEquals(bytes("a"), EntryTable.key(table.home(hash)), "not b's entry, which sits one slot on");
+        assertSame(a, table.candidate(hash), "past x's entry, the first with the tag");
+        assertSame(table.get(bytes("x"), otherTag), table.candidate(otherTag), "x's own, in the home slot");
         assertTrue(remove(table, bytes("a"), hash));
-        assertNull(table.home(hash), "a tombstone is no entry");
+        assertArrayEquals(bytes("b"), EntryTable.key(table.candidate(hash)), "past a's tombstone, whichever key");
         assertEquals(0, EntryTable.touch(null));
         byte[] b = table.get(bytes("b"), hash);
         assertEquals(b[0] + b[b.length - 1], EntryTable.touch(b), "the first and the last byte of the entry");
+    }
+
+    @Test
+    void keysOfOneHomeSlotAndDifferentTagsAreFoundPutAndRemovedPastEachOther() {
+        // Eight keys whose hashes differ only in the tag: one probe sequence, which each lookup passes along.
+        int[] hashes = new int[8];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = inOneSegment(5) | i << 28;
+            put(table, bytes("t" + i), hashes[i], bytes("v" + i));
+        }
+        for (int i = 0; i < hashes.length; i++) {
+            assertArrayEquals(bytes("v" + i), payload(table.get(bytes("t" + i), hashes[i])), "key " + i);
+            assertNull(table.get(bytes("t" + i), hashes[(i + 1) % hashes.length]), "key " + i + ", another tag");
+        }
+        put(table, bytes("t6"), hashes[6], bytes("new"));
+        assertTrue(remove(table, bytes("t2"), hashes[2]));
+        assertFalse(remove(table, bytes("t3"), hashes[4]), "a key under another key's tag");
+        assertEquals(7, table.size());
+        assertNull(table.get(bytes("t2"), hashes[2]));
+        assertArrayEquals(bytes("new"), payload(table.get(bytes("t6"), hashes[6])));
+        assertArrayEquals(bytes("v7"), payload(table.get(bytes("t7"), hashes[7])), "past the tombstone");
     }
 
     // --- the payload rewritten in place ---
