@@ -58,7 +58,7 @@ final class EntryTable {
     /** What a removed entry leaves: not null, so that probes go on past it. No entry is empty, so none is this. */
     private static final byte[] TOMBSTONE = new byte[0];
     /** The slots of a segment that never held an entry: shared and never written, as a put grows them first. */
-    private static final Slots NO_SLOTS = new Slots(new byte[1][], new byte[1]);
+    private static final Slots NO_SLOTS = new Slots(1);
 
     private final long seed;
     private final Segment[] segments = new Segment[SEGMENTS];
@@ -263,7 +263,7 @@ final class EntryTable {
         }
     }
 
-    /** Reads both ends of an entry found by {@link #home} (or null), and returns a value made of them. */
+    /** Reads both ends of an entry found by {@link #candidate} (or null), and returns a value made of them. */
     static int touch(byte[] entry) {
         return entry == null ? 0 : entry[HASH] + entry[entry.length - 1];
     }
