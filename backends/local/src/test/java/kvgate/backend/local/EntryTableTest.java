@@ -485,6 +485,77 @@ class EntryTableTest {
         return null;
     }
 
+    @Test
+    void keysNeverRemovedAreFoundByEveryReadWhileTheirNeighboursComeAndGo() throws Exception {
+        // Stable keys, each with its own tag, on one probe sequence with churning keys of every tag: their slots turn
+        // to tombstones and are taken again by keys of other tags, and the segment is rebuilt (tombstones dropped,
+        // new arrays of slots and tags) while readers probe it. A reader that paired a slot with the wrong tag would
+        // pass over a stable key's entry and find nothing.
+        int home = 9;
+        byte[][] stable = new byte[8][];
+        int[] stableHashes = new int[stable.length];
+        for (int i = 0; i < stable.length; i++) {
+            stable[i] = bytes("stable:" + i);
+            stableHashes[i] = inOneSegment(home) | i << 24;
+            put(table, stable[i], stableHashes[i], bytes("s" + i));
+        }
+        int churnCount = 256;
+        byte[][] churn = new byte[churnCount][];
+        int[] churnHashes = new int[churnCount];
+        for (int k = 0; k < churnCount; k++) {
+            churn[k] = bytes("churn:" + k);
+            churnHashes[k] = k % 4 < 2 ? inOneSegment(home) | k << 24 : inOneSegment(k * 0x9E3779B1 >>> 10);
+        }
+        AtomicBoolean writing = new AtomicBoolean(true);
+        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> writes = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                int writer = w;
+                writes.add(pool.submit(() -> {
+                    // Each writer its own half of the churning keys, all stored then all removed, again and again:
+                    // the segment grows and shrinks, each time into new arrays.
+                    for (int n = 0; n < 300; n++) {
+                        for (int k = writer; k < churnCount; k += 2) {
+                            put(table, churn[k], churnHashes[k], bytes("c" + n));
+                        }
+                        for (int k = writer; k < churnCount; k += 2) {
+                            remove(table, churn[k], churnHashes[k]);
+                        }
+                    }
+                }));
+            }
+            List<Future<Long>> reads = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                reads.add(pool.submit(() -> {
+                    long hits = 0;
+                    while (writing.get()) {
+                        for (int i = 0; i < stable.length; i++) {
+                            byte[] entry = table.get(stable[i], stableHashes[i]);
+                            if (entry == null || !Arrays.equals(stable[i], EntryTable.key(entry))) {
+                                problems.add("stable key " + i + " not found after " + hits + " reads");
+                                return hits;
+                            }
+                            hits++;
+                        }
+                    }
+                    return hits;
+                }));
+            }
+            for (Future<?> write : writes) {
+                write.get(60, SECONDS);
+            }
+            writing.set(false);
+            Readers.assertAllWell(reads, problems);
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < stable.length; i++) {
+            assertArrayEquals(bytes("s" + i), payload(table.get(stable[i], stableHashes[i])), "stable key " + i);
+        }
+    }
+
     // --- reading ahead ---
 
     @Test
