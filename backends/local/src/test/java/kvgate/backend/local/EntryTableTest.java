@@ -442,11 +442,7 @@ class EntryTableTest {
                     return hits;
                 }));
             }
-            for (Future<?> write : writes) {
-                write.get(60, SECONDS);
-            }
-            writing.set(false);
-            Readers.assertAllWell(reads, problems);
+            Readers.assertAllWellAfter(writes, writing, reads, problems);
         } finally {
             pool.shutdownNow();
         }
@@ -543,11 +539,7 @@ class EntryTableTest {
                     return hits;
                 }));
             }
-            for (Future<?> write : writes) {
-                write.get(60, SECONDS);
-            }
-            writing.set(false);
-            Readers.assertAllWell(reads, problems);
+            Readers.assertAllWellAfter(writes, writing, reads, problems);
         } finally {
             pool.shutdownNow();
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The end of a test whose reader threads race writers: each reader returns how many reads found something. */
 final class Readers {
@@ -21,5 +22,15 @@ final class Readers {
         }
         assertEquals(List.of(), List.copyOf(problems));
         assertTrue(found > 0, "the readers never found anything");
+    }
+
+    /** Waits for the writers, then tells the readers to stop ({@code writing} false) and checks them. */
+    static void assertAllWellAfter(List<? extends Future<?>> writers, AtomicBoolean writing,
+                                   List<Future<Long>> readers, Collection<String> problems) throws Exception {
+        for (Future<?> writer : writers) {
+            writer.get(60, SECONDS);
+        }
+        writing.set(false);
+        assertAllWell(readers, problems);
     }
 }
