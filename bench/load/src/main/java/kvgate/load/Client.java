@@ -44,14 +44,12 @@ abstract class Client {
 
     abstract int preambleSteps();
 
-    /**
-     * The senders: {@code start} is when the request's latency counts from (its intended time, in open loop),
-     * {@code now} the clock of this pump, from which its timeout counts.
-     */
-    abstract void sendPreamble(int step, long start, long now);
+    /** The senders: {@code now} is the clock of this pump, from which the request's latency and timeout count. */
+    abstract void sendPreamble(int step, long now);
 
-    abstract void sendFill(long key, long start, long now);
+    abstract void sendFill(long key, long now);
 
+    /** As the others, but the latency counts from {@code start}: the request's intended time, in open loop. */
     abstract void sendNext(long start, long now);
 
     /** Sends what was written since the last flush. */
@@ -152,13 +150,13 @@ abstract class Client {
                     if (inFlight > 0 || preambleStep >= preambleSteps()) {
                         return;
                     }
-                    sendPreamble(preambleStep++, now, now);
+                    sendPreamble(preambleStep++, now);
                 }
                 case FILL -> {
                     if (nextFill >= fillEnd) {
                         return;
                     }
-                    sendFill(nextFill, now, now);
+                    sendFill(nextFill, now);
                     nextFill += fillStride;
                 }
                 case CLOSED_LOOP -> sendNext(now, now);

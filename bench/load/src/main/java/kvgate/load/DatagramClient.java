@@ -63,15 +63,15 @@ final class DatagramClient extends Client {
     }
 
     @Override
-    void sendPreamble(int step, long start, long now) {
+    void sendPreamble(int step, long now) {
         throw new IllegalStateException("MPDB has no preamble");
     }
 
     @Override
-    void sendFill(long key, long start, long now) {
+    void sendFill(long key, long now) {
         long echo = nextEcho++;
         ByteBuf payload = channel.alloc().buffer(64 + run.options().keySize() + run.options().valueSize());
-        send(echo, conversation.writeFill(payload, key, echo), payload, start, now);
+        send(echo, conversation.writeFill(payload, key, echo), payload, now, now);
     }
 
     @Override

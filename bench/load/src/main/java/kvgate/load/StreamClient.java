@@ -50,15 +50,15 @@ final class StreamClient extends Client {
     }
 
     @Override
-    void sendPreamble(int step, long start, long now) {
+    void sendPreamble(int step, long now) {
         int tag = nextTag++;
-        push(conversation.writePreamble(batch(), step, tag), tag, start, now);
+        push(conversation.writePreamble(batch(), step, tag), tag, now, now);
     }
 
     @Override
-    void sendFill(long key, long start, long now) {
+    void sendFill(long key, long now) {
         int tag = nextTag++;
-        push(conversation.writeFill(batch(), key, tag), tag, start, now);
+        push(conversation.writeFill(batch(), key, tag), tag, now, now);
     }
 
     @Override

@@ -366,8 +366,9 @@ final class EntryTable {
         assert Thread.holdsLock(segment) : "remove without the segment's lock";
         Slots slots = segment.slots;
         byte[][] entries = slots.entries;
+        int mask = slots.mask();
         byte tag = tagOf(hash);
-        for (int i = home(hash, slots.mask()); entries[i] != null; i = i + 1 & slots.mask()) {
+        for (int i = home(hash, mask); entries[i] != null; i = i + 1 & mask) {
             if (slots.tags[i] == tag && entries[i] != TOMBSTONE && holds(entries[i], hash, key, 0, key.length)) {
                 removeAt(segment, entries, i);
                 shrinkIfSparse(segment);
