@@ -246,10 +246,7 @@ final class EntryTable {
 
     /**
      * The entry a lookup of a key with this hash most likely ends at, whichever key it holds, or null: the first
-     * on the probe sequence with the key's tag, for {@link #touch}. A burst of lookups that first finds these for all
-     * its keys, then touches them, and only then looks the keys up ({@link LocalStore#executeAll}), has the
-     * processor wait for the cache misses of all its keys together, as no read of one key depends on another's,
-     * instead of one after another as each lookup comes to them.
+     * on the probe sequence with the key's tag, for {@link #touch} ({@link #readAhead}).
      */
     byte[] candidate(int hash) {
         Slots slots = segmentOf(hash).slots;
@@ -261,6 +258,32 @@ final class EntryTable {
                 return entry;
             }
         }
+    }
+
+    /**
+     * Reads ahead the table memory a burst of lookups will need, {@code tables[i]} and {@code hashes[i]} a key each
+     * (a null table for a key not to read ahead), and returns a value made of what it read. Each pass reads, for
+     * every key, what the next pass needs, and no read in a pass depends on another key's: the home slots and their
+     * tags first, then the entries found there. With the hashes computed before (by the caller), a pass is a few
+     * instructions a key, so the processor has the misses of the whole burst under way together, where reading key
+     * by key, each with its hash and its lookup, it could overlap only two or three keys'.
+     */
+    static int readAhead(EntryTable[] tables, int[] hashes) {
+        int read = 0;
+        for (int i = 0; i < tables.length; i++) {
+            if (tables[i] != null) {
+                int hash = hashes[i];
+                Slots slots = tables[i].segmentOf(hash).slots;
+                int home = home(hash, slots.mask());
+                read += slots.tags[home] + (slots.entries[home] == null ? 0 : 1);
+            }
+        }
+        for (int i = 0; i < tables.length; i++) {
+            if (tables[i] != null) {
+                read += touch(tables[i].candidate(hashes[i]));
+            }
+        }
+        return read;
     }
 
     /** Reads both ends of an entry found by {@link #candidate} (or null), and returns a value made of them. */

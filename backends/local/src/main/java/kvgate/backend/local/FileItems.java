@@ -31,11 +31,6 @@ final class FileItems implements Items {
     }
 
     @Override
-    public byte[] candidate(byte[] key) {
-        return null; // a lookup in the file's B-tree is many reads, each depending on the one before
-    }
-
-    @Override
     public ItemTransition update(byte[] key, Function<Item, ItemTransition> transition) {
         synchronized (stripeOf(key)) {
             ItemTransition decided = transition.apply(ItemType.unpack(map.get(key)));

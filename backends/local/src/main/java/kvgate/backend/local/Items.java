@@ -16,13 +16,6 @@ sealed interface Items permits FileItems, MemoryItems {
     Item get(byte[] key);
 
     /**
-     * Where in memory a {@link #get} or {@link #update} of {@code key} will most likely end, read ahead of it
-     * without deciding anything: the table entry {@link EntryTable#candidate} finds, for {@link EntryTable#touch};
-     * null where there is nothing to gain (see {@link LocalStore#executeAll}).
-     */
-    byte[] candidate(byte[] key);
-
-    /**
      * Hands the key's current item (or null) to {@code transition} and stores or removes what it decides, all under
      * the key's lock; returns the transition. The key's array is not kept: the operation still owns it.
      */

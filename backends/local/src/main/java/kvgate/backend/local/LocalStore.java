@@ -134,25 +134,24 @@ final class LocalStore implements Backend {
 
     /**
      * Carries out a burst in order, as {@link #execute} would one by one; in memory, first reads ahead the table
-     * memory of every key in it. A lookup in a table larger than the processor's cache is two cache misses in a row
-     * (the slots and their tags, then the entry a tag leads to), each waited for before the next can start. Read
-     * ahead in two passes, the slots of all the keys, then the entries found there, the misses of different keys
-     * overlap, and the lookups proper then find their lines in the cache.
+     * memory of every key in it. A lookup in a table larger than the processor's cache is cache misses in a row (the
+     * home slot and its tag, then the entry a tag leads to), each waited for before the next can start. Read ahead in
+     * passes over the whole burst ({@link EntryTable#readAhead}), the misses of different keys overlap, and the
+     * lookups proper then find their lines in the cache.
      */
     @Override
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         if (inMemory && operations.size() > 1) {
-            byte[][] candidates = new byte[operations.size()][];
-            for (int i = 0; i < candidates.length; i++) {
+            EntryTable[] tables = new EntryTable[operations.size()];
+            int[] hashes = new int[tables.length];
+            for (int i = 0; i < tables.length; i++) {
                 if (operations.get(i) instanceof Operation.KeyOperation keyed) {
-                    candidates[i] = items(keyed.namespace()).candidate(keyed.key());
+                    EntryTable table = ((MemoryItems) items(keyed.namespace())).table();
+                    tables[i] = table;
+                    hashes[i] = table.hash(keyed.key());
                 }
             }
-            int touched = 0;
-            for (byte[] entry : candidates) {
-                touched += EntryTable.touch(entry);
-            }
-            if (touched == Integer.MIN_VALUE) {
+            if (EntryTable.readAhead(tables, hashes) == Integer.MIN_VALUE) {
                 // Never meant to matter: a use of what was read, so that the compiler keeps the reads.
                 Thread.onSpinWait();
             }

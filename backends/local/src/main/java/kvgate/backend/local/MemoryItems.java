@@ -19,9 +19,9 @@ final class MemoryItems implements Items {
         return unpack(table.get(key, table.hash(key)));
     }
 
-    @Override
-    public byte[] candidate(byte[] key) {
-        return table.candidate(table.hash(key));
+    /** The table, for {@link LocalStore#executeAll}'s read-ahead. */
+    EntryTable table() {
+        return table;
     }
 
     @Override

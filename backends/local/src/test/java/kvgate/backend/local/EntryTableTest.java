@@ -571,6 +571,21 @@ class EntryTableTest {
     }
 
     @Test
+    void aReadAheadReadsEachKeysHomeSlotAndCandidateAndSkipsKeysWithoutATable() {
+        int hash = inOneSegment(1) | 5 << 24; // a tag of 5
+        int absent = inOneSegment(2);
+        put(table, bytes("a"), hash, bytes("1"));
+        EntryTable empty = new EntryTable(7);
+        byte[] a = table.get(bytes("a"), hash);
+        int aHome = 5 + 1 + EntryTable.touch(a); // its home slot's tag, that the slot is taken, and the entry's ends
+        assertEquals(aHome, EntryTable.readAhead(new EntryTable[] {table}, new int[] {hash}));
+        assertEquals(0, EntryTable.readAhead(new EntryTable[] {null, empty, table}, new int[] {hash, hash, absent}),
+                "no table, an empty table and an empty slot read nothing");
+        assertEquals(2 * aHome, EntryTable.readAhead(new EntryTable[] {table, null, table},
+                new int[] {hash, absent, hash}), "one key twice in a burst");
+    }
+
+    @Test
     void keysOfOneHomeSlotAndDifferentTagsAreFoundPutAndRemovedPastEachOther() {
         // Eight keys whose hashes differ only in the tag: one probe sequence, which each lookup passes along.
         int[] hashes = new int[8];
