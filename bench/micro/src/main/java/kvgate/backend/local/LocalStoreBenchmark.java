@@ -2,6 +2,7 @@ package kvgate.backend.local;
 
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import kvgate.bench.Benchmarked;
 import kvgate.spi.Backend;
 import kvgate.spi.Item;
@@ -11,6 +12,7 @@ import kvgate.spi.Result;
 import kvgate.spi.StoreMode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
@@ -19,7 +21,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * The local store in memory ({@code local.path = :memory:}), called as the dispatcher calls it: a Get of a stored
  * key and a Set replacing one, with keys of 32 bytes and values of 100 bytes, the load of {@code bin/bench}. With a
  * million keys the index no longer fits in the processor's caches, as in the gateway under that load; ten thousand
- * keys show the cost of the lookup itself.
+ * keys show the cost of the lookup itself. {@code getBurst} hands the store sixteen gets at once, as a pipelined burst
+ * reaches it, which it reads ahead before it looks them up; its figure is per get.
  *
  * <p>{@code before}: items stored ahead of the ones read and never read again, as memaslap's sets leave in
  * {@code bin/bench} before kvgate-load's keys arrive. Keys stored after a crowd of others are the ones whose probes
@@ -31,6 +34,8 @@ import org.openjdk.jmh.annotations.TearDown;
  */
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-Xmn64m", "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC"})
 public class LocalStoreBenchmark extends Benchmarked {
+    private static final int BURST = 16;
+
     @Param({"10000", "1000000"})
     public int items;
 
@@ -89,5 +94,19 @@ public class LocalStoreBenchmark extends Benchmarked {
     @Benchmark
     public Result set() {
         return set(nextKey());
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BURST)
+    public Result getBurst() {
+        Operation[] burst = new Operation[BURST];
+        for (int i = 0; i < BURST; i++) {
+            burst[i] = new Operation.Get(Namespace.DEFAULT, nextKey());
+        }
+        Result last = null;
+        for (CompletionStage<Result> result : store.executeAll(Arrays.asList(burst))) {
+            last = done(result.toCompletableFuture());
+        }
+        return last;
     }
 }
