@@ -275,6 +275,7 @@ final class EntryTable {
                 int hash = hashes[i];
                 Slots slots = tables[i].segmentOf(hash).slots;
                 int home = home(hash, slots.mask());
+                // Plain reads: nothing is decided on them, they only bring the lines in.
                 read += slots.tags[home] + (slots.entries[home] == null ? 0 : 1);
             }
         }
