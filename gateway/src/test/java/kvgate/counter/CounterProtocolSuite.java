@@ -136,6 +136,30 @@ abstract class CounterProtocolSuite {
     }
 
     @Test
+    void anAcquireSentJustBeforeTheConnectionClosesIsReleasedByTheClose() throws Exception {
+        try (CounterClient watcher = client()) {
+            for (int i = 0; i < 20; i++) {
+                // Often read together with the end of the stream: the acquire must be carried out before the close
+                // releases what the connection holds, or its resources would stay held for ever.
+                CounterClient gone = client();
+                gone.send(frame(ACQUIRE, 1, acquireBody(2, 100, "last-words")));
+                gone.close();
+            }
+            long deadline = System.currentTimeMillis() + 5000;
+            while (held(watcher, "last-words") != 0 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, held(watcher, "last-words"), "resources still held after every connection closed");
+        }
+    }
+
+    /** The resources held of a counter: 0 when it is not found. */
+    private static long held(CounterClient client, String name) throws Exception {
+        Response got = client.get(name);
+        return got.status() == 0x01 ? 0 : got.u32(0);
+    }
+
+    @Test
     void getOfAMissingCounterIsNotFound() throws Exception {
         try (CounterClient c = client()) {
             assertError(c.get("never-acquired"), 0x01, "Not found");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -422,6 +423,44 @@ abstract class MemcachedProtocolSuite {
                     assertEquals(counter + 1, r.number());
                     counter = r.number();
                 }
+            }
+        }
+    }
+
+    @Test
+    void burstsOfManyConnectionsSentAtOnceAreEachAnsweredOnTheirOwnConnectionInOrder() throws Exception {
+        int connections = 16;
+        int pairs = 40;
+        List<BinaryClient> clients = new ArrayList<>();
+        try {
+            for (int c = 0; c < connections; c++) {
+                clients.add(client());
+            }
+            // Every connection's burst is sent before any reply is read: the gateway has them all to serve at once,
+            // and each connection's replies must still be its own, in its order.
+            for (int c = 0; c < connections; c++) {
+                ByteArrayOutputStream burst = new ByteArrayOutputStream();
+                for (int i = 0; i < pairs; i++) {
+                    burst.write(frame(SET, storeExtras(c, 0), bytes("loop-" + c + "-" + i), bytes(c + "/" + i), 0,
+                            2 * i));
+                    burst.write(frame(GET, NONE, bytes("loop-" + c + "-" + i), NONE, 0, 2 * i + 1));
+                }
+                clients.get(c).send(burst.toByteArray());
+            }
+            for (int c = 0; c < connections; c++) {
+                for (int i = 0; i < 2 * pairs; i++) {
+                    Response r = clients.get(c).read();
+                    assertEquals(i, r.opaque(), "connection " + c + ": reply order");
+                    assertEquals(0, r.status(), "connection " + c + ", request " + i);
+                    if (i % 2 == 1) {
+                        assertEquals(c + "/" + i / 2, r.valueText(), "connection " + c + " reads its own set");
+                        assertEquals(c, r.flags(), "connection " + c + "'s flags");
+                    }
+                }
+            }
+        } finally {
+            for (BinaryClient client : clients) {
+                client.close();
             }
         }
     }
