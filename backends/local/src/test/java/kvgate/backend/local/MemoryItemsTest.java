@@ -1,6 +1,5 @@
 package kvgate.backend.local;
 
-import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -96,8 +95,7 @@ class MemoryItemsTest {
                     return reads;
                 }));
             }
-            writer.get(60, SECONDS);
-            Readers.assertAllWell(readers, problems);
+            Readers.assertAllWellAfter(List.of(writer), writing, readers, problems);
         } finally {
             writing.set(false);
             pool.shutdownNow();
