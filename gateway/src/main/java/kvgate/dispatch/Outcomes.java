@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import kvgate.spi.Backend;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 import kvgate.spi.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,29 +21,23 @@ public final class Outcomes {
     }
 
     /**
-     * A stage made by {@link #guarded}: it never completes exceptionally or with null, so guarding it again (a
-     * backend's stage is guarded at its leaf, then again at the root of the tree) adds no stage of its own. Stages
-     * derived from it are plain {@link CompletableFuture}s, guarded anew.
+     * The stage's result; a null stage, a null result or an exception become a backend error. A stage that cannot
+     * fail (a {@link ResultFuture}: a backend's own, or one this made at a leaf of the route tree, now guarded again
+     * at its root) or that has its result already is returned as it is, with no stage of its own added.
      */
-    private static final class Guarded extends CompletableFuture<Result> {
-    }
-
-    /** The stage's result; a null stage, a null result or an exception become a backend error. */
     public static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
         if (stage == null) {
-            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
+            return ResultFuture.of(null);
         }
-        if (stage instanceof Guarded || Stages.valueNow(stage) != null) {
+        if (stage instanceof ResultFuture || Stages.valueNow(stage) != null) {
             return stage;
         }
-        Guarded guarded = new Guarded();
+        ResultFuture guarded = new ResultFuture();
         stage.whenComplete((result, error) -> {
             if (error != null) {
                 LOG.warn("operation completed with an exception", error);
-                guarded.complete(Result.backendError(error));
-            } else {
-                guarded.complete(result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
             }
+            guarded.settle(result, error);
         });
         return guarded;
     }

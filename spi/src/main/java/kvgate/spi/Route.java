@@ -96,14 +96,10 @@ public interface Route {
 
     /**
      * {@code stage} as a result that never fails: an exceptional completion becomes a {@link Status#BACKEND_ERROR},
-     * as do a null result and a null stage.
+     * as do a null result and a null stage. A {@link ResultFuture} cannot fail, and is returned as it is.
      */
     static CompletionStage<Result> guarded(CompletionStage<Result> stage) {
-        if (stage == null) {
-            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR, "no result"));
-        }
-        return stage.handle((result, error) -> error != null ? Result.backendError(error)
-                : result == null ? Result.failure(Status.BACKEND_ERROR, "no result") : result);
+        return ResultFuture.of(stage);
     }
 
     /**
@@ -117,7 +113,7 @@ public interface Route {
         if (millis == 0 || answer.toCompletableFuture().isDone()) {
             return answer;
         }
-        CompletableFuture<Result> first = new CompletableFuture<>();
+        ResultFuture first = new ResultFuture();
         ScheduledFuture<?> deadline;
         try {
             deadline = scheduler.schedule(() -> first.complete(late), millis, TimeUnit.MILLISECONDS);
@@ -126,7 +122,7 @@ public interface Route {
         }
         answer.whenComplete((result, error) -> {
             deadline.cancel(false);
-            first.complete(error != null ? Result.backendError(error) : result);
+            first.settle(result, error);
         });
         return first;
     }

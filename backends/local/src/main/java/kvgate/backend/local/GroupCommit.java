@@ -2,11 +2,11 @@ package kvgate.backend.local;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 import kvgate.spi.Status;
 
 /**
@@ -22,7 +22,7 @@ final class GroupCommit implements AutoCloseable {
         void run() throws Exception;
     }
 
-    private record Waiting(CompletableFuture<Result> acknowledgement, Result result) {
+    private record Waiting(ResultFuture acknowledgement, Result result) {
     }
 
     private final LinkedBlockingQueue<Waiting> waiting = new LinkedBlockingQueue<>();
@@ -42,7 +42,8 @@ final class GroupCommit implements AutoCloseable {
      * The caller must have made its change to the store before calling.
      */
     CompletionStage<Result> afterCommit(Result result) {
-        CompletableFuture<Result> acknowledgement = new CompletableFuture<>();
+        // Completed only with a result: the gateway hands it on without a guard of its own.
+        ResultFuture acknowledgement = new ResultFuture();
         waiting.add(new Waiting(acknowledgement, result));
         if (!running) {
             // Raced with close(): make sure nobody waits forever.

@@ -22,6 +22,7 @@ import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 import kvgate.spi.Status;
 
 /**
@@ -254,9 +255,11 @@ final class MemcachedBackend implements Backend {
     /**
      * The result of one request, made from its reply on the connection's loop: {@code success} for a success (or a
      * quiet pass), else the status mapped. A write whose reply was lost may have been carried out: that is a backend
-     * error (outcome unknown), not a temporary failure, which tells a client that retrying is safe.
+     * error (outcome unknown), not a temporary failure, which tells a client that retrying is safe. A
+     * {@link ResultFuture}, so that the gateway hands it on without a guard of its own: it only ever completes with
+     * a result.
      */
-    private static final class Outcome extends CompletableFuture<Result> implements ServerRequest.Answer {
+    private static final class Outcome extends ResultFuture implements ServerRequest.Answer {
         private final Success success;
         private final boolean mutating;
 

@@ -28,6 +28,7 @@ import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 import kvgate.spi.Status;
 
 /**
@@ -99,7 +100,11 @@ final class RedisBackend implements Backend {
                 } catch (RuntimeException e) {
                     started = CompletableFuture.completedFuture(failure(e, reads));
                 }
-                results.add(started.exceptionally(error -> failure(error, reads)));
+                // A ResultFuture, which the gateway hands on as it is, where a stage that may fail gets a guard.
+                ResultFuture outcome = new ResultFuture();
+                started.whenComplete((result, error) -> outcome.complete(error != null ? failure(error, reads)
+                        : result));
+                results.add(outcome);
             }
         } finally {
             channel.flush();
