@@ -216,7 +216,7 @@ class WarmUpMigrationTest {
                             if (key % clients != owner || random.nextInt(2) == 0) {
                                 long before = acked.get(key);
                                 Response read = client.get(name);
-                                long writeNumber = versionOf(key < keys, read, deletes.get(key), before);
+                                long writeNumber = versionOf(name, key < keys, read, deletes.get(key));
                                 if (writeNumber < before) {
                                     stale.add(name + ": read " + (read.status() == OK ? read.valueText()
                                             : "NOT_FOUND") + " after write " + before + " was acknowledged");
@@ -294,7 +294,7 @@ class WarmUpMigrationTest {
      * The number of the write a read saw: the last {@code w<n>} of a value, a counter's increments, or for
      * NOT_FOUND the latest delete of the key (a read may see NOT_FOUND only after a delete started).
      */
-    private static long versionOf(boolean plain, Response read, ConcurrentLinkedQueue<Long> deletes, long before) {
+    private static long versionOf(String name, boolean plain, Response read, ConcurrentLinkedQueue<Long> deletes) {
         if (read.status() == OK) {
             String value = read.valueText().strip();
             if (!plain) {
@@ -302,12 +302,12 @@ class WarmUpMigrationTest {
             }
             return Long.parseLong(value.substring(value.lastIndexOf('w') + 1));
         }
-        assertEquals(NOT_FOUND, read.status(), "a read failed");
+        assertEquals(NOT_FOUND, read.status(), "a read of " + name + " failed");
         long latest = -1;
         for (long delete : deletes) {
             latest = Math.max(latest, delete);
         }
-        assertNotEquals(-1, latest, "NOT_FOUND for a key never deleted");
+        assertNotEquals(-1, latest, "NOT_FOUND for " + name + ", never deleted");
         return latest;
     }
 }

@@ -18,7 +18,10 @@ record Copy(Outcome outcome, Item item, Result failure) {
         COPIED,
         /** The new store already held the key: a write or another copy was first. */
         PRESENT,
-        /** A write of the key (or a flush) started after the old store was read: the copy was refused or taken back. */
+        /**
+         * A write of the key or a flush started after the old store was read (the copy was refused), or once the
+         * copy landed a flush had started or the old store's item had changed (the copy was taken back).
+         */
         RACED,
         /** The old store holds no such key. */
         ABSENT,

@@ -110,20 +110,11 @@ final class RecentWrites {
     }
 
     /**
-     * Whether a write of {@code key} or a flush started after {@code start}: asked by a fill whose copy has landed
-     * (between {@link #beginFill} and {@link #endFill}), which then takes its copy back: a write that started
-     * meanwhile waits for the fill, but may have read nothing the copy should outlive (a delete), and a flush does
-     * not wait at all.
+     * Whether a flush started after {@code start}: asked by a fill whose copy has landed, which then takes its copy
+     * back, since a flush does not wait for the fills under way as a write of the key does.
      */
-    boolean writtenSince(String key, long start) {
-        if (lastFlush.get() > start) {
-            return true;
-        }
-        Stripe stripe = stripe(key);
-        synchronized (stripe) {
-            KeyState state = stripe.keys.get(key);
-            return state == null ? stripe.watermark > start : state.lastWrite > start;
-        }
+    boolean flushedSince(long start) {
+        return lastFlush.get() > start;
     }
 
     void endFill(String key) {

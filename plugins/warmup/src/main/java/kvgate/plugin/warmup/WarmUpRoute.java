@@ -181,17 +181,34 @@ final class WarmUpRoute implements Route {
     private record Lookup(Result answer, Result unwarmed) {
     }
 
-    /** Reads from the new store; on a miss, from the old one, copying what it holds into the new one. */
+    /**
+     * Reads from the new store; on a miss, from the old one, copying what it holds into the new one. When the old
+     * store misses too, the new store is asked again: between the two reads a write may have moved the key (copied it
+     * into the new store, then deleted the old store's copy), and a key never absent from both must not be answered
+     * NOT_FOUND. A key that only leaves the old store once the new one holds it is absent from both at some moment
+     * of this read when the second answer is a miss too.
+     */
     private CompletionStage<Lookup> lookUp(Namespace namespace, byte[] key, int attempt) {
         long start = recent.now();
         Operation.Get get = new Operation.Get(namespace, key);
         return answerOf(newer, get).thenCompose(fresh -> fresh.status() != Status.NOT_FOUND
-                ? done(new Lookup(fresh, fresh.ok() ? null : fresh))
+                ? done(warmed(fresh))
                 // A failure of the old store is answered as such: it may hold the key, so NOT_FOUND would be a lie.
-                : answerOf(older, get).thenCompose(old -> old instanceof Result.Value value
-                        ? fill(namespace, key, value.item(), start)
-                                .thenCompose(copy -> afterFill(namespace, key, copy, attempt))
-                        : done(new Lookup(old, old.status() == Status.NOT_FOUND ? null : old))));
+                : answerOf(older, get).thenCompose(old -> {
+                    if (old instanceof Result.Value value) {
+                        return fill(namespace, key, value.item(), start)
+                                .thenCompose(copy -> afterFill(namespace, key, copy, attempt));
+                    }
+                    if (old.status() != Status.NOT_FOUND) {
+                        return done(new Lookup(old, old));
+                    }
+                    return answerOf(newer, get).thenApply(WarmUpRoute::warmed);
+                }));
+    }
+
+    /** The new store's answer as a lookup: warm unless the new store failed. */
+    private static Lookup warmed(Result fresh) {
+        return new Lookup(fresh, fresh.ok() || fresh.status() == Status.NOT_FOUND ? null : fresh);
     }
 
     private CompletionStage<Lookup> afterFill(Namespace namespace, byte[] key, Copy copy, int attempt) {
@@ -215,8 +232,10 @@ final class WarmUpRoute implements Route {
     /**
      * Copies {@code item}, read from the old store after {@code start}, into the new store with {@code add}, unless a
      * write of the key started since. After the copy lands, the old store is read again: if its item changed or went
-     * meanwhile (a write through another gateway), the copy is taken back with a CAS delete, which leaves alone any
-     * newer write that replaced it.
+     * meanwhile (a write through another gateway), or a flush started, the copy is taken back with a CAS delete,
+     * which leaves alone any newer write that replaced it. A write of the key through this node that started while
+     * the copy travelled is no reason to take it back: it waits for the copy to land, may already have read it
+     * (a change warms its key first) and applies after it, and a delete removes the copy itself.
      */
     CompletionStage<Copy> fill(Namespace namespace, byte[] key, Item item, long start) {
         String id = id(namespace, key);
@@ -231,7 +250,7 @@ final class WarmUpRoute implements Route {
                 Item copied = new Item(item.value(), item.flags(), stored.cas(), add.expiresAt());
                 return answerOf(older, new Operation.Get(namespace, key)).thenCompose(again -> {
                     boolean unchanged = again instanceof Result.Value value && value.item().cas() == item.cas()
-                            && !recent.writtenSince(id, start);
+                            && !recent.flushedSince(start);
                     if (unchanged) {
                         filled.increment();
                         return done(Copy.of(Copy.Outcome.COPIED, copied));

@@ -233,10 +233,12 @@ class WarmUpRouteTest {
         assertFalse(deleted.isDone(), "the delete waits for the copy under way");
         slowAdd.open();
         assertTrue(deleted.get(5, TimeUnit.SECONDS).ok());
-        // The copy landed, saw the delete waiting and took itself back; the read then answered afresh.
-        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status());
+        // The read began before the delete, so the item it copied is a fair answer; the delete, applied after the
+        // copy landed, removed the copy from the new store as well.
+        assertEquals("v0", value(read.toCompletableFuture().get(5, TimeUnit.SECONDS)));
         assertNull(newStore.item("k"));
         assertNull(oldStore.item("k"));
+        assertEquals(Status.NOT_FOUND, run(node, get("k")).status());
     }
 
     @Test
@@ -253,6 +255,40 @@ class WarmUpRouteTest {
         assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status());
         assertNull(newStore.item("k"), "the copy was taken back once the old store no longer held it");
         assertEquals(1, counter("fill_undone"));
+    }
+
+    @Test
+    void aReadMissingTheNewStoreJustBeforeAWriteMovedTheKeyAnswersTheMovedItem() throws Exception {
+        run(oldStore, set("k", "v0"));
+        // The read's miss in the new store arrives only after a write has moved the key: copied it into the new
+        // store, deleted the old store's copy and changed the new one. The key was never absent from both.
+        Gate lateMiss = Gate.holdingAnswers(newStore, operation -> operation instanceof Operation.Get);
+        WarmUpRoute node = node(lateMiss, oldStore);
+        CompletionStage<Result> read = node.execute(get("k"));
+        lateMiss.awaitHeld();
+        assertTrue(run(node, set("k", "v1")).ok());
+        assertNull(oldStore.item("k"), "the write deleted the old store's copy");
+        lateMiss.open();
+        assertEquals("v1", value(read.toCompletableFuture().get(5, TimeUnit.SECONDS)),
+                "a miss in both stores is checked against the new store again");
+    }
+
+    @Test
+    void aWriteBuildingOnACopyStillLandingKeepsTheCopy() throws Exception {
+        run(oldStore, set("k", "v0"));
+        // The read's copy is in the new store, but its answer arrives only after an append has read the copy there.
+        Gate lateAdded = Gate.holdingAnswers(newStore, operation -> operation instanceof Operation.Store);
+        WarmUpRoute node = node(lateAdded, oldStore);
+        CompletionStage<Result> read = node.execute(get("k"));
+        lateAdded.awaitHeld();
+        CompletableFuture<Result> appended = node.execute(store(StoreMode.APPEND, "k", "|a", 0)).toCompletableFuture();
+        assertFalse(appended.isDone(), "the append waits for the copy under way");
+        lateAdded.open();
+        assertTrue(appended.get(5, TimeUnit.SECONDS).ok(), "the append applies to the copy it read");
+        assertEquals("v0", value(read.toCompletableFuture().get(5, TimeUnit.SECONDS)));
+        assertEquals("v0|a", text(newStore.item("k")));
+        assertNull(oldStore.item("k"));
+        assertEquals(0, counter("fill_undone"));
     }
 
     @Test
