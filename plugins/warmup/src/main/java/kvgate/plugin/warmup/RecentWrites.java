@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What this gateway knows of the writes to each key, so that a copy from the old store into the new one (a fill)
  * never puts back a value a write has replaced or deleted meanwhile. A fill reads the old store at some moment
- * ({@link #now()}) and may add its copy to the new store only if no write of that key started since and none is
- * under way ({@link #beginFill}); a write that starts while a fill's copy is travelling waits for it to land
- * ({@link #beginWrite}), so the write always lands after it.
+ * ({@link #now()}) and may add its copy to the new store only if no write of that key started or ended since and
+ * none is under way ({@link #beginFill}); a write that starts while a fill's copy is travelling waits for it to land
+ * ({@link #beginWrite}), so the write always lands after it, and learns whether the copy was taken back.
  *
  * <p>Bounded: each of {@value #STRIPES} stripes remembers its share of the most recently written keys and forgets
  * the oldest idle ones beyond it. Forgetting a key raises the stripe's watermark to that key's last write, and a fill
@@ -44,12 +44,14 @@ final class RecentWrites {
 
     /**
      * A write of {@code key} starts. Completes when the fills of that key under way have landed (at once when there
-     * are none); the caller then applies the write and calls {@link #endWrite} however it ended.
+     * are none), with whether any of them took its copy back: a write that read such a copy while warming its key
+     * read an item the new store no longer holds. The caller then applies the write (or gives it up) and calls
+     * {@link #endWrite} however it ended.
      */
-    CompletionStage<Void> beginWrite(String key) {
+    CompletionStage<Boolean> beginWrite(String key) {
         long stamp = clock.incrementAndGet();
         Stripe stripe = stripe(key);
-        CompletableFuture<Void> fillsLanded;
+        CompletableFuture<Boolean> fillsLanded;
         synchronized (stripe) {
             KeyState state = stripe.keys.remove(key);
             if (state == null) {
@@ -61,13 +63,20 @@ final class RecentWrites {
             fillsLanded = state.fillsLanded;
             stripe.forgetBeyondCapacity();
         }
-        return fillsLanded == null ? CompletableFuture.completedFuture(null) : fillsLanded;
+        return fillsLanded == null ? CompletableFuture.completedFuture(false) : fillsLanded;
     }
 
+    /**
+     * A write of {@code key} has ended. Its end is stamped as well as its start: a fill that read the old store
+     * while the write was under way may have read the value the write then deleted from it.
+     */
     void endWrite(String key) {
+        long stamp = clock.incrementAndGet();
         Stripe stripe = stripe(key);
         synchronized (stripe) {
-            stripe.keys.get(key).writes--;
+            KeyState state = stripe.keys.get(key);
+            state.lastWrite = stamp;
+            state.writes--;
         }
     }
 
@@ -83,7 +92,8 @@ final class RecentWrites {
 
     /**
      * Whether a fill of {@code key} that read the old store after {@code start} may add its copy: no write of the key
-     * (or flush) started since and none is under way. When it may, writes of the key wait until {@link #endFill}.
+     * (or flush) started or ended since and none is under way. When it may, writes of the key wait until
+     * {@link #endFill}.
      */
     boolean beginFill(String key, long start) {
         if (flushesUnderWay.get() > 0 || lastFlush.get() > start) {
@@ -117,18 +127,23 @@ final class RecentWrites {
         return lastFlush.get() > start;
     }
 
-    void endFill(String key) {
+    /** A fill that {@link #beginFill} let through has ended: its copy landed, or was taken back when {@code undone}. */
+    void endFill(String key, boolean undone) {
         Stripe stripe = stripe(key);
-        CompletableFuture<Void> landed = null;
+        CompletableFuture<Boolean> landed = null;
+        boolean anyUndone = false;
         synchronized (stripe) {
             KeyState state = stripe.keys.get(key);
+            state.fillUndone |= undone;
             if (--state.fills == 0) {
                 landed = state.fillsLanded;
+                anyUndone = state.fillUndone;
                 state.fillsLanded = null;
+                state.fillUndone = false;
             }
         }
         if (landed != null) {
-            landed.complete(null);
+            landed.complete(anyUndone);
         }
     }
 
@@ -137,13 +152,15 @@ final class RecentWrites {
         return stripes[(key.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - Integer.numberOfTrailingZeros(STRIPES))];
     }
 
-    /** One key's writes: when the last one started, and the writes and fills under way. */
+    /** One key's writes: when the last one started or ended, and the writes and fills under way. */
     private static final class KeyState {
         long lastWrite;
         int writes;
         int fills;
-        /** Completed when the fills under way have landed; null when there are none. */
-        CompletableFuture<Void> fillsLanded;
+        /** Completed when the fills under way have landed, with whether any was undone; null when there are none. */
+        CompletableFuture<Boolean> fillsLanded;
+        /** Whether a fill under way has taken its copy back. */
+        boolean fillUndone;
 
         boolean idle() {
             return writes == 0 && fills == 0;
@@ -154,7 +171,7 @@ final class RecentWrites {
         final int capacity;
         /** In order of their last write (fills of unwritten keys enter too), the oldest first. */
         final LinkedHashMap<String, KeyState> keys = new LinkedHashMap<>();
-        /** The latest write among the keys forgotten. */
+        /** The latest write (start or end) among the keys forgotten. */
         long watermark;
 
         Stripe(int capacity) {

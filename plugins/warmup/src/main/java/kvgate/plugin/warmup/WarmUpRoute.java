@@ -43,6 +43,9 @@ final class WarmUpRoute implements Route {
 
     /** How often a read or change retries the warm-up of a key that concurrent writes keep changing. */
     private static final int ATTEMPTS = 3;
+    /** A write's answer when a copy it waited for was taken back, so that it changed nothing; it starts again. */
+    private static final Result COPY_TAKEN_BACK = Result.failure(Status.TEMPORARY_FAILURE,
+            "a copy of the key was taken back from the new store while this write waited for it; retry");
 
     private final String name;
     private final Route newer;
@@ -119,7 +122,8 @@ final class WarmUpRoute implements Route {
             @Override
             public CompletionStage<Result> delete(Operation.Delete delete) {
                 // A CAS names the new store's item, which a key still only in the old store does not have yet.
-                return delete.cas() == 0 ? deleteBoth(delete) : afterWarmUp(delete, () -> deleteBoth(delete));
+                return untilNotTakenBack(() -> delete.cas() == 0 ? deleteBoth(delete)
+                        : afterWarmUp(delete, () -> deleteBoth(delete)), 1);
             }
 
             @Override
@@ -231,11 +235,12 @@ final class WarmUpRoute implements Route {
 
     /**
      * Copies {@code item}, read from the old store after {@code start}, into the new store with {@code add}, unless a
-     * write of the key started since. After the copy lands, the old store is read again: if its item changed or went
-     * meanwhile (a write through another gateway), or a flush started, the copy is taken back with a CAS delete,
-     * which leaves alone any newer write that replaced it. A write of the key through this node that started while
-     * the copy travelled is no reason to take it back: it waits for the copy to land, may already have read it
-     * (a change warms its key first) and applies after it, and a delete removes the copy itself.
+     * write of the key started or ended since. After the copy lands, the old store is read again: if its item changed
+     * or went meanwhile (a write through another gateway), the old store failed to answer, or a flush started, the
+     * copy is taken back with a CAS delete, which leaves alone any newer write that replaced it. A write of the key
+     * through this node that started while the copy travelled is no reason to take it back: it waits for the copy to
+     * land, may already have read it (a change warms its key first) and applies after it, and a delete removes the
+     * copy itself. A write waiting for a copy that is taken back learns so, and starts again ({@link #asWrite}).
      */
     CompletionStage<Copy> fill(Namespace namespace, byte[] key, Item item, long start) {
         String id = id(namespace, key);
@@ -266,7 +271,9 @@ final class WarmUpRoute implements Route {
             fillFailed.increment();
             return done(Copy.failed(item, added));
         });
-        return copy.whenComplete((result, error) -> recent.endFill(id));
+        // Past beginFill, RACED means the copy was taken back; a failure leaves unknown whether it is there.
+        return copy.whenComplete((result, error) -> recent.endFill(id,
+                error != null || result.outcome() == Copy.Outcome.RACED));
     }
 
     /** Copies one key of the old store into the new one, if the new one lacks it: the backfill's step. */
@@ -297,9 +304,18 @@ final class WarmUpRoute implements Route {
 
     /** A change of one key: warmed first, so it applies to the item the key really holds. */
     private CompletionStage<Result> change(Operation.KeyOperation operation) {
-        return afterWarmUp(operation, () -> asWrite(operation, () -> invalidateOld(operation, old ->
-                answerOf(newer, operation).thenCompose(result -> result.ok() && writes == Writes.BOTH
-                        ? copyBack(operation, result) : done(result)))));
+        return untilNotTakenBack(() -> afterWarmUp(operation, () -> asWrite(operation, () -> invalidateOld(operation,
+                old -> answerOf(newer, operation).thenCompose(result -> result.ok() && writes == Writes.BOTH
+                        ? copyBack(operation, result) : done(result))))), 1);
+    }
+
+    /**
+     * Runs a write, warm-up included, and again while it answers {@link #COPY_TAKEN_BACK}, up to {@link #ATTEMPTS}
+     * times in all: a fresh warm-up then reads what the stores hold after the copy went.
+     */
+    private CompletionStage<Result> untilNotTakenBack(Supplier<CompletionStage<Result>> write, int attempt) {
+        return write.get().thenCompose(result -> result == COPY_TAKEN_BACK && attempt < ATTEMPTS
+                ? untilNotTakenBack(write, attempt + 1) : done(result));
     }
 
     /** Runs {@code then} once the key of {@code operation} is warm; answers the warm-up's failure otherwise. */
@@ -309,11 +325,15 @@ final class WarmUpRoute implements Route {
                 ? then.get() : done(lookup.unwarmed()));
     }
 
-    /** Runs a write of the key of {@code operation} as {@link RecentWrites} must know of it. */
+    /**
+     * Runs a write of the key of {@code operation} as {@link RecentWrites} must know of it. When a copy of the key
+     * the write waited for was taken back (the old store changed, failed or was flushed meanwhile), the write may
+     * have warmed its key by reading that copy: it then changes nothing and answers {@link #COPY_TAKEN_BACK}.
+     */
     private CompletionStage<Result> asWrite(Operation.KeyOperation operation,
                                             Supplier<CompletionStage<Result>> write) {
         String id = id(operation.namespace(), operation.key());
-        return recent.beginWrite(id).thenCompose(landed -> write.get())
+        return recent.beginWrite(id).thenCompose(copyUndone -> copyUndone ? done(COPY_TAKEN_BACK) : write.get())
                 .whenComplete((result, error) -> recent.endWrite(id));
     }
 

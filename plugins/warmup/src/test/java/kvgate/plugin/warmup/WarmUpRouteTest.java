@@ -18,7 +18,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -239,6 +241,7 @@ class WarmUpRouteTest {
         assertNull(newStore.item("k"));
         assertNull(oldStore.item("k"));
         assertEquals(Status.NOT_FOUND, run(node, get("k")).status());
+        assertEquals(0, counter("fill_undone"), "the delete, not a take-back, removed the copy");
     }
 
     @Test
@@ -289,6 +292,55 @@ class WarmUpRouteTest {
         assertEquals("v0|a", text(newStore.item("k")));
         assertNull(oldStore.item("k"));
         assertEquals(0, counter("fill_undone"));
+    }
+
+    @Test
+    void aReadOfTheOldStoreOverlappingADeleteThatEndedBeforeItsCopyCopiesNothing() throws Exception {
+        run(oldStore, set("k", "v0"));
+        List<Operation> toNew = new CopyOnWriteArrayList<>();
+        Route recordedNew = operation -> {
+            toNew.add(operation);
+            return newStore.execute(operation);
+        };
+        // The delete has begun (its request to the old store waits) when the read starts; the read's answer from
+        // the old store (v0) arrives only after the delete has finished on both stores.
+        Gate slowDelete = Gate.holdingRequests(oldStore, operation -> operation instanceof Operation.Delete);
+        Gate lateAnswer = Gate.holdingAnswers(slowDelete, operation -> operation instanceof Operation.Get);
+        WarmUpRoute node = node(recordedNew, lateAnswer);
+        CompletionStage<Result> deleted = node.execute(delete("k"));
+        slowDelete.awaitHeld();
+        CompletionStage<Result> read = node.execute(get("k"));
+        lateAnswer.awaitHeld();
+        slowDelete.open();
+        assertTrue(deleted.toCompletableFuture().get(5, TimeUnit.SECONDS).ok());
+        lateAnswer.open();
+        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status());
+        assertTrue(toNew.stream().noneMatch(operation -> operation instanceof Operation.Store),
+                "the deleted value never reached the new store, not even for a moment: " + toNew);
+        assertEquals(1, counter("fill_raced"));
+    }
+
+    @Test
+    void aChangeWhoseCopyWasTakenBackWhileItWaitedStartsAgain() throws Exception {
+        run(oldStore, set("k", "v0"));
+        // The read's copy is in the new store, its answer held until an append has read the copy there and waits;
+        // then the old store fails the read that checks the copy, so the copy is taken back.
+        Gate lateAdded = Gate.holdingAnswers(newStore, operation -> operation instanceof Operation.Store);
+        AtomicInteger oldReads = new AtomicInteger();
+        Route flakyOld = operation -> operation instanceof Operation.Get && oldReads.incrementAndGet() == 2
+                ? CompletableFuture.completedFuture(Result.failure(Status.TEMPORARY_FAILURE, "blip"))
+                : oldStore.execute(operation);
+        WarmUpRoute node = node(lateAdded, flakyOld);
+        CompletionStage<Result> read = node.execute(get("k"));
+        lateAdded.awaitHeld();
+        CompletableFuture<Result> appended = node.execute(store(StoreMode.APPEND, "k", "|a", 0)).toCompletableFuture();
+        assertFalse(appended.isDone(), "the append waits for the copy under way");
+        lateAdded.open();
+        assertTrue(appended.get(5, TimeUnit.SECONDS).ok(), "the append warmed the key again and applied to it");
+        assertInstanceOf(Result.Value.class, read.toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertEquals("v0|a", text(newStore.item("k")));
+        assertNull(oldStore.item("k"));
+        assertEquals(1, counter("fill_undone"));
     }
 
     @Test
