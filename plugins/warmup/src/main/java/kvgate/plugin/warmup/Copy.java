@@ -19,8 +19,9 @@ record Copy(Outcome outcome, Item item, Result failure) {
         /** The new store already held the key: a write or another copy was first. */
         PRESENT,
         /**
-         * A write of the key or a flush started after the old store was read (the copy was refused), or once the
-         * copy landed a flush had started or the old store's item had changed (the copy was taken back).
+         * A write of the key started or ended, or a flush started, after the old store was read (the copy was
+         * refused); or once the copy landed a flush had started, or the old store's item had changed or could not be
+         * read again (the copy was taken back).
          */
         RACED,
         /** The old store holds no such key. */
