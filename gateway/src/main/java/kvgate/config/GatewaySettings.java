@@ -127,7 +127,8 @@ public final class GatewaySettings {
             Setting.size(MPDB_MAX_DATAGRAM, "65507", 512, 65507,
                     "longest request datagram taken and reply sent; longer requests get an error reply"),
             Setting.integer(MPDB_CLIENT_EXPIRY_S, 120, 1, 86_400 * 7,
-                    "forget a client's ordering state after this many seconds without a datagram from it"),
+                    "forget a client's ordering state after this many seconds without a datagram from it that was "
+                            + "run or answered"),
             Setting.size(MPDB_CLIENT_MEMORY, "64m", 64 << 10, 1L << 30,
                     "memory all clients' ordering state may take (buffered requests, cached replies); the least "
                             + "used clients are forgotten beyond it"),

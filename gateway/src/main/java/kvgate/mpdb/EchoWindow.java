@@ -19,12 +19,16 @@ import java.util.TreeSet;
  *   <li>When the next tag is missing while a later one waits, the caller starts the server timeout; when it fires,
  *       {@link #skipGap()} gives up on the missing tags and the next waiting message runs. A skipped message that
  *       arrives after all runs then, out of order, as the document says ("until the missing message arrives").</li>
- *   <li>A tag already run is answered from the reply cache (the last {@code window} replies) and never run twice.</li>
+ *   <li>A tag already run is answered from the reply cache (the last {@code window} replies) and never run twice;
+ *       one whose reply has left the cache is dropped.</li>
  *   <li>The first message of a client sets where its order starts: at 1 when its tag is within the window of 1 (a
  *       client starting up, whose first messages may arrive out of order), else at its tag (a client that talked
  *       to the gateway before its state expired or the gateway restarted).</li>
- *   <li>Tag 1 arriving again with a different content, or after its reply has left the cache, means the client
- *       restarted (clients start their tags at 1): the state starts over.</li>
+ *   <li>A tag already run arriving with a different content is no resend (a resend is the same datagram again): the
+ *       client restarted and reuses its tags, and the state starts over. Tag 1 is told from a resend even after
+ *       its reply has left the cache: the digest of the message that began the order is kept. (A client that
+ *       restarts and sends the same first messages again is taken for a resender; the caller forgets a client
+ *       whose datagrams have all been dropped for a while, and it then starts afresh.)</li>
  * </ul>
  *
  * @param <T> the message
@@ -61,6 +65,8 @@ final class EchoWindow<T> {
     private final int window;
     /** The tag that runs next in order; 0 before the first message. */
     private long next;
+    /** The digest of the tag-1 message that began the order; null when the order began further along. */
+    private Integer firstDigest;
     /** The tag running now, 0 for none. */
     private long running;
     private final TreeMap<Long, Waiting<T>> waiting = new TreeMap<>();
@@ -85,7 +91,7 @@ final class EchoWindow<T> {
     /**
      * Takes an arriving message.
      *
-     * @param size its size in bytes, counted in {@link #weight()} while it waits
+     * @param size what it holds in memory while it waits, in bytes, counted in {@link #weight()}
      * @param digest a digest of its content, telling a resend from a new message under a reused tag
      */
     Arrival offer(long echo, T message, int size, int digest) {
@@ -94,7 +100,7 @@ final class EchoWindow<T> {
         }
         if (echo < next) {
             Cached cached = replies.get(echo);
-            if (cached != null && (echo != 1 || cached.digest() == digest)) {
+            if (cached != null && cached.digest() == digest) {
                 return Arrival.REPLAY;
             }
             if (echo == running || late.stream().anyMatch(entry -> entry.getKey() == echo)) {
@@ -105,7 +111,8 @@ final class EchoWindow<T> {
                 bytes += size + OVERHEAD;
                 return Arrival.ACCEPTED;
             }
-            if (echo != 1) {
+            boolean reused = cached != null || echo == 1 && (firstDigest == null || firstDigest != digest);
+            if (!reused) {
                 return Arrival.STALE;
             }
             restart();
@@ -116,6 +123,9 @@ final class EchoWindow<T> {
         if (echo - next >= window) {
             return Arrival.BEYOND_WINDOW;
         }
+        if (echo == 1) {
+            firstDigest = digest;
+        }
         waiting.put(echo, new Waiting<>(message, size, digest));
         bytes += size + OVERHEAD;
         return Arrival.ACCEPTED;
@@ -124,6 +134,7 @@ final class EchoWindow<T> {
     /** Forgets everything but a running message (whose reply will be sent, but not cached). */
     private void restart() {
         next = 1;
+        firstDigest = null;
         waiting.clear();
         late.clear();
         skipped.clear();

@@ -96,15 +96,42 @@ class EchoWindowTest {
     }
 
     @Test
-    void tagOneAgainAfterItsReplyLeftTheCacheStartsOver() {
+    void tagOneAgainAfterItsReplyLeftTheCacheIsAResendWhenTheSameAndARestartWhenNot() {
         for (long echo = 1; echo <= 20; echo++) {
             offer(echo);
             runDue();
         }
-        assertEquals(Arrival.ACCEPTED, offer(1));
+        assertEquals(Arrival.STALE, offer(1), "the same first message: a late resend, never run twice");
+        assertEquals(Arrival.ACCEPTED, offer(21), "and the order goes on where it was");
+        assertEquals(List.of(21L), runDue());
+        assertEquals(Arrival.ACCEPTED, window.offer(1, "rebooted", 10, 99));
         assertEquals(List.of(1L), runDue());
         assertEquals(Arrival.ACCEPTED, offer(2));
         assertEquals(List.of(2L), runDue());
+    }
+
+    @Test
+    void anyTagStillCachedArrivingWithOtherContentIsARestart() {
+        for (long echo = 1; echo <= 5; echo++) {
+            offer(echo);
+            runDue();
+        }
+        assertEquals(Arrival.REPLAY, offer(1), "a rebooted client's first message, the same as before");
+        assertEquals(Arrival.ACCEPTED, window.offer(3, "new 3", 10, 33), "3 with new content: tags start over");
+        assertEquals(List.of(), runDue(), "3 now waits for 1 and 2 of the new order");
+        assertEquals(1, window.gap());
+        assertEquals(Arrival.ACCEPTED, offer(1));
+        assertEquals(Arrival.ACCEPTED, window.offer(2, "new 2", 10, 22));
+        assertEquals(List.of(1L, 2L, 3L), runDue());
+        assertEquals("reply 3", new String(window.cachedReply(3)));
+    }
+
+    @Test
+    void anOrderBegunFurtherAlongTakesTagOneForARestart() {
+        offer(500);
+        runDue();
+        assertEquals(Arrival.ACCEPTED, offer(1), "no first message to compare with: the client started over");
+        assertEquals(List.of(1L), runDue());
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.testing.MpdbClient;
@@ -177,6 +178,45 @@ class MpdbReliableDeliveryTest {
     }
 
     @Test
+    void aRebootedClientSendingItsFirstMessageAgainUnchangedIsServedFromItsNextNewOne() throws Exception {
+        String key = fresh("k");
+        try (MpdbClient client = client()) {
+            byte[] boot = get(1, key);
+            assertEquals(1, client.call(boot).echo());
+            assertEquals(2, client.call(insert(2, Map.of(key, "21"))).echo());
+            // Rebooted: the same first message (answered from the cache, as a resend must be), then new content
+            // under tag 2, which is no resend: the order starts over, and the new 2 runs once the missing 1 of the
+            // new order has been waited for.
+            assertEquals(1, client.call(boot).echo());
+            long start = System.nanoTime();
+            Reply inserted = client.call(insert(2, Map.of(key, "25")));
+            assertEquals(2, inserted.echo());
+            assertEquals("", inserted.error());
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS / 2),
+                    "it waited for the server timeout");
+            assertEquals("25", text(client.call(get(3, key)), key), "the new 2 ran");
+        }
+    }
+
+    @Test
+    void aFirstMessageResentAfterItsReplyLeftTheCacheNeverRunsTwice() throws Exception {
+        String key = fresh("k");
+        long staleBefore = metrics().datagramsDropped(MpdbDatagramHandler.PROTOCOL, "stale");
+        try (MpdbClient client = client()) {
+            byte[] first = insert(1, Map.of(key, "one"));
+            assertEquals(1, client.call(first).echo());
+            for (int echo = 2; echo <= 12; echo++) {
+                assertEquals(echo, client.call(insert(echo, Map.of(key, "v" + echo))).echo());
+            }
+            client.send(first);
+            assertNull(client.receive(SILENCE_MILLIS), "dropped: its reply has left the cache");
+            assertEquals(staleBefore + 1, metrics().datagramsDropped(MpdbDatagramHandler.PROTOCOL, "stale"));
+            assertEquals("v12", text(client.call(get(13, key)), key), "1 did not run again");
+            assertEquals(14, client.call(get(14, key)).echo(), "and the order went on");
+        }
+    }
+
+    @Test
     void aClientFirstSeenWithALargeEchoIsTakenFromThere() throws Exception {
         String key = fresh("k");
         try (MpdbClient client = client()) {
@@ -293,6 +333,44 @@ class MpdbReliableDeliveryTest {
             }
             assertEquals(0, bounded.gateway().mpdbClients(), "idle clients are forgotten after the expiry");
         }
+    }
+
+    @Test
+    void aClientWhoseEveryDatagramIsDroppedIsForgottenAndThenStartsAfresh() throws Exception {
+        try (TestGateway expiring = TestGateway.start(Map.of("mpdb.client_expiry_s", "1"));
+             MpdbClient client = new MpdbClient(expiring.mpdbPort())) {
+            String key = fresh("k");
+            for (int echo = 1; echo <= 12; echo++) {
+                assertEquals(echo, client.call(insert(echo, Map.of(key, "v" + echo))).echo());
+            }
+            // A node rebooted and sends its first message again, byte for byte: taken for a late resend and
+            // dropped, each time, until the state it keeps resending to has expired.
+            byte[] boot = insert(1, Map.of(key, "v1"));
+            long start = System.nanoTime();
+            Reply reply = null;
+            while (reply == null && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5)) {
+                client.send(boot);
+                reply = client.receive(200);
+            }
+            assertNotNull(reply, "served once its old state was forgotten");
+            assertEquals(1, reply.echo());
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(900),
+                    "not before the expiry: the resends did not keep the state alive, nor end it early");
+            assertEquals("v1", text(client.call(get(2, key)), key));
+        }
+    }
+
+    @Test
+    void aWaitingRequestIsWeighedByWhatItHoldsNotByItsDatagramAlone() {
+        String[] keys = new String[2000];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = "c" + i;
+        }
+        byte[] datagram = get(7, keys);
+        MpdbDatagram decoded = MpdbCodec.decode(datagram, false, 1 << 16);
+        int held = MpdbDatagramHandler.held((MpdbDatagram.Numbered) decoded, datagram.length);
+        assertTrue(held >= datagram.length + 2000 * 100, held + " bytes for a datagram of " + datagram.length
+                + " with 2000 keys");
     }
 
     @Test
