@@ -200,7 +200,13 @@ public final class MemoryCounterStore implements Backend {
         if (!lower(name, release.resources())) {
             return Result.failure(Status.NOT_FOUND);
         }
-        held.put(name, amount - release.resources());
+        if (amount == release.resources()) {
+            // Holding none: forgotten, as the reference server erases the entry (a release of 0 is then "not
+            // acquired"), and a long-lived connection's ledger does not keep every name it ever used.
+            held.remove(name);
+        } else {
+            held.put(name, amount - release.resources());
+        }
         return Result.DONE;
     }
 

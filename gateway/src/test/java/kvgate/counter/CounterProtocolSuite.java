@@ -97,6 +97,13 @@ abstract class CounterProtocolSuite {
             assertEquals(1, a.get("ledger").u32(0), "release lowers the consumption");
             assertEquals(0, a.release("ledger", 0).status(), "releasing 0 of a counter it holds is fine");
             assertError(a.release("ledger", 2), 0x22, "Not acquired");
+            assertEquals(0, a.release("ledger", 1).status());
+            // Holding none of it now: as if never acquired, since the reference server erases the entry at 0.
+            assertError(a.release("ledger", 0), 0x22, "Not acquired");
+            assertEquals(0, a.acquire("ledger", 2, 10).status(), "and it can be acquired again");
+            assertEquals(2, a.get("ledger").u32(0));
+            assertEquals(0, a.release("ledger", 2).status());
+            assertEquals(0, a.get("ledger").u32(0));
         }
     }
 

@@ -79,7 +79,12 @@ elseif op == 'release' then
     return {'NOT_HELD'}
   end
   lower(resources)
-  if resources > 0 then
+  if tonumber(held) == resources then
+    -- Holding none: the owner is forgotten, lease and all, as the reference server erases the entry (a release of
+    -- 0 is then NOT_HELD).
+    redis.call('HDEL', KEYS[1], owner)
+    redis.call('ZREM', KEYS[2], ARGV[2])
+  elseif resources > 0 then
     -- (never by -0: Redis refuses '-0' as an integer)
     redis.call('HINCRBY', KEYS[1], owner, -resources)
   end

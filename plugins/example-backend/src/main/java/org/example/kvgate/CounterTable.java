@@ -74,7 +74,11 @@ final class CounterTable {
         if (holding == null || holding < release.resources()) {
             return Result.failure(Status.NOT_HELD);
         }
-        held.put(name, holding - release.resources());
+        if (holding == release.resources()) {
+            held.remove(name); // holding none: a release of 0 is then "not acquired", as in the reference server
+        } else {
+            held.put(name, holding - release.resources());
+        }
         change(counter, counter.consumption - release.resources());
         return Result.DONE;
     }
