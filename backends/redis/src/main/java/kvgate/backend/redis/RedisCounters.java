@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,9 @@ import kvgate.spi.Status;
  * ahead; this gateway renews the deadlines of every owner it serves every third of that, until the owner's
  * connection closes (ReleaseAll). A gateway killed without closing its connections stops renewing, and every script
  * touching the counter first gives back what owners with a passed deadline held. Deadlines are the server's time.
+ * An owner that released all it held of a counter has no lease on it any more: the renewal that finds so forgets
+ * the counter for that owner, unless an acquisition of it started meanwhile. A give-back that fails (a connection
+ * being re-established) is tried again on the shared connection until it runs or the lease would have ended.
  */
 final class RedisCounters implements AutoCloseable {
     private record CounterId(Namespace namespace, String name) {
@@ -44,8 +48,14 @@ final class RedisCounters implements AutoCloseable {
     private final RedisConnections connections;
     private final byte[] leaseMillis;
     private final byte[] intervalSeconds;
-    /** What each owner served by this gateway holds something of: whose leases to renew and release. */
-    private final Map<String, Set<CounterId>> held = new ConcurrentHashMap<>();
+    /**
+     * What each owner served by this gateway may hold something of: whose leases to renew and release. Changed for
+     * one counter of one owner only inside {@link Map#compute}, so that a renewal never forgets a counter an
+     * acquisition is taking.
+     */
+    private final Map<String, Map<CounterId, Holding>> held = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler;
+    private final long leaseMillisValue;
     private final Set<Namespace> namespaces = ConcurrentHashMap.newKeySet();
     private final AtomicLong objects = new AtomicLong();
     private final ScheduledFuture<?> renewal;
@@ -55,6 +65,8 @@ final class RedisCounters implements AutoCloseable {
         this.backend = backend;
         this.connections = connections;
         this.leaseMillis = KeyLayout.utf8(Long.toString(leaseMillis));
+        this.leaseMillisValue = leaseMillis;
+        this.scheduler = scheduler;
         this.intervalSeconds = KeyLayout.utf8(Long.toString(intervalSeconds));
         long every = Math.max(1, leaseMillis / 3);
         this.renewal = scheduler.scheduleWithFixedDelay(this::renewAndCount, every, every, TimeUnit.MILLISECONDS);
@@ -65,10 +77,30 @@ final class RedisCounters implements AutoCloseable {
         namespaces.add(acquire.namespace());
         // Noted before the script runs, so that a ReleaseAll started right after (the connection closed with the
         // acquisition in flight) releases it too; noting a refused acquisition is harmless.
-        held.computeIfAbsent(acquire.owner(), owner -> ConcurrentHashMap.newKeySet()).add(id);
+        Map<CounterId, Holding> counters = held.computeIfAbsent(acquire.owner(), owner -> new ConcurrentHashMap<>());
+        counters.compute(id, (key, holding) -> (holding == null ? new Holding() : holding).begin());
         return run(channel, id, "acquire", acquire.owner(), acquire.resources(), acquire.maximum())
+                .whenComplete((reply, error) -> counters.computeIfPresent(id, (key, holding) -> holding.end()))
                 .thenCompose(reply -> reply.ok() ? listed(id, reply.number(1) == 1, acquire.resources())
                         : CompletableFuture.completedFuture(reply.failure()));
+    }
+
+    /**
+     * One owner's acquisitions of one counter through this gateway: how many are under way, and how many have
+     * started, so that a renewal can tell that none started since it looked.
+     */
+    private record Holding(int underWay, long begun) {
+        Holding() {
+            this(0, 0);
+        }
+
+        Holding begin() {
+            return new Holding(underWay + 1, begun + 1);
+        }
+
+        Holding end() {
+            return new Holding(underWay - 1, begun);
+        }
     }
 
     /**
@@ -93,15 +125,46 @@ final class RedisCounters implements AutoCloseable {
     }
 
     CompletionStage<Result> releaseAll(RedisConnections.Channel channel, Operation.ReleaseAll releaseAll) {
-        Set<CounterId> counters = held.remove(releaseAll.owner());
+        Map<CounterId, Holding> counters = held.remove(releaseAll.owner());
         if (counters == null) {
             return CompletableFuture.completedFuture(Result.DONE);
         }
         List<CompletableFuture<RedisBackend.ScriptReply>> released = new ArrayList<>();
-        for (CounterId id : counters) {
-            released.add(run(channel, id, "releaseall", releaseAll.owner(), 0, 0).toCompletableFuture());
+        long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillisValue);
+        for (CounterId id : counters.keySet()) {
+            CompletableFuture<RedisBackend.ScriptReply> first =
+                    run(channel, id, "releaseall", releaseAll.owner(), 0, 0).toCompletableFuture();
+            first.whenComplete((reply, error) -> {
+                if (error != null) {
+                    giveBackLater(id, releaseAll.owner(), giveUpAt);
+                }
+            });
+            released.add(first);
         }
-        return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
+        // The close waits for the first attempts only; a retry goes on by itself.
+        return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).handle((done, error) -> Result.DONE);
+    }
+
+    /**
+     * Tries a failed give-back again on the shared connection, a tenth of the lease later (at most a second), until
+     * it runs or the lease it would end has run out anyway: left to the lease, a closed connection's resources
+     * stay taken for all of it, which for a counter of one (a lock) is a lease-long outage after a blip.
+     */
+    private void giveBackLater(CounterId id, String owner, long giveUpAt) {
+        long delay = Math.max(10, Math.min(1000, leaseMillisValue / 10));
+        if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) - giveUpAt > 0) {
+            return;
+        }
+        try {
+            scheduler.schedule(() -> run(connections.shared(), id, "releaseall", owner, 0, 0)
+                    .whenComplete((reply, error) -> {
+                        if (error != null) {
+                            giveBackLater(id, owner, giveUpAt);
+                        }
+                    }), delay, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // The gateway is stopping; the lease gives the resources back.
+        }
     }
 
     CompletionStage<Result> read(RedisConnections.Channel channel, Operation.ReadCounter read) {
@@ -150,13 +213,26 @@ final class RedisCounters implements AutoCloseable {
                 .thenApply(RedisBackend.ScriptReply::new);
     }
 
-    /** Renews the lease of every owner this gateway serves, and counts the counters for the stats. */
+    /**
+     * Renews the lease of every owner this gateway serves, and counts the counters for the stats. A counter whose
+     * renewal finds no lease of the owner (it released all it held) is forgotten for that owner, if no acquisition
+     * of it was under way when the renewal was sent nor started since: such an acquisition may run after the
+     * renewal and take a lease that must be renewed.
+     */
     private void renewAndCount() {
-        held.forEach((owner, counters) -> {
-            for (CounterId id : counters) {
+        held.forEach((owner, counters) -> counters.forEach((id, holding) -> {
+            if (holding.underWay() > 0) {
                 run(connections.shared(), id, "renew", owner, 0, 0);
+                return;
             }
-        });
+            long begun = holding.begun();
+            run(connections.shared(), id, "renew", owner, 0, 0).thenAccept(reply -> {
+                if (reply.ok() && reply.number(1) == 0) {
+                    counters.computeIfPresent(id, (key, now) ->
+                            now.underWay() == 0 && now.begun() == begun ? null : now);
+                }
+            });
+        }));
         List<CompletableFuture<Long>> sizes = new ArrayList<>();
         for (Namespace namespace : namespaces) {
             sizes.add(connections.shared().commands().zcard(KeyLayout.counterDirectory(namespace))

@@ -95,10 +95,12 @@ elseif op == 'releaseall' then
   end
   return {'OK'}
 elseif op == 'renew' then
-  if exists then
+  -- Answers whether the owner still has a lease on the counter (it holds some of it).
+  if exists and redis.call('ZSCORE', KEYS[2], ARGV[2]) then
     redis.call('ZADD', KEYS[2], 'XX', now_ms + tonumber(ARGV[5]), ARGV[2])
+    return {'OK', 1}
   end
-  return {'OK'}
+  return {'OK', 0}
 end
 -- read
 if redis.call('EXISTS', KEYS[1]) == 0 then
