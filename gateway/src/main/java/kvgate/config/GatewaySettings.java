@@ -80,7 +80,7 @@ public final class GatewaySettings {
             Setting.integer(MAX_INFLIGHT, 1024, 1, 1_000_000,
                     "requests of one connection awaiting replies before the gateway stops reading from it"),
             Setting.integer(IDLE_TIMEOUT_S, 0, 0, 86_400 * 30,
-                    "close a client connection idle this many seconds (0: never)"),
+                    "close a client connection idle this many seconds (0: never); never a counter connection"),
             Setting.integer(IO_THREADS, 0, 0, 1024, "network threads (0: two per core)"),
             Setting.bool(MEMCACHED_ENABLE, true, "serve the memcached binary protocol"),
             Setting.text(MEMCACHED_BIND, "0.0.0.0", "address the memcached listener binds to"),

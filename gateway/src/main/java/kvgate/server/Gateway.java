@@ -265,8 +265,10 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 // process, then a sequence number per connection.
                 String instance = Long.toHexString(new SecureRandom().nextLong());
                 AtomicLong connectionNumbers = new AtomicLong();
+                // Never closed for being idle: a connection's holdings last as long as it does, and a client that
+                // holds a lock quietly must not lose it to the timeout meant for idle cache clients.
                 counter = Listener.bind(threads, CounterStats.PROTOCOL, gateway.text(GatewaySettings.COUNTER_BIND),
-                        gateway.intValue(GatewaySettings.COUNTER_PORT), idleTimeout,
+                        gateway.intValue(GatewaySettings.COUNTER_PORT), 0,
                         new ConnectionGuard(CounterStats.PROTOCOL, maxConnections, openConnections,
                                 gateway.intValue(GatewaySettings.COUNTER_MAX_CONNECTIONS), metrics),
                         pipeline -> pipeline.addLast(new CounterFrameDecoder())

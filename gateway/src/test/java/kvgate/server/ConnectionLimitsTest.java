@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.Socket;
 import java.util.Map;
 import kvgate.testing.BinaryClient;
+import kvgate.testing.CounterClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +46,18 @@ class ConnectionLimitsTest {
             assertTrue(idle.closedByServer());
             assertTrue(System.currentTimeMillis() - start >= 1000);
             assertEquals(0, busy.call(NOOP, NONE, NONE, NONE, 0).status(), "an active connection stays open");
+        }
+    }
+
+    @Test
+    void counterConnectionsAreNeverClosedForBeingIdleSoTheirHoldingsLastAsLongAsThey() throws Exception {
+        try (TestGateway gateway = TestGateway.start(Map.of("idle_timeout_s", "1"));
+             CounterClient holder = new CounterClient(gateway.counterPort());
+             CounterClient other = new CounterClient(gateway.counterPort())) {
+            assertEquals(0, holder.acquire("quiet-lock", 1, 1).status());
+            Thread.sleep(2_200);
+            assertEquals(0x21, other.acquire("quiet-lock", 1, 1).status(), "still held by the quiet connection");
+            assertEquals(1, holder.get("quiet-lock").u32(0), "whose connection is still open");
         }
     }
 
