@@ -3,6 +3,7 @@ package kvgate.counter;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import kvgate.server.FrameTranslator;
 import kvgate.server.Translation;
 import kvgate.spi.Namespace;
@@ -77,8 +78,13 @@ public final class CounterTranslator implements FrameTranslator<CounterResponse>
                         result -> CounterResponse.EMPTY);
             }
             case STATS -> {
-                stats.statsCommand();
-                return success(opcode, opaque, stats.body());
+                // Taken once the requests before it are dispatched, as the reference runs one connection's commands
+                // in order: a pipelined acquire before it is counted in it.
+                return new Translation.Await<>(() -> {
+                    stats.statsCommand();
+                    return CompletableFuture.completedFuture(
+                            Translation.answer(CounterResponse.success(opcode, opaque, stats.body())));
+                });
             }
             case DUMP -> {
                 return new Translation.Forward<>(new Operation.DumpCounters(NAMESPACE, owner),

@@ -33,7 +33,7 @@ abstract class CounterProtocolSuite {
         gateway.close();
     }
 
-    private static CounterClient client() throws Exception {
+    static CounterClient client() throws Exception {
         return new CounterClient(gateway.counterPort());
     }
 
@@ -307,8 +307,11 @@ abstract class CounterProtocolSuite {
         }
     }
 
-    private static Map<String, String> stats(CounterClient c) throws Exception {
-        Response r = c.call(STATS, new byte[0]);
+    static Map<String, String> stats(CounterClient c) throws Exception {
+        return statsOf(c.call(STATS, new byte[0]));
+    }
+
+    static Map<String, String> statsOf(Response r) {
         assertEquals(0, r.status());
         ByteBuffer body = ByteBuffer.wrap(r.body());
         Map<String, String> items = new LinkedHashMap<>();
@@ -321,7 +324,7 @@ abstract class CounterProtocolSuite {
         return items;
     }
 
-    private static long delta(Map<String, String> before, Map<String, String> after, String name) {
+    static long delta(Map<String, String> before, Map<String, String> after, String name) {
         return Long.parseLong(after.get(name)) - Long.parseLong(before.get(name));
     }
 }
