@@ -241,8 +241,15 @@ public final class MpdbCodec {
             switch (format.getValueType()) {
                 case INTEGER -> data.put(key, MpdbValue.integer(IntegerFormat.of(format).code,
                         unpacker.unpackBigInteger().toString()));
-                case STRING -> data.put(key, MpdbValue.string(payload(unpacker, unpacker.unpackRawStringHeader(),
-                        total)));
+                case STRING -> {
+                    byte[] text = payload(unpacker, unpacker.unpackRawStringHeader(), total);
+                    if (MpdbValue.utf8(text)) {
+                        data.put(key, MpdbValue.string(text));
+                    } else {
+                        // It would come back as binary, which MPDB does not store either.
+                        problem = first(problem, "the value of \"" + key + "\" is a string that is not UTF-8");
+                    }
+                }
                 default -> {
                     unpacker.skipValue();
                     problem = first(problem, "the value of \"" + key + "\" is "

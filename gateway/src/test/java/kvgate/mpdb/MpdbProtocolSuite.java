@@ -207,7 +207,7 @@ abstract class MpdbProtocolSuite {
     }
 
     @Test
-    void floatsBinaryNestedNilAndBooleansAreRefusedNamingTheKeyAndNothingIsStored() throws Exception {
+    void floatsBinaryNestedNilBooleansAndStringsNotUtf8AreRefusedNamingTheKeyAndNothingIsStored() throws Exception {
         String col = fresh("refused");
         Map<String, Raw> refused = new LinkedHashMap<>();
         refused.put("float", new Raw(new byte[] {(byte) 0xca, 0x3f, (byte) 0x80, 0, 0}));
@@ -218,6 +218,7 @@ abstract class MpdbProtocolSuite {
         refused.put("nil", new Raw(new byte[] {(byte) 0xc0}));
         refused.put("boolean", new Raw(new byte[] {(byte) 0xc3}));
         refused.put("extension", new Raw(new byte[] {(byte) 0xd4, 1, 0}));
+        refused.put("string-not-utf8", new Raw(new byte[] {(byte) 0xa2, (byte) 0xff, (byte) 0xfe}));
         long echo = 0;
         for (Map.Entry<String, Raw> entry : refused.entrySet()) {
             String key = col + "." + entry.getKey();
