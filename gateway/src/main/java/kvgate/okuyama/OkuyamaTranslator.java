@@ -37,6 +37,10 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
     static final int MAX_VALUE_FIELD = 2_170_552;
     static final int DEFAULT_MAX_GRAM = 3;
     static final int DEFAULT_MIN_GRAM = 1;
+    /** The longest n-gram indexed or looked up: a longer n asked for is cut to it, at indexing and search alike. */
+    static final int MAX_GRAM = 32;
+    /** The most n-grams one value may be cut into (runs of every length from min to max n, counted with repeats). */
+    static final int MAX_GRAMS = 1_000_000;
     static final int DEFAULT_SEARCH_GRAM = 3;
     /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
     private static final int RETRIES = 16;
@@ -79,7 +83,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
     @Override
     public Translation<String> translate(Object frame) {
         if (frame instanceof OkuyamaLine.TooLong tooLong) {
-            return Translation.answer(tooLongReply(tooLong.head()));
+            return tooLongReply(tooLong.head());
         }
         String line = ((OkuyamaLine.Text) frame).text();
         if (line.isEmpty() || line.equals(CLOSE)) {
@@ -97,7 +101,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         } catch (MissingField e) {
             return Translation.answer("-1,false,ERROR,ArgumentException");
         } catch (BadField e) {
-            return Translation.answer(switch (e.problem) {
+            return refusal(method, switch (e.problem) {
                 case KEY_TOO_LONG -> keyTooLong(method);
                 case VALUE_TOO_LONG -> method + ",false,Value Length Error";
                 case NOT_BASE64 -> undecodable(method);
@@ -230,8 +234,14 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         String group = fields.length > 5 ? group(fields[5]) : "";
         int maxGram = fields.length > 6 ? number(fields[6], DEFAULT_MAX_GRAM) : DEFAULT_MAX_GRAM;
         int minGram = fields.length > 7 ? number(fields[7], DEFAULT_MIN_GRAM) : DEFAULT_MIN_GRAM;
-        int min = Math.max(1, minGram);
-        int max = Math.max(min, maxGram);
+        int min = Math.min(MAX_GRAM, Math.max(1, minGram));
+        int max = Math.min(MAX_GRAM, Math.max(min, maxGram));
+        if (gramCount(value, min, max) > MAX_GRAMS) {
+            // Refused before anything is stored: cutting and listing that many grams would hold a network thread
+            // for seconds, and the value must not be stored unsearchable.
+            return Translation.answer("42,false,NG:the value has more than " + MAX_GRAMS + " n-grams of "
+                    + min + " to " + max + " characters to index");
+        }
         Operation.Store store = new Operation.Store(namespace, key, StoreMode.SET, value, 0, Item.NEVER, 0);
         return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(stored -> {
             if (!stored.ok()) {
@@ -261,7 +271,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         boolean all = fields.length > 2 && fields[2].strip().equals("1");
         String group = fields.length > 3 ? group(fields[3]) : "";
         int gram = fields.length > 4 ? number(fields[4], DEFAULT_SEARCH_GRAM) : DEFAULT_SEARCH_GRAM;
-        return forward(new Operation.Search(namespace, words, all, group, Math.max(1, gram)),
+        return forward(new Operation.Search(namespace, words, all, group, Math.min(MAX_GRAM, Math.max(1, gram))),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
                         : error(43, result));
@@ -465,6 +475,17 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         return value;
     }
 
+    /** How many runs of {@code min} to {@code max} characters (code points) the UTF-8 {@code value} has. */
+    private static long gramCount(byte[] value, int min, int max) {
+        String text = new String(value, StandardCharsets.UTF_8);
+        long length = text.codePointCount(0, text.length());
+        long count = 0;
+        for (int n = min; n <= max && n <= length; n++) {
+            count += length - n + 1;
+        }
+        return count;
+    }
+
     private static String group(String field) {
         return field.isEmpty() || field.equals(BLANK) ? "" : new String(decode(field), StandardCharsets.UTF_8);
     }
@@ -543,18 +564,27 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         };
     }
 
+    /**
+     * A request refused before it reached a store, answered with {@code reply}: for getMultiValue followed by the
+     * {@code END} its reply always ends with, which the reference client reads up to.
+     */
+    private static Translation<String> refusal(int method, String reply) {
+        return method == 22 ? Translation.answers(List.of(reply, "END")) : Translation.answer(reply);
+    }
+
     /** A line over the limit: the method's own "too long" reply, so a client sees why. */
-    private static String tooLongReply(String head) {
+    private static Translation<String> tooLongReply(String head) {
         int comma = head.indexOf(',');
         int method;
         try {
             method = Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip());
         } catch (NumberFormatException e) {
-            return "-1,false,ERROR,Request Parameter Error";
+            return Translation.answer("-1,false,ERROR,Request Parameter Error");
         }
         return switch (method) {
-            case 1, 6, 16, 42 -> method + ",false,Value Length Error";
-            default -> keyTooLong(method);
+            case 1, 6, 16, 42 -> Translation.answer(method + ",false,Value Length Error");
+            case 0, 2, 3, 5, 13, 14, 15, 22, 23, 40, 43, 999 -> refusal(method, keyTooLong(method));
+            default -> Translation.answer("-1,error,Request Pattern Not Found");
         };
     }
 }

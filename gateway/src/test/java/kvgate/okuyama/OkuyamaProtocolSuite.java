@@ -284,6 +284,35 @@ abstract class OkuyamaProtocolSuite {
     }
 
     @Test
+    void getMultiValueRefusedOverLengthStillEndsWithEnd() throws Exception {
+        // The reference client reads a getMultiValue reply up to END, however the request was refused.
+        client.send("22," + b64("k1") + "," + "A".repeat(5 << 20) + "\n");
+        assertEquals(List.of("22,false,Key Length Error", "END"), List.of(client.read(), client.read()));
+        assertEquals(List.of("22,false,", "END"), client.callUntilEnd("22,%%%"));
+        client.send("77," + "A".repeat(5 << 20) + "\n");
+        assertEquals("-1,error,Request Pattern Not Found", client.read(), "an unknown method, however long");
+        assertEquals("0,true,1048576", client.call("0"), "the connection is still usable");
+    }
+
+    @Test
+    void aLongNGramLengthIsCutToThirtyTwoAndAValueWithTooManyGramsIsRefusedUnstored() throws Exception {
+        String group = b64("long-grams-" + UNIQUE.incrementAndGet());
+        String key = fresh("long-n");
+        String text = "abcdefghijklmnopqrstuvwxyz".repeat(60);
+        long start = System.nanoTime();
+        assertEquals("42,true,OK", client.call("42," + key + ",(B),0," + b64(text) + "," + group + ","
+                + text.length() + ",1"), "n as long as the value");
+        assertTrue(System.nanoTime() - start < 5_000_000_000L, "answered without cutting every run of every length");
+        assertEquals(Set.of(text(key)), decodedList(client.call("43," + b64("mnopq") + ",1," + group + ",1000"),
+                "43,true,"), "a search's n is cut the same way");
+        String huge = fresh("huge-index");
+        String many = "0123456789".repeat(4_000);
+        assertEquals("42,false,NG:the value has more than 1000000 n-grams of 1 to 32 characters to index",
+                client.call("42," + huge + ",(B),0," + b64(many) + "," + group + ",32,1"));
+        assertEquals("2,false,", client.call("2," + huge), "nothing stored");
+    }
+
+    @Test
     void closeRequestAndEmptyLineCloseTheConnection() throws Exception {
         client.send("(&imdst9999&)\n");
         assertTrue(client.closedByServer());
