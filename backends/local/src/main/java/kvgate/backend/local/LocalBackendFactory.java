@@ -28,7 +28,8 @@ public final class LocalBackendFactory implements BackendFactory {
                         "0: every write is committed to the file before it is acknowledged (group commit); "
                                 + "N: writes are acknowledged at once and committed at most N ms later"),
                 Setting.bool("fsync", false,
-                        "also force each commit to the disk (survives power loss, not only a process crash)"),
+                        "also force each commit to the disk (survives power loss, not only a process crash); with "
+                                + "commit_interval_ms N, force the file every N ms"),
                 Setting.integer("purge_interval_ms", 10_000, 100, 3_600_000,
                         "how often expired items are removed in the background"),
                 Setting.integer("cache_mb", 64, 1, 1 << 20,

@@ -99,6 +99,49 @@ final class LocalStore implements Backend {
         });
         long purgeEvery = settings.integer("purge_interval_ms");
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
+        if (!inMemory) {
+            keepFileSmall(fsync, settings.integer("commit_interval_ms"));
+        }
+    }
+
+    /** How often the file is forced to disk in the background when commits are not forced each. */
+    private static final long BACKGROUND_SYNC_MILLIS = 25;
+    /** The store's version at the last background force: an idle store is not forced again. */
+    private long forcedVersion = -1;
+
+    /**
+     * How long space a commit freed is kept before a later commit may reuse it. MVStore keeps it 45 s by default,
+     * for a power loss that finds the disk without the newer chunks: with a commit per write burst (about 24 KiB
+     * each, whatever the write's size), that is gigabytes of file under a steady writer for a few megabytes of items.
+     * The space may be reused once the commits that freed it are on the disk: at once when every commit is forced,
+     * else once the background force (every {@value #BACKGROUND_SYNC_MILLIS} ms) has run past them.
+     */
+    private void keepFileSmall(boolean fsync, long commitIntervalMillis) {
+        if (groupCommit != null && fsync) {
+            store.setRetentionTime(0);
+            return;
+        }
+        // With fsync and MVStore's own writer (an interval), the file is forced at that interval instead.
+        long every = fsync ? Math.max(1, commitIntervalMillis) : BACKGROUND_SYNC_MILLIS;
+        store.setRetentionTime((int) Math.min(Integer.MAX_VALUE, 5 * every));
+        housekeeping.scheduleWithFixedDelay(this::forceToDisk, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Forces what is written to the disk; with {@code fsync} and an interval, what MVStore's writer committed. */
+    private void forceToDisk() {
+        try {
+            if (closing || store.isClosed()) {
+                return;
+            }
+            long version = store.getCurrentVersion();
+            if (version != forcedVersion) {
+                store.sync();
+                forcedVersion = version;
+            }
+        } catch (RuntimeException e) {
+            System.getLogger(LocalStore.class.getName()).log(System.Logger.Level.WARNING,
+                    "forcing the store file to disk failed", e);
+        }
     }
 
     static LocalStore open(BackendContext context) {
