@@ -81,8 +81,10 @@ final class GroupCommit implements AutoCloseable {
         Result failure = null;
         try {
             commit.run();
-        } catch (Exception e) {
-            failure = Result.failure(Status.BACKEND_ERROR, "commit to the store file failed: " + e.getMessage());
+        } catch (Exception | Error e) {
+            // An Error too (out of memory, an assertion of the store's): it must not end the committer with this
+            // round's acknowledgements, and every later one, left waiting for good.
+            failure = Result.failure(Status.BACKEND_ERROR, "commit to the store file failed: " + e);
         }
         for (Waiting w : round) {
             w.acknowledgement().complete(failure == null ? w.result() : failure);

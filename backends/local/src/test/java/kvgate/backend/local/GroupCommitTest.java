@@ -160,6 +160,21 @@ class GroupCommitTest {
     }
 
     @Test
+    void anErrorInACommitFailsItsRoundAndTheCommitterGoesOn() throws Exception {
+        AtomicInteger rounds = new AtomicInteger();
+        GroupCommit groupCommit = open(() -> {
+            if (rounds.incrementAndGet() == 1) {
+                throw new OutOfMemoryError("no room for the chunk");
+            }
+        });
+        Result failed = get(groupCommit.afterCommit(Result.DONE).toCompletableFuture());
+        assertEquals(Status.BACKEND_ERROR, failed.status());
+        assertTrue(((Result.Failure) failed).message().contains("no room for the chunk"), failed.toString());
+        assertEquals(new Result.Stored(4), get(groupCommit.afterCommit(new Result.Stored(4)).toCompletableFuture()),
+                "the next round is committed and acknowledged");
+    }
+
+    @Test
     void closeReleasesEverythingWaiting() throws Exception {
         GroupCommit groupCommit = new GroupCommit("test", commit);
         CompletableFuture<Result> inRound = groupCommit.afterCommit(new Result.Stored(1)).toCompletableFuture();
