@@ -75,7 +75,22 @@ final class FileItems implements Items {
 
     @Override
     public void clear() {
-        map.clear();
+        clearHolding(0);
+    }
+
+    /**
+     * Clears the map holding every stripe's lock, taken in order: a read-modify-write of any key (an append that read
+     * the item before the flush) either lands before the flush or reads the empty map after it, never writes its
+     * old item back over a flush that was acknowledged.
+     */
+    private void clearHolding(int stripe) {
+        if (stripe == stripes.length) {
+            map.clear();
+            return;
+        }
+        synchronized (stripes[stripe]) {
+            clearHolding(stripe + 1);
+        }
     }
 
     @Override

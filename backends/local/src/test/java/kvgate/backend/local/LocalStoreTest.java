@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -806,5 +807,73 @@ class LocalStoreTest {
             assertTrue(size < bound, "fsync " + fsync + ": " + (size >> 20) + " MiB of file after " + writes
                     + " writes of 2000 keys of 200 bytes");
         }
+    }
+
+    /** A clock that holds one thread inside its first reading of the time, until released. */
+    static final class HoldingClock extends Clock {
+        volatile Thread target;
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public long millis() {
+            if (Thread.currentThread() == target) {
+                target = null;
+                held.countDown();
+                try {
+                    release.await(10, SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return START;
+        }
+    }
+
+    @Test
+    void aFlushOfTheFileWaitsForAReadModifyWriteUnderWayAndLandsAfterIt() throws Exception {
+        HoldingClock holding = new HoldingClock();
+        Backend backend = open(Map.of("path", dir.toString()), holding);
+        set(backend, "k", "old-data");
+        CompletableFuture<Result> appended = new CompletableFuture<>();
+        Thread writer = new Thread(() -> {
+            try {
+                appended.complete(run(backend, new Operation.Store(NS, bytes("k"), StoreMode.APPEND, bytes("+x"), 0,
+                        Item.NEVER, 0)));
+            } catch (Exception e) {
+                appended.completeExceptionally(e);
+            }
+        });
+        holding.target = writer;
+        writer.start();
+        assertTrue(holding.held.await(5, SECONDS), "the append has read the item and is deciding, its key locked");
+        CompletableFuture<Result> flushed = CompletableFuture.supplyAsync(() -> {
+            try {
+                return run(backend, new Operation.Flush(NS, 0));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(200);
+        assertFalse(flushed.isDone(), "the flush waits for the append");
+        holding.release.countDown();
+        assertTrue(appended.get(5, SECONDS).ok());
+        assertTrue(flushed.get(5, SECONDS).ok());
+        assertEquals(Status.NOT_FOUND, get(backend, NS, "k").status(), "the flush came last: nothing of old-data is left");
     }
 }
