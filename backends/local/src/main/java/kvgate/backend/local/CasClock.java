@@ -25,8 +25,17 @@ final class CasClock {
         return last.updateAndGet(previous -> Math.max(previous + 1, floor));
     }
 
-    /** The highest value handed out so far; persisted so a restart never goes below it. */
+    /** The highest value handed out so far. */
     long highWater() {
         return last.get();
+    }
+
+    /**
+     * A mark above every value handed out so far and every value the next {@code aheadMillis} of the clock will
+     * give (at fewer than a million a millisecond): what is persisted, so that a restart never goes below a value
+     * an item committed before the next save holds.
+     */
+    long markAhead(long aheadMillis) {
+        return Math.max(last.get(), (clock.millis() + aheadMillis) << SHIFT);
     }
 }

@@ -71,6 +71,8 @@ final class LocalStore implements Backend {
     private final LongSupplier clockMillis;
     private final GroupCommit groupCommit;
     private final ScheduledExecutorService housekeeping;
+    /** How far ahead of the clock the saved CAS mark reaches, in milliseconds ({@link #saveCasMark}). */
+    private final long casMarkAheadMillis;
     /** Set by close(): the purge stops at the next item instead of being interrupted (see close()). */
     private volatile boolean closing;
 
@@ -87,6 +89,7 @@ final class LocalStore implements Backend {
                 .keyType(StringDataType.INSTANCE).valueType(LongDataType.INSTANCE));
         this.casClock = new CasClock(clock, inMemory ? 0L : meta.getOrDefault(CAS_HIGH_WATER, 0L));
         this.newCas = casClock::next;
+        this.casMarkAheadMillis = 2L * settings.integer("commit_interval_ms") + 1000;
         this.clockMillis = clock::millis;
         boolean fsync = settings.bool("fsync");
         this.groupCommit = inMemory || settings.integer("commit_interval_ms") > 0
@@ -100,8 +103,30 @@ final class LocalStore implements Backend {
         long purgeEvery = settings.integer("purge_interval_ms");
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
         if (!inMemory) {
-            keepFileSmall(fsync, settings.integer("commit_interval_ms"));
+            long interval = settings.integer("commit_interval_ms");
+            keepFileSmall(fsync, interval);
+            if (groupCommit == null) {
+                // MVStore's writer commits items on its own, never the mark: it is saved at its pace instead.
+                housekeeping.scheduleWithFixedDelay(() -> {
+                    try {
+                        saveCasMark();
+                    } catch (RuntimeException e) {
+                        System.getLogger(LocalStore.class.getName()).log(System.Logger.Level.WARNING,
+                                "saving the CAS mark failed", e);
+                    }
+                }, interval, interval, TimeUnit.MILLISECONDS);
+            }
         }
+    }
+
+    /**
+     * Saves the CAS mark a restart starts above: not the highest CAS handed out, which items committed with this
+     * very commit (or MVStore's next) may already exceed, but the clock's values a little ahead, further than any
+     * item written before the next save can be committed ({@link CasClock#markAhead}), so that after a crash no CAS
+     * repeats even with a clock that went back.
+     */
+    private void saveCasMark() {
+        meta.put(CAS_HIGH_WATER, casClock.markAhead(casMarkAheadMillis));
     }
 
     /** How often the file is forced to disk in the background when commits are not forced each. */
@@ -275,7 +300,7 @@ final class LocalStore implements Backend {
     }
 
     private void commit(boolean fsync) {
-        meta.put(CAS_HIGH_WATER, casClock.highWater());
+        saveCasMark();
         store.commit();
         if (fsync) {
             store.sync();
@@ -291,7 +316,7 @@ final class LocalStore implements Backend {
                 items.removeExpired(now, pace);
             }
             if (!inMemory && !closing) {
-                meta.put(CAS_HIGH_WATER, casClock.highWater());
+                saveCasMark();
             }
         } catch (RuntimeException e) {
             // The next round tries again; a failing purge must not stop the schedule.
@@ -321,7 +346,7 @@ final class LocalStore implements Backend {
             groupCommit.close();
         }
         if (!inMemory) {
-            meta.put(CAS_HIGH_WATER, casClock.highWater());
+            saveCasMark();
             store.close();
         }
     }

@@ -52,6 +52,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class LocalStoreTest {
 
@@ -587,6 +588,32 @@ class LocalStoreTest {
         for (int i = 0; i < 50; i++) {
             assertEquals(Integer.toString(i), value(recovered, NS, "crash-" + i));
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "20"})
+    void aCasHandedOutBeforeACrashNeverRepeatsAfterItEvenWithAClockThatDidNotMove(String interval) throws Exception {
+        // The clock is frozen: only the saved mark can keep new CAS values above those in the file.
+        Path live = dir.resolve("live");
+        Backend backend = open(Map.of("path", live.toString(), "commit_interval_ms", interval));
+        long before = set(backend, "k", "before the crash");
+        for (int i = 0; i < 100; i++) {
+            set(backend, "other-" + i, "x");
+        }
+        Thread.sleep(300); // with an interval, MVStore's writer has committed the items by now
+        Path crashed = dir.resolve("crashed");
+        Files.createDirectories(crashed);
+        try (var files = Files.list(live)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(file, crashed.resolve(file.getFileName()));
+            }
+        }
+        Backend recovered = open(Map.of("path", crashed.toString(), "commit_interval_ms", interval));
+        assertEquals("before the crash", value(recovered, NS, "k"));
+        long after = set(recovered, "k", "after the crash");
+        assertTrue(after > before, after + " after the crash, " + before + " before it");
+        assertEquals(Status.EXISTS, run(recovered, new Operation.Store(NS, bytes("k"), StoreMode.SET, bytes("stale"),
+                0, Item.NEVER, before)).status(), "a CAS from before the crash is stale");
     }
 
     @Test
