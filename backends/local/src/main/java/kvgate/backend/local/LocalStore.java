@@ -213,8 +213,9 @@ final class LocalStore implements Backend {
             EntryTable[] tables = new EntryTable[operations.size()];
             int[] hashes = new int[tables.length];
             for (int i = 0; i < tables.length; i++) {
-                if (operations.get(i) instanceof Operation.KeyOperation keyed) {
-                    EntryTable table = ((MemoryItems) items(keyed.namespace())).table();
+                if (operations.get(i) instanceof Operation.KeyOperation keyed
+                        && existingItems(keyed.namespace()) instanceof MemoryItems items) {
+                    EntryTable table = items.table();
                     tables[i] = table;
                     hashes[i] = table.hash(keyed.key());
                 }
@@ -232,7 +233,8 @@ final class LocalStore implements Backend {
         @Override
         public CompletionStage<Result> get(Operation.Get get) {
             // A read needs no lock: it sees either the whole old or the whole new item.
-            return CompletableFuture.completedFuture(ItemTransition.read(items(get.namespace()).get(get.key()),
+            Items items = existingItems(get.namespace());
+            return CompletableFuture.completedFuture(ItemTransition.read(items == null ? null : items.get(get.key()),
                     clockMillis));
         }
 
@@ -258,7 +260,11 @@ final class LocalStore implements Backend {
 
         @Override
         public CompletionStage<Result> flush(Operation.Flush flush) {
-            items(flush.namespace()).clear();
+            Items items = existingItems(flush.namespace());
+            if (items == null) {
+                return CompletableFuture.completedFuture(Result.DONE);
+            }
+            items.clear();
             return durable(Result.DONE);
         }
 
@@ -269,14 +275,12 @@ final class LocalStore implements Backend {
     };
 
     private Result scan(Operation.Scan scan) {
-        // A scan must not create the namespace it looks at: an unknown namespace is simply empty.
-        boolean known = inMemory ? namespaces.containsKey(scan.namespace())
-                : store.hasMap(NAMESPACE_PREFIX + scan.namespace().name());
-        if (!known) {
+        Items items = existingItems(scan.namespace());
+        if (items == null) {
             return new Result.Entries(List.of());
         }
         List<Result.Entry> entries = new ArrayList<>();
-        boolean all = items(scan.namespace()).forEachLive(clock.millis(), (key, item) -> {
+        boolean all = items.forEachLive(clock.millis(), (key, item) -> {
             if (entries.size() == scan.limit()) {
                 return false;
             }
@@ -363,6 +367,23 @@ final class LocalStore implements Backend {
         }
         lastNamespace = new NamespaceItems(namespace, items);
         return items;
+    }
+
+    /**
+     * A namespace's items if it exists, in memory or as a map of the file; else null. Reads, scans and flushes look
+     * through this and create nothing: a client reading names at random (MPDB's collections and node buckets come
+     * from unauthenticated datagrams) must not grow the store by a namespace a name.
+     */
+    private Items existingItems(Namespace namespace) {
+        NamespaceItems seen = lastNamespace;
+        if (seen != null && seen.namespace().equals(namespace)) {
+            return seen.items();
+        }
+        Items items = namespaces.get(namespace);
+        if (items != null || inMemory || !store.hasMap(NAMESPACE_PREFIX + namespace.name())) {
+            return items;
+        }
+        return items(namespace);
     }
 
     /** A namespace and its items, as {@link #lastNamespace} holds them. */

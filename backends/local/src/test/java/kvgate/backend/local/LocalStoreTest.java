@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.Capability;
@@ -329,6 +330,26 @@ class LocalStoreTest {
                 run(reopened, new Operation.Get(NS, high))).item().value()));
         assertEquals("low", text(assertInstanceOf(Result.Value.class,
                 run(reopened, new Operation.Get(NS, low))).item().value()));
+    }
+
+    @Test
+    void readsScansAndFlushesOfUnknownNamespacesCreateNone() throws Exception {
+        Backend backend = openFile("0");
+        set(backend, "written", "x");
+        for (int i = 0; i < 200; i++) {
+            Namespace unknown = new Namespace("collection-" + i);
+            assertEquals(Status.NOT_FOUND, run(backend, new Operation.Get(unknown, bytes("k"))).status());
+            assertTrue(run(backend, new Operation.Flush(unknown, 0)).ok());
+            assertEquals(List.of(), assertInstanceOf(Result.Entries.class,
+                    run(backend, new Operation.Scan(unknown, 10))).entries());
+        }
+        assertEquals(Status.NOT_FOUND, run(backend, new Operation.Get(NS, bytes("none"))).status());
+        backend.close();
+        open.remove(backend);
+        try (MVStore file = new MVStore.Builder().fileName(dir.resolve("kvgate.mv.db").toString()).open()) {
+            assertEquals(Set.of("ns:" + NS.name()), file.getMapNames().stream()
+                    .filter(name -> name.startsWith("ns:")).collect(Collectors.toSet()));
+        }
     }
 
     @Test
