@@ -621,15 +621,26 @@ class LocalStoreTest {
         for (int i = 0; i < 100; i++) {
             set(backend, "other-" + i, "x");
         }
-        Thread.sleep(300); // with an interval, MVStore's writer has committed the items by now
-        Path crashed = dir.resolve("crashed");
-        Files.createDirectories(crashed);
-        try (var files = Files.list(live)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
-                Files.copy(file, crashed.resolve(file.getFileName()));
+        // What a kill -9 leaves: a copy of the file, taken again until MVStore's writer (with an interval) has
+        // committed the item into it.
+        Thread.sleep(100); // past the writes, so that a copy is not taken in the middle of one
+        Backend recovered = null;
+        for (int attempt = 0; recovered == null; attempt++) {
+            Path crashed = dir.resolve("crashed-" + attempt);
+            Files.createDirectories(crashed);
+            try (var files = Files.list(live)) {
+                for (Path file : files.filter(Files::isRegularFile).toList()) {
+                    Files.copy(file, crashed.resolve(file.getFileName()));
+                }
+            }
+            Backend copy = open(Map.of("path", crashed.toString(), "commit_interval_ms", interval));
+            if (run(copy, new Operation.Get(NS, bytes("k"))).ok()) {
+                recovered = copy;
+            } else {
+                assertTrue(attempt < 100, "the item never reached the file");
+                Thread.sleep(50);
             }
         }
-        Backend recovered = open(Map.of("path", crashed.toString(), "commit_interval_ms", interval));
         assertEquals("before the crash", value(recovered, NS, "k"));
         long after = set(recovered, "k", "after the crash");
         assertTrue(after > before, after + " after the crash, " + before + " before it");
