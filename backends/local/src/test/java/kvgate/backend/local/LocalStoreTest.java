@@ -64,7 +64,7 @@ class LocalStoreTest {
     private static final long START = 1_700_000_000_000L;
 
     /** A clock the test moves by hand, so expiry needs no sleeping and the CAS floor stays put. */
-    static final class MutableClock extends Clock {
+    static class MutableClock extends Clock {
         private final AtomicLong millis;
 
         MutableClock(long start) {
@@ -868,25 +868,14 @@ class LocalStoreTest {
         }
     }
 
-    /** A clock that holds one thread inside its first reading of the time, until released. */
-    static final class HoldingClock extends Clock {
+    /** A frozen clock that holds one thread inside its first reading of the time, until released. */
+    static final class HoldingClock extends MutableClock {
         volatile Thread target;
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
 
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
+        HoldingClock() {
+            super(START);
         }
 
         @Override
@@ -900,7 +889,7 @@ class LocalStoreTest {
                     Thread.currentThread().interrupt();
                 }
             }
-            return START;
+            return super.millis();
         }
     }
 
@@ -933,6 +922,7 @@ class LocalStoreTest {
         holding.release.countDown();
         assertTrue(appended.get(5, SECONDS).ok());
         assertTrue(flushed.get(5, SECONDS).ok());
-        assertEquals(Status.NOT_FOUND, get(backend, NS, "k").status(), "the flush came last: nothing of old-data is left");
+        assertEquals(Status.NOT_FOUND, get(backend, NS, "k").status(),
+                "the flush came last: nothing of old-data is left");
     }
 }
