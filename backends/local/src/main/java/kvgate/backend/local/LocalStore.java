@@ -182,11 +182,19 @@ final class LocalStore implements Backend {
             throw new IllegalStateException("cannot create the store directory " + directory.toAbsolutePath()
                     + ": " + e.getMessage(), e);
         }
-        MVStore store = new MVStore.Builder().fileName(directory.resolve("kvgate.mv.db").toString())
-                .cacheSize(settings.intValue("cache_mb")).open();
-        // With interval 0 the group committer decides when to commit; MVStore's own writer would only add commits
-        // nobody waits for. Otherwise MVStore's background writer commits at that interval.
-        store.setAutoCommitDelay(settings.intValue("commit_interval_ms"));
+        MVStore.Builder builder = new MVStore.Builder().fileName(directory.resolve("kvgate.mv.db").toString())
+                .cacheSize(settings.intValue("cache_mb"));
+        int interval = settings.intValue("commit_interval_ms");
+        if (interval == 0) {
+            // The group committer decides when to commit: MVStore's own writer would only add commits nobody waits
+            // for, and its commit once unsaved changes pass a size would run on a network thread, in the middle
+            // of a write, with the key's lock held.
+            builder.autoCommitDisabled().autoCommitBufferSize(0);
+        }
+        MVStore store = builder.open();
+        if (interval > 0) {
+            store.setAutoCommitDelay(interval); // MVStore's background writer commits at that interval
+        }
         return new LocalStore(store, context, settings);
     }
 
