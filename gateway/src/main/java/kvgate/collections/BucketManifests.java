@@ -81,7 +81,8 @@ public final class BucketManifests implements AutoCloseable {
         private Stored advance(Stored fresh) {
             while (true) {
                 Stored now = stored.get();
-                if (now != null && now.manifest().uid() > fresh.manifest().uid()) {
+                // Uids are unsigned 64-bit: one of 2^63 or more is a negative long, and later than any below it.
+                if (now != null && Long.compareUnsigned(now.manifest().uid(), fresh.manifest().uid()) > 0) {
                     return fresh;
                 }
                 if (stored.compareAndSet(now, fresh)) {

@@ -341,6 +341,19 @@ class BucketManifestsTest {
     }
 
     @Test
+    void aUidOfTwoToTheSixtyThreeOrMoreIsLaterThanAnyBelowIt() throws Exception {
+        BucketManifests manifests = started(new MapBackend(), 10_000);
+        done(manifests.set(BUCKET, manifest("1")));
+        done(manifests.set(BUCKET, manifest("8000000000000000", "c", "8")));
+        assertEquals("8000000000000000", Long.toUnsignedString(manifests.current(BUCKET).uid(), 16),
+                "in force, as the store holds it");
+        assertEquals(8L, manifests.current(BUCKET).collection(8).id());
+        assertEquals(ManifestRejected.Reason.UID_BEHIND, refusal(manifests.set(BUCKET, manifest("9"))));
+        done(manifests.set(BUCKET, manifest("ffffffffffffffff", "c", "8", "d", "9")));
+        assertEquals(-1L, manifests.current(BUCKET).uid());
+    }
+
+    @Test
     void anInvalidManifestIsRefusedAndNothingIsStored() throws Exception {
         MapBackend backend = new MapBackend();
         BucketManifests manifests = started(backend, 10_000);
