@@ -188,7 +188,11 @@ public final class BucketManifests implements AutoCloseable {
                     "another manifest update of bucket " + bucket + " is under way"));
         }
         CompletionStage<CollectionsManifest> update = read(bucket, null).thenCompose(stored -> {
-            CollectionsManifest previous = stored.manifest();
+            // Checked against the later of the stored manifest and the one in force here: a stored manifest that
+            // went (a memcached store evicts) must not let a lower uid through, nor rename an id in force.
+            CollectionsManifest inForce = current(bucket);
+            CollectionsManifest previous = inForce != null
+                    && Long.compareUnsigned(inForce.uid(), stored.manifest().uid()) > 0 ? inForce : stored.manifest();
             CollectionsManifest next;
             try {
                 next = ManifestParser.parse(bucket, json, limits, (id, uid) -> {
@@ -199,7 +203,7 @@ public final class BucketManifests implements AutoCloseable {
             } catch (ManifestRejected rejected) {
                 return CompletableFuture.failedFuture(rejected);
             }
-            if (next.uid() == previous.uid()) {
+            if (next.uid() == previous.uid() && next.uid() == stored.manifest().uid()) {
                 // The same manifest again: nothing to store, but it is in force here from now on even if this
                 // gateway had not refreshed since another set it.
                 advance(bucket, stored);

@@ -354,6 +354,21 @@ class BucketManifestsTest {
     }
 
     @Test
+    void aStoredManifestThatWentLetsNoLowerUidThroughAndTheSameIsStoredAgain() throws Exception {
+        MapBackend backend = new MapBackend();
+        BucketManifests manifests = started(backend, 10_000);
+        done(manifests.set(BUCKET, manifest("5", "c", "8")));
+        backend.items.clear(); // the store evicted the stored manifest
+        assertEquals(ManifestRejected.Reason.UID_BEHIND, refusal(manifests.set(BUCKET, manifest("3"))));
+        assertEquals(5, manifests.current(BUCKET).uid());
+        long stores = backend.stores();
+        CollectionsManifest again = done(manifests.set(BUCKET, manifest("5", "c", "8")));
+        assertEquals(5, again.uid());
+        assertEquals(stores + 1, backend.stores(), "the manifest in force is written back to the store");
+        assertEquals(again.collection(8).namespace(), manifests.current(BUCKET).collection(8).namespace());
+    }
+
+    @Test
     void anInvalidManifestIsRefusedAndNothingIsStored() throws Exception {
         MapBackend backend = new MapBackend();
         BucketManifests manifests = started(backend, 10_000);
