@@ -158,6 +158,7 @@ final class RedisConnections implements AutoCloseable {
                 }
             }
             checkLayout(shared);
+            warnOfEviction(shared);
             RedisConnections connections = new RedisConnections(resources, client, shared, byLoop,
                     target instanceof Target.Cluster);
             connections.loadScripts().toCompletableFuture().join();
@@ -217,6 +218,26 @@ final class RedisConnections implements AutoCloseable {
             throw new IllegalStateException("Redis holds kvgate data in key layout '"
                     + (stored == null ? "" : new String(stored, StandardCharsets.UTF_8)) + "', this gateway uses '"
                     + KeyLayout.VERSION + "': point it at another Redis (or database), or empty this one");
+        }
+    }
+
+    /**
+     * Warns when Redis may evict any key (an {@code allkeys-*} policy): a flush and a scan find a namespace's items
+     * through its index sets, so an index set evicted before its items leaves them behind a flush that answered
+     * success. A Redis that refuses CONFIG (some managed services) is not checked.
+     */
+    private static void warnOfEviction(Channel shared) {
+        String policy;
+        try {
+            policy = shared.commands().configGet("maxmemory-policy").toCompletableFuture().get(5, TimeUnit.SECONDS)
+                    .get("maxmemory-policy");
+        } catch (Exception e) {
+            return;
+        }
+        if (policy != null && policy.startsWith("allkeys")) {
+            LoggerFactory.getLogger(RedisConnections.class).warn("Redis evicts any key (maxmemory-policy {}): a "
+                    + "flush or a scan misses the items whose index set it evicted; use noeviction or a volatile-* "
+                    + "policy", policy);
         }
     }
 
