@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import kvgate.spi.Backend;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
@@ -64,6 +65,8 @@ final class RedisBackend implements Backend {
     /** The namespaces this gateway has written items to: those whose items {@link #countItems} counts. */
     private final Set<Namespace> written = ConcurrentHashMap.newKeySet();
     private volatile long items;
+    /** Whether a round of {@link #countItems} is under way. */
+    private final AtomicBoolean counting = new AtomicBoolean();
 
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
                  long counterLeaseMillis, long counterIntervalSeconds) {
@@ -396,6 +399,9 @@ final class RedisBackend implements Backend {
      * count would include the index, tag, search and counter keys).
      */
     private void countItems() {
+        if (!counting.compareAndSet(false, true)) {
+            return; // the last round's answers are still coming: a slow Redis gets no second round on top
+        }
         Range<Long> live = Range.from(Range.Boundary.excluding(clock.millis()), Range.Boundary.unbounded());
         List<CompletableFuture<Long>> counts = new ArrayList<>();
         for (Namespace namespace : written) {
@@ -404,12 +410,15 @@ final class RedisBackend implements Backend {
                         live).toCompletableFuture());
             }
         }
-        CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).thenRun(() -> {
-            long total = 0;
-            for (CompletableFuture<Long> count : counts) {
-                total += count.join();
+        CompletableFuture.allOf(counts.toArray(CompletableFuture[]::new)).whenComplete((done, error) -> {
+            if (error == null) {
+                long total = 0;
+                for (CompletableFuture<Long> count : counts) {
+                    total += count.join();
+                }
+                items = total;
             }
-            items = total;
+            counting.set(false);
         });
     }
 
