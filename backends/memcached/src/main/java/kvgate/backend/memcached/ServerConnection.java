@@ -280,6 +280,14 @@ final class ServerConnection {
             first.parts.add(reply); // one stat of many; the one with an empty key ends them
             return;
         }
+        if (!awaited(reply.opaque())) {
+            // Not one of ours: the stream cannot be trusted, so nothing pending is answered from it, and a quiet get
+            // passed over is not taken for a miss.
+            LOG.warn("memcached server {} sent a reply nobody waits for (opaque {}); closing", address,
+                    reply.opaque());
+            lost(channel, "a reply nobody waits for (opaque " + reply.opaque() + ")");
+            return;
+        }
         while (!pending.isEmpty()) {
             ServerRequest head = pending.poll();
             if (head.opaque == reply.opaque()) {
@@ -294,8 +302,16 @@ final class ServerConnection {
                         + " skipped a reply"));
             }
         }
-        LOG.warn("memcached server {} sent a reply nobody waits for (opaque {}); closing", address, reply.opaque());
-        channel.close();
+    }
+
+    /** Whether a request pending on this connection has {@code opaque}. */
+    private boolean awaited(int opaque) {
+        for (ServerRequest request : pending) {
+            if (request.opaque == opaque) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void fail(List<ServerRequest> requests, String why) {
@@ -329,6 +345,9 @@ final class ServerConnection {
     private final class ReplyHandler extends SimpleChannelInboundHandler<ByteBuf> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            if (ctx.channel() != channel) {
+                return; // a connection given up within this read: what else it brought is not trusted
+            }
             int magic = frame.getUnsignedByte(0);
             if (magic != 0x81) {
                 LOG.warn("memcached server {} sent magic {}; closing", address, magic);

@@ -307,6 +307,24 @@ class ServerConnectionFailureTest {
     }
 
     @Test
+    void aReplyToNoPendingRequestFailsEveryPendingOneQuietGetsIncludedAndClosesTheConnection() throws Exception {
+        // A server (or something between) that answers with opaques nobody sent: no reply can be trusted, and a
+        // quiet get passed over must not be taken for a miss.
+        FakeServer server = server(FakeServer::answerWithAnotherOpaque);
+        ServerConnection connection = connection(server.port(), 5000, 3, NO_RETRY);
+        ServerRequest quiet = new ServerRequest(ServerRequest.GETQ, null, new byte[] {'a'}, null, 0,
+                new ServerRequest.ReplyFuture());
+        ServerRequest loud = noop();
+        connection.send(List.of(quiet, loud));
+        assertFails(quiet, ReplyLost.class);
+        assertFails(loud, ReplyLost.class);
+        ServerRequest next = noop();
+        connection.send(List.of(next));
+        assertFails(next, ReplyLost.class);
+        assertEquals(2, server.accepted(), "each batch on a connection of its own: the first was closed");
+    }
+
+    @Test
     void aReplyThatDoesNotReadFailsItsOwnOperationAndTheConnectionServesTheNext() throws Exception {
         // Every request is answered with a success carrying a 3-byte value: an incr's reply should carry 8.
         FakeServer server = server(FakeServer::answerEverythingWithThreeBytes);
@@ -437,6 +455,13 @@ class ServerConnectionFailureTest {
         }
 
         /** Answers every request with a success of the same opcode and opaque whose value is 1, 2, 3. */
+        /** Answers every request but a quiet get, each with an opaque a thousand above the request's. */
+        static void answerWithAnotherOpaque(Socket socket) throws IOException {
+            answer(socket, request -> request.get(1) == ServerRequest.GETQ ? null
+                    : ByteBuffer.allocate(24).put(0, (byte) 0x81).put(1, request.get(1))
+                            .putInt(12, request.getInt(12) + 1000).array());
+        }
+
         static void answerEverythingWithThreeBytes(Socket socket) throws IOException {
             answer(socket, request -> ByteBuffer.allocate(27).put(0, (byte) 0x81).put(1, request.get(1))
                     .putInt(8, 3).putInt(12, request.getInt(12)).put(24, (byte) 1).put(25, (byte) 2)
