@@ -257,20 +257,27 @@ final class ServerConnection {
      */
     private void probe() {
         if (closed || !health.ejected()) {
-            health.probeEnded();
+            endProbing();
             return;
         }
         health.probeSent();
         ServerRequest.ReplyFuture answered = new ServerRequest.ReplyFuture();
         answered.whenComplete((reply, error) -> { // completed on the loop, like every request
             if (error == null || closed || !health.ejected()) {
-                health.probeEnded();
+                endProbing();
             } else {
                 LOG.debug("memcached server {} still down: {}", address, error.getMessage());
                 loop.schedule(this::probe, health.retryMillis(), TimeUnit.MILLISECONDS);
             }
         });
         sendOnLoop(List.of(ServerRequest.noop(answered)), true);
+    }
+
+    /** Ends this connection's probe cycle, or goes on with it when the server was ejected again meanwhile. */
+    private void endProbing() {
+        if (health.probeEnded() && !closed) {
+            loop.schedule(this::probe, health.retryMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     private void received(ServerReply reply) {

@@ -81,8 +81,17 @@ final class ServerHealth {
         probesSent++;
     }
 
-    synchronized void probeEnded() {
+    /**
+     * The probe cycle's owner is done: its probe was answered, or there is nothing more to probe. Returns true, and
+     * the cycle goes on, when the server was ejected again meanwhile: that ejection found the cycle still running
+     * and started none of its own, so ending it now would leave the server ejected with nobody probing it.
+     */
+    synchronized boolean probeEnded() {
+        if (ejected) {
+            return true;
+        }
         probing = false;
+        return false;
     }
 
     /** Probes sent since the start; tests read it to check that probes do not multiply. */
