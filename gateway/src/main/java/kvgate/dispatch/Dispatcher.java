@@ -112,9 +112,24 @@ public final class Dispatcher {
 
     /** Starts one operation. The stage never completes exceptionally. */
     public CompletionStage<Result> dispatch(Operation operation) {
-        Generation tree = current;
-        tree.unfinished.increment();
+        Generation tree = enter(1);
         return counted(tree, operation, chain(tree, 0, operation));
+    }
+
+    /**
+     * The tree in force, with {@code operations} counted as started on it. Counted first and checked after: a tree
+     * swapped out between the read and the count may already have been found idle and closed, and is then left
+     * for the one in force, never entered.
+     */
+    private Generation enter(int operations) {
+        while (true) {
+            Generation tree = current;
+            tree.unfinished.add(operations);
+            if (tree == current) {
+                return tree;
+            }
+            tree.unfinished.add(-operations);
+        }
     }
 
     /**
@@ -123,8 +138,7 @@ public final class Dispatcher {
      * the stats clients read (memcached's {@code cmd_get}) count their requests only, as memcached's do.
      */
     public CompletionStage<Result> dispatchOwn(Operation operation) {
-        Generation tree = current;
-        tree.unfinished.increment();
+        Generation tree = enter(1);
         return chain(tree, 0, operation).whenComplete((result, error) -> tree.unfinished.decrement());
     }
 
@@ -142,16 +156,16 @@ public final class Dispatcher {
             // batch path's lists.
             return List.of(dispatch(operations.get(0)));
         }
-        Generation tree = current;
+        // The whole burst is counted before any of it runs: counted one by one, an operation reached after the
+        // filters of the ones before it could find its tree retired meanwhile.
+        Generation tree = enter(operations.size());
         if (!filters.isEmpty()) {
             List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
             for (Operation operation : operations) {
-                tree.unfinished.increment();
                 results.add(counted(tree, operation, chain(tree, 0, operation)));
             }
             return results;
         }
-        tree.unfinished.add(operations.size());
         Route first = targetOf(tree, operations.get(0));
         boolean oneTarget = first != null;
         for (int i = 1; oneTarget && i < operations.size(); i++) {
@@ -221,8 +235,7 @@ public final class Dispatcher {
     private CompletionStage<Result> terminal(Generation tree, Operation operation) {
         if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
             scheduler.schedule(() -> {
-                Generation then = current;
-                then.unfinished.increment();
+                Generation then = enter(1);
                 chain(then, filters.size(), new Operation.Flush(flush.namespace(), 0))
                         .whenComplete((result, error) -> then.unfinished.decrement());
             }, flush.delayMillis(), TimeUnit.MILLISECONDS);
@@ -246,7 +259,13 @@ public final class Dispatcher {
         if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
             return null;
         }
-        return Route.selected(tree.root, operation);
+        try {
+            return Route.selected(tree.root, operation);
+        } catch (RuntimeException e) {
+            // A node whose selection throws: the operation goes alone, through the chain that answers the failure,
+            // and the burst counted as started is counted as finished, operation by operation.
+            return null;
+        }
     }
 
     /**

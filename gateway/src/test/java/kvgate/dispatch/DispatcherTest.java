@@ -13,6 +13,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
 import kvgate.spi.Backend;
@@ -22,6 +26,7 @@ import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.Result;
+import kvgate.spi.Route;
 import kvgate.spi.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -185,5 +190,58 @@ class DispatcherTest {
         assertTrue(trace.isEmpty(), "the backend sees nothing before the delay");
         Thread.sleep(600);
         assertEquals(List.of("backend flush"), trace);
+    }
+
+    /** A route tree that notes every operation it is given after it was closed. */
+    private static final class ClosableTree implements Route {
+        final AtomicInteger afterClose;
+        volatile boolean closed;
+
+        ClosableTree(AtomicInteger afterClose) {
+            this.afterClose = afterClose;
+        }
+
+        @Override
+        public CompletionStage<Result> execute(Operation operation) {
+            if (closed) {
+                afterClose.incrementAndGet();
+            }
+            return CompletableFuture.completedFuture(Result.failure(Status.NOT_FOUND));
+        }
+    }
+
+    @Test
+    void noOperationRunsOnATreeAfterItWasFoundIdleAndClosed() throws Exception {
+        AtomicInteger afterClose = new AtomicInteger();
+        Dispatcher dispatcher = new Dispatcher(new ClosableTree(afterClose), null, List.of(), new GatewayMetrics(),
+                scheduler);
+        AtomicBoolean running = new AtomicBoolean(true);
+        ExecutorService clients = Executors.newFixedThreadPool(3);
+        List<Future<?>> work = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            work.add(clients.submit(() -> {
+                while (running.get()) {
+                    dispatcher.dispatch(get());
+                    dispatcher.dispatchAll(List.of(get(), get(), get()));
+                }
+            }));
+        }
+        int swaps = 0;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (System.nanoTime() < end) {
+            // As a reload retires a tree: swapped out, waited for until idle, then closed.
+            Dispatcher.Generation old = dispatcher.swap(new ClosableTree(afterClose));
+            while (old.unfinished() != 0) {
+                Thread.onSpinWait();
+            }
+            ((ClosableTree) old.root()).closed = true;
+            swaps++;
+        }
+        running.set(false);
+        for (Future<?> future : work) {
+            future.get(10, TimeUnit.SECONDS);
+        }
+        clients.shutdown();
+        assertEquals(0, afterClose.get(), "operations run on a closed tree in " + swaps + " swaps");
     }
 }
