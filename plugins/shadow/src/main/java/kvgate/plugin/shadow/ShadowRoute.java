@@ -177,14 +177,17 @@ final class ShadowRoute implements Route {
     }
 
     /**
-     * Waits for the shadow's reply to one operation, or the timeout, whichever comes first; then frees its place and
-     * compares it with the primary's answer.
+     * Waits for the shadow's reply to one operation, or the timeout, whichever comes first, and compares it with the
+     * primary's answer. The operation's place is freed only when the shadow has answered: a request past the timeout
+     * is still held at the shadow, and freeing its place then let a shadow that stopped answering take requests
+     * without bound.
      */
     private void await(Operation operation, CompletionStage<Result> answer, CompletionStage<Result> reply) {
-        Route.withDeadline(Route.guarded(reply), timeoutMillis,
+        CompletionStage<Result> replied = Route.guarded(reply);
+        replied.whenComplete((result, error) -> inflight.decrementAndGet());
+        Route.withDeadline(replied, timeoutMillis,
                 Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
                 .thenAccept(fromShadow -> {
-                    inflight.decrementAndGet();
                     if (answer == null) {
                         judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
                         return;

@@ -142,6 +142,23 @@ class ShadowRouteTest {
     }
 
     @Test
+    void aRequestPastItsTimeoutStillHoldsItsPlaceUntilTheShadowAnswers() throws Exception {
+        CompletableFuture<Result> never = new CompletableFuture<>();
+        ShadowRoute node = node(new Child(ShadowRouteTest::hit), new Child(operation -> never), 2, 20);
+        node.execute(get(1));
+        node.execute(get(2));
+        awaitCount("shadow_failed", 2);
+        for (int i = 3; i <= 10; i++) {
+            node.execute(get(i));
+        }
+        assertEquals(2, count("mirrored"), "a shadow that stopped answering holds no more than max_inflight");
+        assertEquals(8, count("skipped"));
+        never.complete(Result.failure(Status.NOT_FOUND));
+        node.execute(get(11));
+        assertEquals(3, count("mirrored"), "its answers free the places");
+    }
+
+    @Test
     void aShadowThatThrowsOrFailsIsCountedAndTheAnswerStands() {
         Child primary = new Child(ShadowRouteTest::hit);
         Child throwing = new Child(operation -> {
