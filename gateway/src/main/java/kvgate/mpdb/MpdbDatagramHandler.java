@@ -11,6 +11,7 @@ import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -156,23 +157,18 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
             return;
         }
         Client client = clients.get(sender, address -> new Client(address, window));
-        int held = held(numbered, bytes.length);
-        switch (client.window.offer(numbered.echo(), numbered, held, Arrays.hashCode(bytes))) {
+        EchoWindow.Arrival arrival = client.window.offer(numbered.echo(), numbered, held(numbered, bytes.length),
+                Arrays.hashCode(bytes));
+        switch (arrival) {
             case ACCEPTED -> drive(ctx, client);
             case REPLAY -> {
                 metrics.datagramReplayed(PROTOCOL);
                 send(ctx, sender, client.window.cachedReply(numbered.echo()));
             }
-            case DUPLICATE -> {
-                metrics.datagramDropped(PROTOCOL, "duplicate");
-                return;
-            }
-            case STALE -> {
-                metrics.datagramDropped(PROTOCOL, "stale");
-                return;
-            }
-            case BEYOND_WINDOW -> {
-                metrics.datagramDropped(PROTOCOL, "beyond_window");
+            default -> {
+                // Dropped (duplicate, stale, beyond_window): counted under that reason, and the client's state
+                // neither changed nor kept alive by it.
+                metrics.datagramDropped(PROTOCOL, arrival.name().toLowerCase(Locale.ROOT));
                 return;
             }
         }

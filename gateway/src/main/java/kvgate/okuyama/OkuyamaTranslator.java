@@ -13,6 +13,7 @@ import kvgate.dispatch.Dispatcher;
 import kvgate.server.FrameTranslator;
 import kvgate.server.Translation;
 import kvgate.spi.Item;
+import kvgate.spi.NGrams;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -236,7 +237,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         int minGram = fields.length > 7 ? number(fields[7], DEFAULT_MIN_GRAM) : DEFAULT_MIN_GRAM;
         int min = Math.min(MAX_GRAM, Math.max(1, minGram));
         int max = Math.min(MAX_GRAM, Math.max(min, maxGram));
-        if (gramCount(value, min, max) > MAX_GRAMS) {
+        if (NGrams.count(new String(value, StandardCharsets.UTF_8), min, max) > MAX_GRAMS) {
             // Refused before anything is stored: cutting and listing that many grams would hold a network thread
             // for seconds, and the value must not be stored unsearchable.
             return Translation.answer("42,false,NG:the value has more than " + MAX_GRAMS + " n-grams of "
@@ -473,17 +474,6 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             throw new BadField(BadField.Problem.VALUE_TOO_LONG);
         }
         return value;
-    }
-
-    /** How many runs of {@code min} to {@code max} characters (code points) the UTF-8 {@code value} has. */
-    private static long gramCount(byte[] value, int min, int max) {
-        String text = new String(value, StandardCharsets.UTF_8);
-        long length = text.codePointCount(0, text.length());
-        long count = 0;
-        for (int n = min; n <= max && n <= length; n++) {
-            count += length - n + 1;
-        }
-        return count;
     }
 
     private static String group(String field) {

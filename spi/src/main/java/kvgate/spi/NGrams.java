@@ -24,6 +24,19 @@ public final class NGrams {
         return grams;
     }
 
+    /**
+     * How many runs of {@code min} to {@code max} characters {@code text} has, counted with repeats: the work
+     * {@link #of} does before it keeps each distinct run once, known without doing it.
+     */
+    public static long count(String text, int min, int max) {
+        long length = text.codePointCount(0, text.length());
+        long count = 0;
+        for (int n = min; n <= max && n <= length; n++) {
+            count += length - n + 1;
+        }
+        return count;
+    }
+
     /** The grams a word is looked up by: its runs of {@code n} characters, or the whole word when shorter. */
     public static Set<String> lookup(String word, int n) {
         int length = word.codePointCount(0, word.length());

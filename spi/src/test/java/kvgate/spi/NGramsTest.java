@@ -23,6 +23,14 @@ class NGramsTest {
     }
 
     @Test
+    void theCountIsOfEveryRunRepeatsIncludedInCharacters() {
+        assertEquals(6, NGrams.count("aba", 1, 3), "3 + 2 + 1 runs, though only 5 distinct");
+        assertEquals(NGrams.of("abcd", 1, 4).size(), NGrams.count("abcd", 1, 4), "no repeats: every run distinct");
+        assertEquals(3, NGrams.count("\uD842\uDFB7\u91CE\u5BB6", 1, 1), "code points, not UTF-16 units");
+        assertEquals(0, NGrams.count("ab", 3, 5), "shorter than the shortest run");
+    }
+
+    @Test
     void aWordShorterThanNIsLookedUpWhole() {
         assertEquals(Set.of("ab"), NGrams.lookup("ab", 3));
         assertEquals(Set.of("abc", "bcd"), NGrams.lookup("abcd", 3));

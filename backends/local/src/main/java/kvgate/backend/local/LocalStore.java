@@ -48,6 +48,9 @@ final class LocalStore implements Backend {
     private static final String META = "kvgate:meta";
     private static final String CAS_HIGH_WATER = "cas";
     private static final int STRIPES = 1024;
+    /** How often the file is forced to disk in the background when commits are not forced each. */
+    private static final long BACKGROUND_SYNC_MILLIS = 25;
+    private static final System.Logger LOG = System.getLogger(LocalStore.class.getName());
 
     /** The store file; null in memory, where nothing is kept but the namespaces' tables. */
     private final MVStore store;
@@ -75,6 +78,8 @@ final class LocalStore implements Backend {
     private final long casMarkAheadMillis;
     /** Set by close(): the purge stops at the next item instead of being interrupted (see close()). */
     private volatile boolean closing;
+    /** The store's version at the last background force: an idle store is not forced again. */
+    private long forcedVersion = -1;
 
     private LocalStore(MVStore store, BackendContext context, Settings settings) {
         this.store = store;
@@ -89,34 +94,38 @@ final class LocalStore implements Backend {
                 .keyType(StringDataType.INSTANCE).valueType(LongDataType.INSTANCE));
         this.casClock = new CasClock(clock, inMemory ? 0L : meta.getOrDefault(CAS_HIGH_WATER, 0L));
         this.newCas = casClock::next;
-        this.casMarkAheadMillis = 2L * settings.integer("commit_interval_ms") + 1000;
+        long commitInterval = settings.integer("commit_interval_ms");
+        this.casMarkAheadMillis = 2 * commitInterval + 1000;
         this.clockMillis = clock::millis;
         boolean fsync = settings.bool("fsync");
-        this.groupCommit = inMemory || settings.integer("commit_interval_ms") > 0
-                ? null
-                : new GroupCommit(context.name(), () -> commit(fsync));
+        this.groupCommit = inMemory || commitInterval > 0 ? null : new GroupCommit(context.name(), () -> commit(fsync));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "kvgate-" + context.name() + "-purge");
             thread.setDaemon(true);
             return thread;
         });
-        long purgeEvery = settings.integer("purge_interval_ms");
-        housekeeping.scheduleWithFixedDelay(this::purgeExpired, purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
+        repeat(this::purgeExpired, settings.integer("purge_interval_ms"), "purge");
         if (!inMemory) {
-            long interval = settings.integer("commit_interval_ms");
-            keepFileSmall(fsync, interval);
+            keepFileSmall(fsync, commitInterval);
             if (groupCommit == null) {
                 // MVStore's writer commits items on its own, never the mark: it is saved at its pace instead.
-                housekeeping.scheduleWithFixedDelay(() -> {
-                    try {
-                        saveCasMark();
-                    } catch (RuntimeException e) {
-                        System.getLogger(LocalStore.class.getName()).log(System.Logger.Level.WARNING,
-                                "saving the CAS mark failed", e);
-                    }
-                }, interval, interval, TimeUnit.MILLISECONDS);
+                repeat(this::saveCasMark, commitInterval, "saving the CAS mark");
             }
         }
+    }
+
+    /**
+     * Runs {@code task} on the housekeeping thread every {@code everyMillis}; a round that fails is logged, and the
+     * next one tries again (an exception would otherwise end the schedule).
+     */
+    private void repeat(Runnable task, long everyMillis, String what) {
+        housekeeping.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, what + " failed", e);
+            }
+        }, everyMillis, everyMillis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -128,11 +137,6 @@ final class LocalStore implements Backend {
     private void saveCasMark() {
         meta.put(CAS_HIGH_WATER, casClock.markAhead(casMarkAheadMillis));
     }
-
-    /** How often the file is forced to disk in the background when commits are not forced each. */
-    private static final long BACKGROUND_SYNC_MILLIS = 25;
-    /** The store's version at the last background force: an idle store is not forced again. */
-    private long forcedVersion = -1;
 
     /**
      * How long space a commit freed is kept before a later commit may reuse it. MVStore keeps it 45 s by default,
@@ -149,23 +153,18 @@ final class LocalStore implements Backend {
         // With fsync and MVStore's own writer (an interval), the file is forced at that interval instead.
         long every = fsync ? Math.max(1, commitIntervalMillis) : BACKGROUND_SYNC_MILLIS;
         store.setRetentionTime((int) Math.min(Integer.MAX_VALUE, 5 * every));
-        housekeeping.scheduleWithFixedDelay(this::forceToDisk, every, every, TimeUnit.MILLISECONDS);
+        repeat(this::forceToDisk, every, "forcing the store file to disk");
     }
 
     /** Forces what is written to the disk; with {@code fsync} and an interval, what MVStore's writer committed. */
     private void forceToDisk() {
-        try {
-            if (closing || store.isClosed()) {
-                return;
-            }
-            long version = store.getCurrentVersion();
-            if (version != forcedVersion) {
-                store.sync();
-                forcedVersion = version;
-            }
-        } catch (RuntimeException e) {
-            System.getLogger(LocalStore.class.getName()).log(System.Logger.Level.WARNING,
-                    "forcing the store file to disk failed", e);
+        if (closing || store.isClosed()) {
+            return;
+        }
+        long version = store.getCurrentVersion();
+        if (version != forcedVersion) {
+            store.sync();
+            forcedVersion = version;
         }
     }
 
@@ -321,18 +320,13 @@ final class LocalStore implements Backend {
 
     /** Removes expired items, re-checking each under its key's lock so a fresh write of the key is never lost. */
     void purgeExpired() {
-        try {
-            long now = clock.millis();
-            PurgePace pace = new PurgePace(() -> closing);
-            for (Items items : allItems()) {
-                items.removeExpired(now, pace);
-            }
-            if (!inMemory && !closing) {
-                saveCasMark();
-            }
-        } catch (RuntimeException e) {
-            // The next round tries again; a failing purge must not stop the schedule.
-            System.getLogger(LocalStore.class.getName()).log(System.Logger.Level.WARNING, "purge failed", e);
+        long now = clock.millis();
+        PurgePace pace = new PurgePace(() -> closing);
+        for (Items items : allItems()) {
+            items.removeExpired(now, pace);
+        }
+        if (!inMemory && !closing) {
+            saveCasMark();
         }
     }
 
@@ -363,18 +357,10 @@ final class LocalStore implements Backend {
         }
     }
 
+    /** A namespace's items, the namespace created if it has none yet: for writes. */
     private Items items(Namespace namespace) {
-        NamespaceItems seen = lastNamespace;
-        if (seen != null && seen.namespace().equals(namespace)) {
-            return seen.items();
-        }
-        // Looked up first without computeIfAbsent, whose capturing lambda every request would otherwise allocate.
-        Items items = namespaces.get(namespace);
-        if (items == null) {
-            items = namespaces.computeIfAbsent(namespace, this::openItems);
-        }
-        lastNamespace = new NamespaceItems(namespace, items);
-        return items;
+        Items items = existingItems(namespace);
+        return items != null ? items : remembered(namespace, namespaces.computeIfAbsent(namespace, this::openItems));
     }
 
     /**
@@ -387,11 +373,18 @@ final class LocalStore implements Backend {
         if (seen != null && seen.namespace().equals(namespace)) {
             return seen.items();
         }
+        // Looked up first without computeIfAbsent, whose capturing lambda every request would otherwise allocate.
         Items items = namespaces.get(namespace);
-        if (items != null || inMemory || !store.hasMap(NAMESPACE_PREFIX + namespace.name())) {
-            return items;
+        if (items == null && !inMemory && store.hasMap(NAMESPACE_PREFIX + namespace.name())) {
+            items = namespaces.computeIfAbsent(namespace, this::openItems); // in the file since before start-up
         }
-        return items(namespace);
+        return items == null ? null : remembered(namespace, items);
+    }
+
+    /** Notes {@code items} as the namespace looked up last ({@link #lastNamespace}), and returns them. */
+    private Items remembered(Namespace namespace, Items items) {
+        lastNamespace = new NamespaceItems(namespace, items);
+        return items;
     }
 
     /** A namespace and its items, as {@link #lastNamespace} holds them. */

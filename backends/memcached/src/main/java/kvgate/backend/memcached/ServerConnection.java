@@ -287,7 +287,7 @@ final class ServerConnection {
             first.parts.add(reply); // one stat of many; the one with an empty key ends them
             return;
         }
-        if (!awaited(reply.opaque())) {
+        if ((first == null || first.opaque != reply.opaque()) && !awaited(reply.opaque())) {
             // Not one of ours: the stream cannot be trusted, so nothing pending is answered from it, and a quiet get
             // passed over is not taken for a miss.
             LOG.warn("memcached server {} sent a reply nobody waits for (opaque {}); closing", address,
@@ -311,7 +311,7 @@ final class ServerConnection {
         }
     }
 
-    /** Whether a request pending on this connection has {@code opaque}. */
+    /** Whether a request pending on this connection has {@code opaque}; asked when it is not the first's. */
     private boolean awaited(int opaque) {
         for (ServerRequest request : pending) {
             if (request.opaque == opaque) {

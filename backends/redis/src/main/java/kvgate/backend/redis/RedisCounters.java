@@ -132,39 +132,35 @@ final class RedisCounters implements AutoCloseable {
         List<CompletableFuture<RedisBackend.ScriptReply>> released = new ArrayList<>();
         long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillisValue);
         for (CounterId id : counters.keySet()) {
-            CompletableFuture<RedisBackend.ScriptReply> first =
-                    run(channel, id, "releaseall", releaseAll.owner(), 0, 0).toCompletableFuture();
-            first.whenComplete((reply, error) -> {
-                if (error != null) {
-                    giveBackLater(id, releaseAll.owner(), giveUpAt);
-                }
-            });
-            released.add(first);
+            released.add(giveBack(channel, id, releaseAll.owner(), giveUpAt));
         }
         // The close waits for the first attempts only; a retry goes on by itself.
         return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).handle((done, error) -> Result.DONE);
     }
 
     /**
-     * Tries a failed give-back again on the shared connection, a tenth of the lease later (at most a second), until
-     * it runs or the lease it would end has run out anyway: left to the lease, a closed connection's resources
-     * stay taken for all of it, which for a counter of one (a lock) is a lease-long outage after a blip.
+     * Gives back what {@code owner} holds of a counter. When that fails (a connection being re-established), it is
+     * tried again on the shared connection a tenth of the lease later (at most a second), until it runs or the lease
+     * it would end has run out anyway: left to the lease, a closed connection's resources stay taken for all of it,
+     * which for a counter of one (a lock) is a lease-long outage after a blip.
      */
-    private void giveBackLater(CounterId id, String owner, long giveUpAt) {
-        long delay = Math.max(10, Math.min(1000, leaseMillisValue / 10));
-        if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) - giveUpAt > 0) {
-            return;
-        }
-        try {
-            scheduler.schedule(() -> run(connections.shared(), id, "releaseall", owner, 0, 0)
-                    .whenComplete((reply, error) -> {
-                        if (error != null) {
-                            giveBackLater(id, owner, giveUpAt);
-                        }
-                    }), delay, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // The gateway is stopping; the lease gives the resources back.
-        }
+    private CompletableFuture<RedisBackend.ScriptReply> giveBack(RedisConnections.Channel channel, CounterId id,
+                                                                 String owner, long giveUpAt) {
+        CompletableFuture<RedisBackend.ScriptReply> attempt = run(channel, id, "releaseall", owner, 0, 0)
+                .toCompletableFuture();
+        attempt.whenComplete((reply, error) -> {
+            long delay = Math.max(10, Math.min(1000, leaseMillisValue / 10));
+            if (error == null || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) - giveUpAt > 0) {
+                return;
+            }
+            try {
+                scheduler.schedule(() -> giveBack(connections.shared(), id, owner, giveUpAt), delay,
+                        TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                // The gateway is stopping; the lease gives the resources back.
+            }
+        });
+        return attempt;
     }
 
     CompletionStage<Result> read(RedisConnections.Channel channel, Operation.ReadCounter read) {
@@ -221,13 +217,10 @@ final class RedisCounters implements AutoCloseable {
      */
     private void renewAndCount() {
         held.forEach((owner, counters) -> counters.forEach((id, holding) -> {
-            if (holding.underWay() > 0) {
-                run(connections.shared(), id, "renew", owner, 0, 0);
-                return;
-            }
+            boolean idle = holding.underWay() == 0;
             long begun = holding.begun();
             run(connections.shared(), id, "renew", owner, 0, 0).thenAccept(reply -> {
-                if (reply.ok() && reply.number(1) == 0) {
+                if (idle && reply.ok() && reply.number(1) == 0) {
                     counters.computeIfPresent(id, (key, now) ->
                             now.underWay() == 0 && now.begun() == begun ? null : now);
                 }
