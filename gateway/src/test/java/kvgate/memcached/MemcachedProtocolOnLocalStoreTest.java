@@ -1,12 +1,36 @@
 package kvgate.memcached;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import kvgate.testing.BinaryClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
-/** The memcached protocol suite on the embedded local store. */
+/** The memcached protocol suite on the embedded local store, and what the store adds of its own. */
 class MemcachedProtocolOnLocalStoreTest extends MemcachedProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
         gateway = TestGateway.start();
+    }
+
+    @Test
+    void aFullStoreInMemoryEvictsAndSaysSoInItsStats() throws Exception {
+        try (TestGateway limited = TestGateway.start(Map.of("local.path", ":memory:", "local.memory_limit", "1m"));
+             BinaryClient c = new BinaryClient(limited.port())) {
+            String value = "v".repeat(200);
+            for (int i = 0; i < 20_000; i++) {
+                assertEquals(0, c.set("key" + i, value, 0, 0).status(), "set " + i);
+            }
+            Map<String, String> stats = c.stats("");
+            assertEquals(Long.toString(1 << 20), stats.get("limit_maxbytes"));
+            long bytes = Long.parseLong(stats.get("bytes"));
+            long items = Long.parseLong(stats.get("curr_items"));
+            assertTrue(bytes <= 1 << 20 && bytes > (1 << 20) * 8 / 10, bytes + " bytes held");
+            assertEquals(20_000 - items, Long.parseLong(stats.get("evictions")), "every item not held was evicted");
+            assertEquals(value, c.get("key19999").valueText(), "the last item stored");
+        }
     }
 }

@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
@@ -12,19 +14,20 @@ import java.util.function.Predicate;
  * stored under it (the payload, for the store a packed item). One object an item, no node or wrapper around it, and
  * a lookup is a hash and one or two probes instead of a B-tree's twenty comparisons.
  *
- * <p>An entry is {@code [hash:4][key length:4][version:4][key][payload]}, written whole before it is published. Its
- * key never changes. A payload of a new length makes a new entry, which replaces the old one in its slot; a payload of
- * the same length is written over the old one in place ({@link #beginRewrite}), the version odd while it is under
- * way, so that readers can tell a payload read whole from one read across a rewrite ({@link #beginRead}, a sequence
- * lock). Writing in place is what keeps a set of an existing key from making garbage: a new entry is an object the
- * collector copies out of the young generation, and storing it into a slot marks that part of the old slot array for
- * the next young collection to scan again. With a large table those scans, not the requests' own short-lived
+ * <p>An entry is {@code [hash:4][key length:4][version:4][last used:4][key][payload]}, written whole before it is
+ * published. Its key never changes. Its last use, in seconds of the {@link MemoryBudget}'s clock, is what eviction
+ * compares ({@link #markUsed}). A payload of a new length makes a new entry, which replaces the old one in its slot; a
+ * payload of the same length is written over the old one in place ({@link #beginRewrite}), the version odd while it is
+ * under way, so that readers can tell a payload read whole from one read across a rewrite ({@link #beginRead}, a
+ * sequence lock). Writing in place is what keeps a set of an existing key from making garbage: a new entry is an object
+ * the collector copies out of the young generation, and storing it into a slot marks that part of the old slot array
+ * for the next young collection to scan again. With a large table those scans, not the requests' own short-lived
  * objects, set the length of every young pause. The table is split into {@value #SEGMENTS} segments by hash, each an
  * open-addressing table with linear probing whose slots are written with release and read with acquire semantics.
  * Beside each slot is a tag, eight bits of its entry's hash, so that a probe reads an entry only when its tag is the
- * key's: a key stored after many others (a hot key among cold ones) has a probe sequence that passes over other
- * keys' entries, and without the tags each of them would be read, a cache miss each when they are cold. The tags
- * are a byte a slot, 64 to a cache line, so the tags of a probe sequence are one line. So:
+ * key's: a key stored after many others (a hot key among cold ones) has a probe sequence that passes over other keys'
+ * entries, and without the tags each of them would be read, a cache miss each when they are cold. The tags are a byte a
+ * slot, 64 to a cache line, so the tags of a probe sequence are one line. So:
  * <ul>
  * <li>{@link #get} takes no lock and finds, for each key, a whole entry: the one before or the one after a
  *     concurrent replacement, never a part of one; its payload is read whole by a reader that checks the version
@@ -49,7 +52,8 @@ final class EntryTable {
     private static final int KEY_LENGTH = 4;
     /** 8 bytes into the array, so aligned for the atomic access of an int (the array's data starts 8-aligned). */
     private static final int VERSION = 8;
-    private static final int KEY = 12;
+    private static final int LAST_USED = 12;
+    private static final int KEY = 16;
     private static final int MIN_CAPACITY = 8;
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(byte[][].class);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -62,9 +66,19 @@ final class EntryTable {
 
     private final long seed;
     private final Segment[] segments = new Segment[SEGMENTS];
+    /** What this table's entries and slot arrays take, as {@link #footprint} and {@link #slotsFootprint} count. */
+    private final LongAdder bytes = new LongAdder();
+    private final MemoryBudget budget;
 
+    /** A table outside any limit: for tests of the table alone. */
     EntryTable(long seed) {
+        this(seed, MemoryBudget.unlimited());
+    }
+
+    /** A table whose memory counts against {@code budget}, which evicts from it when the tables together exceed it. */
+    EntryTable(long seed, MemoryBudget budget) {
         this.seed = seed;
+        this.budget = budget;
         for (int i = 0; i < SEGMENTS; i++) {
             segments[i] = new Segment();
         }
@@ -189,6 +203,48 @@ final class EntryTable {
     /** Ends a rewrite: the payload written since {@link #beginRewrite} is seen whole from now on. */
     static void endRewrite(byte[] entry, int version) {
         INTS.setRelease(entry, VERSION, version + 1);
+    }
+
+    // --- use and size, for the memory budget ---
+
+    /**
+     * Notes that an entry was used now: read, or written in place. The stamp is written only when it changes, once a
+     * second at most, so that a key read often does not write its entry's line on every read.
+     */
+    void markUsed(byte[] entry) {
+        int now = budget.now();
+        if ((int) INTS.get(entry, LAST_USED) != now) {
+            INTS.set(entry, LAST_USED, now);
+        }
+    }
+
+    /** When an entry was last used, in seconds of the budget's clock. */
+    static int lastUsed(byte[] entry) {
+        return (int) INTS.get(entry, LAST_USED);
+    }
+
+    /** The heap an entry takes: the array's header (16 bytes on a 64-bit JVM) and its data, in 8-byte units. */
+    static long footprint(byte[] entry) {
+        return 16L + entry.length + 7 & ~7L;
+    }
+
+    /**
+     * The heap a segment's slots take beyond their entries: the record, the array of references (four bytes each,
+     * as with compressed references, a heap under 32 GB) and the tags. Shared empty slots take nothing.
+     */
+    private static long slotsFootprint(Slots slots) {
+        int capacity = slots == NO_SLOTS ? 0 : slots.entries.length;
+        return capacity == 0 ? 0 : 24L + (16L + 4L * capacity + 7 & ~7L) + (16L + capacity + 7 & ~7L);
+    }
+
+    /** What the table takes: its entries and slot arrays. */
+    long bytes() {
+        return bytes.sum();
+    }
+
+    private void account(long delta) {
+        bytes.add(delta);
+        budget.add(delta);
     }
 
     /** A copy of an entry's key. */
@@ -366,7 +422,9 @@ final class EntryTable {
             if (present == TOMBSTONE) {
                 tombstone = tombstone < 0 ? i : tombstone;
             } else if (slots.tags[i] == tag && holds(present, hash, entry, KEY, keyLength)) {
+                INTS.set(entry, LAST_USED, budget.now());
                 SLOTS.setRelease(entries, i, entry);
+                account(footprint(entry) - footprint(present));
                 return;
             }
             i = i + 1 & mask;
@@ -380,8 +438,10 @@ final class EntryTable {
             }
             segment.used++;
         }
+        INTS.set(entry, LAST_USED, budget.now());
         slots.set(i, entry, hash);
         segment.live = segment.live + 1;
+        account(footprint(entry));
     }
 
     /** Removes the entry holding {@code key}; returns whether there was one. Hold its {@link #lockFor}. */
@@ -430,10 +490,62 @@ final class EntryTable {
         return removed;
     }
 
+    /** An entry {@link #sample} found: where it was, so that {@link #evict} removes that entry and no later one. */
+    record Sample(EntryTable table, byte[] entry, Segment segment, Slots slots, int index) {
+    }
+
+    /**
+     * An entry picked at random, without a lock, or null if the table looks empty: a random segment among those
+     * holding entries, then the first entry at or after a random slot of it. Not uniform (an entry after a run of
+     * empty slots is picked more often, as are the entries of sparser segments), which sampling for eviction can
+     * bear: what it needs is entries from all over the table.
+     */
+    Sample sample() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int first = random.nextInt(SEGMENTS);
+        for (int s = 0; s < SEGMENTS; s++) {
+            // Random segments first; in a table that fills few of them, the next ones in order after a random one.
+            Segment segment = segments[s < 8 ? random.nextInt(SEGMENTS) : first + s & SEGMENTS - 1];
+            if (segment.live == 0) {
+                continue;
+            }
+            Slots slots = segment.slots;
+            int mask = slots.mask();
+            int start = random.nextInt(mask + 1);
+            for (int j = 0; j <= mask; j++) {
+                int i = start + j & mask;
+                byte[] entry = (byte[]) SLOTS.getAcquire(slots.entries, i);
+                if (entry != null && entry != TOMBSTONE) {
+                    return new Sample(this, entry, segment, slots, i);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Removes a sampled entry if its slot still holds it; returns whether it did. */
+    boolean evict(Sample sample) {
+        Segment segment = sample.segment();
+        synchronized (segment) {
+            Slots slots = segment.slots;
+            if (slots != sample.slots() || slots.entries[sample.index()] != sample.entry()) {
+                return false; // replaced, removed or moved by a rebuild since it was sampled
+            }
+            removeAt(segment, slots.entries, sample.index());
+            shrinkIfSparse(segment);
+            return true;
+        }
+    }
+
     /** Removes every entry. Readers still on a segment's old array see it as it was. */
     void clear() {
         for (Segment segment : segments) {
             synchronized (segment) {
+                long freed = slotsFootprint(segment.slots);
+                for (byte[] entry : segment.slots.entries) {
+                    freed += entry == null || entry == TOMBSTONE ? 0 : footprint(entry);
+                }
+                account(-freed);
                 segment.slots = NO_SLOTS;
                 segment.used = 0;
                 segment.live = 0;
@@ -441,7 +553,8 @@ final class EntryTable {
         }
     }
 
-    private static void removeAt(Segment segment, byte[][] slots, int i) {
+    private void removeAt(Segment segment, byte[][] slots, int i) {
+        account(-footprint(slots[i]));
         int mask = slots.length - 1;
         if (slots[i + 1 & mask] == null) {
             // No probe goes past slot i (the next one is empty), so it can be emptied, and so can the tombstones
@@ -458,7 +571,7 @@ final class EntryTable {
         segment.live = segment.live - 1;
     }
 
-    private static void shrinkIfSparse(Segment segment) {
+    private void shrinkIfSparse(Segment segment) {
         int capacity = segment.slots.entries.length;
         if (capacity > MIN_CAPACITY && segment.live < capacity / 8) {
             rebuild(segment, segment.live);
@@ -466,7 +579,7 @@ final class EntryTable {
     }
 
     /** Moves a segment's entries into a new array sized for {@code entries}, without tombstones, and publishes it. */
-    private static Slots rebuild(Segment segment, int entries) {
+    private Slots rebuild(Segment segment, int entries) {
         int capacity = MIN_CAPACITY;
         while (capacity / 2 < entries) {
             capacity <<= 1;
@@ -478,6 +591,7 @@ final class EntryTable {
                 fresh.set(emptySlot(fresh, hash), entry, hash);
             }
         }
+        account(slotsFootprint(fresh) - slotsFootprint(segment.slots));
         // The volatile write publishes the arrays with the entries and tags written into them above.
         segment.slots = fresh;
         segment.used = segment.live;

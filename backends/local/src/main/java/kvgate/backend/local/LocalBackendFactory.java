@@ -33,7 +33,10 @@ public final class LocalBackendFactory implements BackendFactory {
                 Setting.integer("purge_interval_ms", 10_000, 100, 3_600_000,
                         "how often expired items are removed in the background"),
                 Setting.integer("cache_mb", 64, 1, 1 << 20,
-                        "MVStore page cache for a file store, in MiB"));
+                        "MVStore page cache for a file store, in MiB"),
+                Setting.size("memory_limit", "0", 0, 1L << 50,
+                        "in memory: what the items may take before the least recently used are evicted (0: half "
+                                + "of the JVM's largest heap)"));
     }
 
     @Override

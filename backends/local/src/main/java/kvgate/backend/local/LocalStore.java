@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -80,6 +81,8 @@ final class LocalStore implements Backend {
     private volatile boolean closing;
     /** The store's version at the last background force: an idle store is not forced again. */
     private long forcedVersion = -1;
+    /** In memory, what the tables may take together ({@code memory_limit}); null for the file. */
+    private final MemoryBudget budget;
 
     private LocalStore(MVStore store, BackendContext context, Settings settings) {
         this.store = store;
@@ -99,13 +102,18 @@ final class LocalStore implements Backend {
         this.clockMillis = clock::millis;
         boolean fsync = settings.bool("fsync");
         this.groupCommit = inMemory || commitInterval > 0 ? null : new GroupCommit(context.name(), () -> commit(fsync));
-        this.housekeeping = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "kvgate-" + context.name() + "-purge");
+        this.budget = inMemory ? new MemoryBudget(memoryLimit(settings.size("memory_limit"), context.name()), clock)
+                : null;
+        // Two threads: a purge of a large table runs for seconds, and the memory budget's clock must go on meanwhile.
+        this.housekeeping = Executors.newScheduledThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "kvgate-" + context.name() + "-housekeeping");
             thread.setDaemon(true);
             return thread;
         });
         repeat(this::purgeExpired, settings.integer("purge_interval_ms"), "purge");
-        if (!inMemory) {
+        if (inMemory) {
+            repeat(budget::tick, 250, "the memory budget's clock");
+        } else {
             keepFileSmall(fsync, commitInterval);
             if (groupCommit == null) {
                 // MVStore's writer commits items on its own, never the mark: it is saved at its pace instead.
@@ -115,7 +123,24 @@ final class LocalStore implements Backend {
     }
 
     /**
-     * Runs {@code task} on the housekeeping thread every {@code everyMillis}; a round that fails is logged, and the
+     * The memory limit of a store in memory: the one set, or with 0, half of the JVM's largest heap, which leaves the
+     * other half for what the heap holds besides items (requests under way, garbage not yet collected).
+     */
+    private static long memoryLimit(long configured, String name) {
+        long heap = Runtime.getRuntime().maxMemory();
+        if (configured == 0) {
+            return heap / 2;
+        }
+        if (configured > heap / 10 * 9) {
+            LOG.log(System.Logger.Level.WARNING, name + ": memory_limit of " + (configured >> 20) + " MiB is more "
+                    + "than 90% of the JVM's largest heap (" + (heap >> 20) + " MiB): the heap may run out before "
+                    + "the store evicts anything; raise -Xmx or lower the limit");
+        }
+        return configured;
+    }
+
+    /**
+     * Runs {@code task} on a housekeeping thread every {@code everyMillis}; a round that fails is logged, and the
      * next one tries again (an exception would otherwise end the schedule).
      */
     private void repeat(Runnable task, long everyMillis, String what) {
@@ -336,7 +361,16 @@ final class LocalStore implements Backend {
         for (Items namespace : allItems()) {
             items += namespace.size();
         }
-        return Map.of("curr_items", Long.toString(items));
+        Map<String, String> stats = new LinkedHashMap<>();
+        stats.put("curr_items", Long.toString(items));
+        if (budget != null) {
+            // memcached's names: bytes held, the limit, and the items removed to stay under it.
+            stats.put("bytes", Long.toString(budget.used()));
+            stats.put("limit_maxbytes", Long.toString(budget.limit()));
+            stats.put("evictions", Long.toString(budget.evictions()));
+            stats.put("reclaimed", Long.toString(budget.reclaimed()));
+        }
+        return stats;
     }
 
     @Override
@@ -392,7 +426,10 @@ final class LocalStore implements Backend {
     }
 
     private Items openItems(Namespace namespace) {
-        return inMemory ? new MemoryItems(hashSeed) : new FileItems(store.openMap(NAMESPACE_PREFIX + namespace.name(),
+        if (inMemory) {
+            return new MemoryItems(hashSeed, budget);
+        }
+        return new FileItems(store.openMap(NAMESPACE_PREFIX + namespace.name(),
                 new MVMap.Builder<byte[], byte[]>().keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)), stripes);
     }
 

@@ -6,17 +6,32 @@ import java.util.function.Function;
 import kvgate.spi.Item;
 import kvgate.spi.ItemTransition;
 
-/** A namespace's items in memory only: an {@link EntryTable} whose payloads are packed items ({@link ItemType}). */
+/**
+ * A namespace's items in memory only: an {@link EntryTable} whose payloads are packed items ({@link ItemType}), its
+ * memory counted against the store's {@link MemoryBudget}, which a write over the limit evicts from.
+ */
 final class MemoryItems implements Items {
     private final EntryTable table;
+    private final MemoryBudget budget;
 
+    /** Items without a memory limit, for tests. */
     MemoryItems(long seed) {
-        this.table = new EntryTable(seed);
+        this(seed, MemoryBudget.unlimited());
+    }
+
+    MemoryItems(long seed, MemoryBudget budget) {
+        this.table = budget.newTable(seed);
+        this.budget = budget;
     }
 
     @Override
     public Item get(byte[] key) {
-        return unpack(table.get(key, table.hash(key)));
+        byte[] entry = table.get(key, table.hash(key));
+        if (entry == null) {
+            return null;
+        }
+        table.markUsed(entry);
+        return unpack(entry);
     }
 
     /** The table, for {@link LocalStore#executeAll}'s read-ahead. */
@@ -26,6 +41,15 @@ final class MemoryItems implements Items {
 
     @Override
     public ItemTransition update(byte[] key, Function<Item, ItemTransition> transition) {
+        ItemTransition decided = decide(key, transition);
+        if (decided.effect() == ItemTransition.Effect.PUT) {
+            // Outside the key's lock: an eviction takes other segments' locks, and no thread may hold two.
+            budget.evictWhileOver();
+        }
+        return decided;
+    }
+
+    private ItemTransition decide(byte[] key, Function<Item, ItemTransition> transition) {
         int hash = table.hash(key);
         synchronized (table.lockFor(hash)) {
             byte[] present = table.get(key, hash);
@@ -40,6 +64,7 @@ final class MemoryItems implements Items {
                         int version = EntryTable.beginRewrite(present);
                         ItemType.pack(next, present, EntryTable.payloadAt(present));
                         EntryTable.endRewrite(present, version);
+                        table.markUsed(present);
                     } else {
                         byte[] entry = EntryTable.newEntry(key, hash, length);
                         ItemType.pack(next, entry, EntryTable.payloadAt(entry));

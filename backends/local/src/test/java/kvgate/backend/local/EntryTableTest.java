@@ -606,6 +606,97 @@ class EntryTableTest {
         assertArrayEquals(bytes("v7"), payload(table.get(bytes("t7"), hashes[7])), "past the tombstone");
     }
 
+    // --- memory and eviction ---
+
+    @Test
+    void anEntryTakesItsArrayRoundedUpToEightBytesBehindAHeaderOfSixteen() {
+        byte[] key = bytes("k");
+        byte[] entry = entry(key, table.hash(key), bytes("v")); // 16 bytes of fields, a key byte, a payload byte
+        assertEquals(18, entry.length);
+        assertEquals(16 + 24, EntryTable.footprint(entry));
+    }
+
+    @Test
+    void theTableCountsItsEntriesAndSlotsAndGivesThemAllBackWhenCleared() {
+        MemoryBudget budget = MemoryBudget.unlimited();
+        EntryTable counted = budget.newTable(SEED);
+        assertEquals(0, counted.bytes(), "no slots allocated yet");
+        byte[] key = bytes("a");
+        int hash = counted.hash(key);
+        put(counted, key, hash, bytes("short"));
+        long slots = counted.bytes() - EntryTable.footprint(counted.get(key, hash));
+        assertTrue(slots > 0, "the segment's first slot array counts");
+        put(counted, key, hash, bytes("a value longer than the first, in an entry of its own"));
+        assertEquals(slots + EntryTable.footprint(counted.get(key, hash)), counted.bytes(),
+                "the old entry's given back");
+        assertTrue(remove(counted, key, hash));
+        assertEquals(slots, counted.bytes(), "the slots stay, at their smallest size");
+        for (int i = 0; i < 10_000; i++) {
+            byte[] k = bytes("key" + i);
+            put(counted, k, counted.hash(k), bytes("value" + i));
+        }
+        assertEquals(counted.bytes(), budget.used(), "the budget counts what its tables do");
+        long entries = 0;
+        for (int i = 0; i < 10_000; i++) {
+            byte[] k = bytes("key" + i);
+            entries += EntryTable.footprint(counted.get(k, counted.hash(k)));
+        }
+        long grownSlots = counted.bytes() - entries;
+        assertTrue(grownSlots > 10_000 * 5 && grownSlots < 10_000 * 40, "slot arrays of " + grownSlots + " bytes");
+        counted.clear();
+        assertEquals(0, counted.bytes());
+        assertEquals(0, budget.used());
+    }
+
+    @Test
+    void aSampledEntryIsEvictedOnlyWhileItsSlotStillHoldsIt() {
+        assertNull(table.sample(), "an empty table has nothing to sample");
+        put("a", "1");
+        EntryTable.Sample first = table.sample();
+        assertSame(table.get(bytes("a"), table.hash(bytes("a"))), first.entry());
+        put("a", "2");
+        assertFalse(table.evict(first), "the sampled entry was replaced since");
+        assertArrayEquals(bytes("2"), payload(table.get(bytes("a"), table.hash(bytes("a")))));
+        EntryTable.Sample second = table.sample();
+        assertTrue(table.evict(second));
+        assertNull(table.get(bytes("a"), table.hash(bytes("a"))));
+        assertEquals(0, table.size());
+        assertFalse(table.evict(second), "already evicted");
+    }
+
+    @Test
+    void samplesComeFromAllOverTheTable() {
+        for (int i = 0; i < 4_000; i++) {
+            put("key" + i, "value" + i);
+        }
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < 400; i++) {
+            EntryTable.Sample sample = table.sample();
+            String key = new String(EntryTable.key(sample.entry()), StandardCharsets.ISO_8859_1);
+            assertArrayEquals(bytes("value" + key.substring(3)), payload(sample.entry()), "a live entry, whole");
+            seen.add(key);
+        }
+        assertTrue(seen.size() > 300, "400 samples found only " + seen.size() + " keys");
+    }
+
+    @Test
+    void anEntryIsStampedWithTheBudgetsSecondWhenStoredAndWhenMarkedUsed() {
+        LocalStoreTest.MutableClock clock = new LocalStoreTest.MutableClock(50_000);
+        MemoryBudget budget = new MemoryBudget(Long.MAX_VALUE, clock);
+        EntryTable stamped = budget.newTable(SEED);
+        byte[] key = bytes("k");
+        int hash = stamped.hash(key);
+        put(stamped, key, hash, bytes("v"));
+        byte[] entry = stamped.get(key, hash);
+        assertEquals(50, EntryTable.lastUsed(entry));
+        clock.advance(7_000);
+        stamped.markUsed(entry);
+        assertEquals(50, EntryTable.lastUsed(entry), "the budget's clock has not ticked");
+        budget.tick();
+        stamped.markUsed(entry);
+        assertEquals(57, EntryTable.lastUsed(entry));
+    }
+
     // --- the payload rewritten in place ---
 
     @Test

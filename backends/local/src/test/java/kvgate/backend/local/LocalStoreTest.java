@@ -811,6 +811,33 @@ class LocalStoreTest {
         assertEquals(2, currItems(backend));
     }
 
+    private static long stat(Backend backend, String name) {
+        return Long.parseLong(backend.stats().get(name));
+    }
+
+    @Test
+    void inMemoryTheItemsAreHeldToTheMemoryLimitByEviction() throws Exception {
+        Backend backend = open(Map.of("path", LocalBackendFactory.IN_MEMORY, "memory_limit", "256k"));
+        assertEquals(256 * 1024, stat(backend, "limit_maxbytes"));
+        String value = "v".repeat(100);
+        for (int i = 0; i < 5_000; i++) {
+            set(backend, NS, "key" + i, value, 0, Item.NEVER);
+            assertTrue(stat(backend, "bytes") <= 256 * 1024, "over the limit after write " + i);
+        }
+        long kept = currItems(backend);
+        assertTrue(kept > 1_000 && kept < 2_500, kept + " items in 256 KiB");
+        assertEquals(5_000 - kept, stat(backend, "evictions"), "each item not kept was evicted");
+        // Which items went is MemoryBudgetTest's: here the clock stands still, and every item is as old as the next.
+        run(backend, new Operation.Flush(NS, 0));
+        assertEquals(0, stat(backend, "bytes"), "a flush gives back all a namespace took");
+    }
+
+    @Test
+    void theDefaultMemoryLimitIsHalfTheLargestHeapAndAFileStoreHasNone() throws Exception {
+        assertEquals(Runtime.getRuntime().maxMemory() / 2, stat(openMemory(), "limit_maxbytes"));
+        assertNull(openFile("0").stats().get("limit_maxbytes"), "the file is not held in memory");
+    }
+
     @Test
     void closeDuringAPurgeRoundStillCommitsAcknowledgedWrites() throws Exception {
         Backend backend = openFile("0");

@@ -38,8 +38,10 @@ public final class LocalStoreFootprint {
         fill(store, items);
         long filled = heapInUseAfterGc();
         System.out.printf("items %d: heap in use after GC %.1f MiB empty, %.1f MiB filled; %.1f bytes an item"
-                + " (key %d bytes, value %d bytes); curr_items %s%n", items, empty / 1048576.0, filled / 1048576.0,
-                (filled - empty) / (double) items, KEY_LENGTH, VALUE_LENGTH, store.stats().get("curr_items"));
+                + " (key %d bytes, value %d bytes); curr_items %s, evictions %s; the store counts %.1f bytes an item%n",
+                items, empty / 1048576.0, filled / 1048576.0, (filled - empty) / (double) items, KEY_LENGTH,
+                VALUE_LENGTH, store.stats().get("curr_items"), store.stats().get("evictions"),
+                Long.parseLong(store.stats().get("bytes")) / (double) items);
         store.close();
     }
 
@@ -58,6 +60,9 @@ public final class LocalStoreFootprint {
             values.put(setting.key(), setting.defaultValue());
         }
         values.put("path", LocalBackendFactory.IN_MEMORY);
+        // Every item kept: the default limit, half the heap, would evict part of a million items from a heap sized
+        // for them.
+        values.put("memory_limit", Long.toString(Runtime.getRuntime().maxMemory() / 10 * 9));
         return factory.open(new BackendContext("local", new Settings(values), Clock.systemUTC(), 1 << 20, null));
     }
 
