@@ -279,7 +279,11 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                 && frame.key().length <= maxKeyLength) {
             Target target = target(frame.opcode(), frame.opaque(), frame.key());
             if (target instanceof Refused refused) {
-                return answer(refused.reply());
+                // A malformed key or no bucket is refused before the value's size matters; a collection the
+                // manifest lacks is not: nothing of it to drop, and the size answers first (as a Couchbase server,
+                // which allocates the item, too big or not, before it stores it in a collection).
+                boolean unknownCollection = refused.reply().status() == BinaryStatus.UNKNOWN_COLLECTION.code();
+                return unknownCollection ? answer : answer(refused.reply());
             }
             Document document = (Document) target;
             // As memcached does: a set that failed for size must not leave the old value readable as if current.

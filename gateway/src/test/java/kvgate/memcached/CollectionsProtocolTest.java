@@ -31,7 +31,7 @@ class CollectionsProtocolTest {
     @BeforeAll
     static void start() throws Exception {
         gateway = TestGateway.start(Map.of(
-                "buckets", "default, hello, leb, example, shape, rules, lookup, unknown, ttl, plain, pipelined",
+                "buckets", "default, hello, leb, example, shape, rules, lookup, unknown, ttl, plain, pipelined, big",
                 "collections.max_scopes", "3",
                 "collections.max_collections", "4",
                 "collections.refresh_ms", "100"));
@@ -378,6 +378,22 @@ class CollectionsProtocolTest {
                 assertEquals("1f", body.path("manifest_uid").textValue(), "newer clients read manifest_uid");
                 assertEquals("1f", body.path("error").path("context").textValue(), "older clients read the context");
             }
+        }
+    }
+
+    @Test
+    void anOversizedSetIsTooLargeInAnyCollectionAndDropsTheOldValueOfAKnownOne() throws Exception {
+        try (BinaryClient c = collections("big")) {
+            assertEquals(0, c.setManifest(manifest("2", "{\"name\":\"c8\",\"uid\":\"8\"}")).status());
+            assertEquals(0, store(c, SET, collectionKey(8, "k"), "old", 0).status());
+            byte[] tooBig = new byte[(1 << 20) + 1]; // the default max_item_size, 1 MiB
+            assertEquals(0x0003, c.call(SET, storeExtras(0, 0), collectionKey(8, "k"), tooBig, 0).status());
+            assertEquals(0x0001, get(c, collectionKey(8, "k")).status(), "the old value is gone, as memcached's");
+            // The value's size is judged as the frame arrives, before its collection is looked up, as a Couchbase
+            // server judges it when it allocates the item, before it stores it in a collection.
+            assertEquals(0x0003, c.call(SET, storeExtras(0, 0), collectionKey(0x99, "k"), tooBig, 0).status(),
+                    "too large before unknown collection");
+            assertEquals(0x0088, store(c, SET, collectionKey(0x99, "k"), "v", 0).status(), "the connection goes on");
         }
     }
 
