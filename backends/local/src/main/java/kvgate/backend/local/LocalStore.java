@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
@@ -81,11 +82,20 @@ final class LocalStore implements Backend {
     private volatile boolean closing;
     /** The store's version at the last background force: an idle store is not forced again. */
     private long forcedVersion = -1;
+    /**
+     * The first failure to write or force the store file, or null. Once set, every request fails until a restart:
+     * a write whose commit or force failed may be in the file or not, and after a failed force even a later force
+     * that succeeds proves nothing of the writes before it (the system may have dropped them with the error). Its
+     * value would stay readable meanwhile, though its writer was told it failed. As MVStore itself does when a write
+     * of the file fails, which closes the store.
+     */
+    private final AtomicReference<Throwable> failure;
     /** In memory, what the tables may take together ({@code memory_limit}); null for the file. */
     private final MemoryBudget budget;
 
-    private LocalStore(MVStore store, BackendContext context, Settings settings) {
+    private LocalStore(MVStore store, AtomicReference<Throwable> failure, BackendContext context, Settings settings) {
         this.store = store;
+        this.failure = failure;
         this.inMemory = store == null;
         this.clock = context.clock();
         this.maxItemSize = context.maxItemSize();
@@ -188,16 +198,29 @@ final class LocalStore implements Backend {
         }
         long version = store.getCurrentVersion();
         if (version != forcedVersion) {
-            store.sync();
+            try {
+                store.sync();
+            } catch (RuntimeException e) {
+                failure.compareAndSet(null, e);
+                throw e;
+            }
             forcedVersion = version;
         }
     }
 
     static LocalStore open(BackendContext context) {
+        return open(context, "");
+    }
+
+    /**
+     * Opens the store; {@code scheme} goes before the file's name, for MVStore's file systems (a test's, which fails
+     * on demand, is the only one used).
+     */
+    static LocalStore open(BackendContext context, String scheme) {
         Settings settings = context.settings();
         String path = settings.text("path");
         if (path.equals(LocalBackendFactory.IN_MEMORY)) {
-            return new LocalStore(null, context, settings);
+            return new LocalStore(null, new AtomicReference<>(), context, settings);
         }
         Path directory = Path.of(path);
         try {
@@ -206,8 +229,11 @@ final class LocalStore implements Backend {
             throw new IllegalStateException("cannot create the store directory " + directory.toAbsolutePath()
                     + ": " + e.getMessage(), e);
         }
-        MVStore.Builder builder = new MVStore.Builder().fileName(directory.resolve("kvgate.mv.db").toString())
-                .cacheSize(settings.intValue("cache_mb"));
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        MVStore.Builder builder = new MVStore.Builder()
+                .fileName(scheme + directory.resolve("kvgate.mv.db"))
+                .cacheSize(settings.intValue("cache_mb"))
+                .backgroundExceptionHandler((thread, error) -> failure.compareAndSet(null, error));
         int interval = settings.intValue("commit_interval_ms");
         if (interval == 0) {
             // The group committer decides when to commit: MVStore's own writer would only add commits nobody waits
@@ -219,7 +245,7 @@ final class LocalStore implements Backend {
         if (interval > 0) {
             store.setAutoCommitDelay(interval); // MVStore's background writer commits at that interval
         }
-        return new LocalStore(store, context, settings);
+        return new LocalStore(store, failure, context, settings);
     }
 
     @Override
@@ -229,6 +255,11 @@ final class LocalStore implements Backend {
 
     @Override
     public CompletionStage<Result> execute(Operation operation) {
+        Throwable failed = failure.get();
+        if (failed != null) {
+            return CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR,
+                    "the store file failed (" + failed + "); restart the gateway once the disk is sound"));
+        }
         return operation.accept(executor);
     }
 
@@ -336,10 +367,15 @@ final class LocalStore implements Backend {
     }
 
     private void commit(boolean fsync) {
-        saveCasMark();
-        store.commit();
-        if (fsync) {
-            store.sync();
+        try {
+            saveCasMark();
+            store.commit();
+            if (fsync) {
+                store.sync();
+            }
+        } catch (RuntimeException | Error e) {
+            failure.compareAndSet(null, e);
+            throw e;
         }
     }
 

@@ -193,6 +193,19 @@ class LocalStoreTest {
         }
     }
 
+    /** A file store on {@link FailingFilePath}'s file system, whose forces fail while told to. */
+    private Backend openFailing(Map<String, String> overrides) throws Exception {
+        Map<String, String> values = new HashMap<>();
+        for (Setting setting : new LocalBackendFactory().settings()) {
+            values.put(setting.key(), setting.defaultValue());
+        }
+        values.putAll(overrides);
+        Backend backend = LocalStore.open(new BackendContext("local", new Settings(values), clock, MAX_ITEM_SIZE,
+                null), FailingFilePath.prefix());
+        open.add(backend);
+        return backend;
+    }
+
     private Backend open(Mode mode) throws Exception {
         return open(Map.of("path", mode.path(dir)));
     }
@@ -836,6 +849,42 @@ class LocalStoreTest {
     void theDefaultMemoryLimitIsHalfTheLargestHeapAndAFileStoreHasNone() throws Exception {
         assertEquals(Runtime.getRuntime().maxMemory() / 2, stat(openMemory(), "limit_maxbytes"));
         assertNull(openFile("0").stats().get("limit_maxbytes"), "the file is not held in memory");
+    }
+
+    private static Status failure(Result result) {
+        return assertInstanceOf(Result.Failure.class, result).status();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "50"})
+    void afterAFailedForceEveryRequestFailsUntilARestartAndTheFailedWriteIsNeverSeen(String interval)
+            throws Exception {
+        Backend backend = openFailing(Map.of("path", dir.toString(), "fsync", "true", "commit_interval_ms", interval));
+        set(backend, "kept", "v");
+        Thread.sleep(200); // with an interval: past its force
+        FailingFilePath.FAIL_FORCE.set(true);
+        try {
+            Result lost = run(backend, new Operation.Store(NS, bytes("lost"), StoreMode.SET, bytes("v"), 0,
+                    Item.NEVER, 0));
+            if (interval.equals("0")) {
+                assertEquals(Status.BACKEND_ERROR, failure(lost), "its commit's force failed");
+            } else {
+                assertInstanceOf(Result.Stored.class, lost, "acknowledged before the force, as the interval says");
+                await("the store fails at its next force",
+                        () -> !(backend.execute(new Operation.Get(NS, bytes("kept"))).toCompletableFuture().join()
+                                instanceof Result.Value));
+            }
+            assertEquals(Status.BACKEND_ERROR, failure(get(backend, NS, "lost")),
+                    "a write not known to be on the disk is not read back");
+            assertEquals(Status.BACKEND_ERROR, failure(get(backend, NS, "kept")), "the store has failed");
+        } finally {
+            FailingFilePath.FAIL_FORCE.set(false);
+        }
+        assertEquals(Status.BACKEND_ERROR, failure(run(backend, new Operation.Store(NS, bytes("later"),
+                StoreMode.SET, bytes("v"), 0, Item.NEVER, 0))), "a force that works again proves nothing");
+        close(backend);
+        Backend restarted = openFile("0");
+        assertEquals("v", value(restarted, NS, "kept"), "what was forced before the failure is kept");
     }
 
     @Test
