@@ -12,6 +12,8 @@ import kvgate.spi.Namespace;
  *   <li>{@code kvgate:i{<namespace>#<shard>}<key>}: an item;</li>
  *   <li>{@code kvgate:x{<namespace>#<shard>}}: the index shard listing the keys of that namespace and shard, a
  *       sorted set scored by each item's expiry in epoch milliseconds ({@code +inf} for never);</li>
+ *   <li>{@code kvgate:m{<namespace>#<shard>}}: the highest CAS handed out in that namespace and shard, a string
+ *       (kept through flushes, so that no CAS of the shard repeats);</li>
  *   <li>{@code kvgate:t{<namespace>#<tag>}}: a tag's keys, a sorted set scored in the order they were tagged;</li>
  *   <li>{@code kvgate:g{<namespace>#<group length>:<group>}<gram>}: the keys whose value held an n-gram, a set;</li>
  *   <li>{@code kvgate:c{<namespace>#<name>}} and {@code kvgate:l{<namespace>#<name>}}: a counter and its leases;</li>
@@ -63,6 +65,11 @@ final class KeyLayout {
 
     static byte[] indexOf(Namespace namespace, byte[] key) {
         return indexShard(namespace, shardOf(key));
+    }
+
+    /** The CAS mark of the shard a key is in. */
+    static byte[] casMarkOf(Namespace namespace, byte[] key) {
+        return utf8("kvgate:m{" + namespace.name() + "#" + shardOf(key) + "}");
     }
 
     static byte[] tagKey(Namespace namespace, byte[] tag) {

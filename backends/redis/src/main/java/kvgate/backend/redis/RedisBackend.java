@@ -275,7 +275,7 @@ final class RedisBackend implements Backend {
     }
 
     /**
-     * Runs an item script: KEYS are the item and its index shard, ARGV the client's key, the gateway's time (by which
+     * Runs an item script: KEYS are the item, its index shard and its shard's CAS mark, ARGV the client's key, the gateway's time (by which
      * the script judges expiry, as {@link Starter#get} does) then {@code args}.
      */
     private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
@@ -290,7 +290,8 @@ final class RedisBackend implements Backend {
         argv[1] = KeyLayout.utf8(Long.toString(clock.millis()));
         System.arraycopy(args, 0, argv, 2, args.length);
         return this.<List<Object>>run(channel, script, ScriptOutputType.MULTI,
-                keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key)), argv)
+                keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key),
+                        KeyLayout.casMarkOf(namespace, key)), argv)
                 .thenApply(ScriptReply::new);
     }
 

@@ -1,7 +1,7 @@
 -- Shared by every item script (prepended when the script is loaded). An item is one string: a 20-byte header
 -- (flags: 4 bytes, CAS: 8, expiry in epoch milliseconds or 0: 8, all big-endian) followed by the value.
 -- KEYS[1] is the item, KEYS[2] the index shard of its namespace (same hash slot): a sorted set of client keys scored
--- by their item's expiry (+inf for never). ARGV[1] is the client's key, ARGV[2] the gateway's time in epoch
+-- by their item's expiry (+inf for never), KEYS[3] the highest CAS handed out in that shard (same slot). ARGV[1] is the client's key, ARGV[2] the gateway's time in epoch
 -- milliseconds: expiry is judged by that one clock, the one the gateway's reads use, never by Redis's.
 local HEADER = '>I4I8I8'
 local NOW = tonumber(ARGV[2])
@@ -32,15 +32,24 @@ local function cas_differs(item, wanted)
   return wanted ~= '' and wanted ~= string.sub(item.raw, 5, 12)
 end
 
--- Unique per key while the key lives, and never below the server's clock in microseconds (below 2^53, so exact
--- in Lua's numbers): no cluster-wide counter, which would live in another hash slot. Uniqueness needs one clock
--- that only moves forward where the key lives, which Redis's is; expiry uses the gateway's (NOW) instead.
+-- Above every CAS the key's shard handed out (its mark, KEYS[3]), so above every CAS the key ever had, even one
+-- it had before it was deleted or expired, whatever Redis's clock did meanwhile (stepped back, or a replica
+-- promoted whose clock is behind the old primary's: the mark is replicated with the items). Else the server's clock
+-- in microseconds (below 2^53, so exact in Lua's numbers), which keeps CAS values apart across restarts that lose
+-- the mark with the items. Per shard, in the key's slot: a cluster-wide counter would live in another hash slot.
+-- Expiry uses the gateway's clock (NOW) instead.
 local function next_cas(item)
-  local micros = now_micros()
-  if item and item.cas >= micros then
-    return item.cas + 1
+  local cas = now_micros()
+  local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if item and item.cas >= cas then
+    cas = item.cas + 1
   end
-  return micros
+  if mark >= cas then
+    cas = mark + 1
+  end
+  -- Formatted here: Redis turns a Lua number into a string with 14 digits only.
+  redis.call('SET', KEYS[3], string.format('%.0f', cas))
+  return cas
 end
 
 local function sweep()

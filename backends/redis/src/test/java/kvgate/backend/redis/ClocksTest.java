@@ -2,7 +2,10 @@ package kvgate.backend.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,24 +30,60 @@ import org.junit.jupiter.api.Test;
 /**
  * Expiry is judged by the gateway's clock alone, however far Redis's clock is from it: an item is there exactly as
  * long as the gateway's reads say, for the scripts as for gets. A real redis-server; gateways whose clocks are an
- * hour off it (the test cannot move Redis's clock, so it moves the gateway's).
+ * hour off it (the test cannot move Redis's clock, so it moves the gateway's). And a CAS never repeats in a shard,
+ * whatever Redis's clock does (the test moves the shard's mark instead).
  */
 class ClocksTest {
     private static final Duration HOUR = Duration.ofHours(1);
     private static final Namespace NAMESPACE = Namespace.DEFAULT;
 
-    @Test
-    void anItemLivesAsLongAsTheGatewaysClockSaysWhateverRedissClockSays() throws Exception {
-        int port;
+    private static int freePort() throws IOException {
         try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
+            return probe.getLocalPort();
         }
+    }
+
+    private static Process startRedis(int port) throws Exception {
         Process redis = new ProcessBuilder("redis-server", "--bind", "127.0.0.1", "--port", Integer.toString(port),
                 "--save", "", "--appendonly", "no").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        awaitListening(port);
+        return redis;
+    }
+
+    @Test
+    void aKeyStoredAgainAfterItsDeleteGetsACasAboveAllItsShardHandedOutWhateverRedissClockSays() throws Exception {
+        int port = freePort();
+        Process redis = startRedis(port);
+        NioEventLoopGroup loops = new NioEventLoopGroup(1);
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
+        try (Backend backend = open(port, Clock.systemUTC(), loops);
+             StatefulRedisConnection<String, String> direct = client.connect()) {
+            long first = assertInstanceOf(Result.Stored.class, run(backend, store("k", StoreMode.SET, 0))).cas();
+            // CAS values an hour ahead of Redis's clock: as a primary whose clock was ahead handed them out and
+            // replicated its mark before this node, whose clock is behind, was promoted. The item that had the
+            // highest of them was deleted since.
+            long ahead = first + HOUR.toNanos() / 1000;
+            String mark = new String(KeyLayout.casMarkOf(NAMESPACE, bytes("k")), StandardCharsets.UTF_8);
+            assertEquals(Long.toString(first), direct.sync().get(mark), "the shard's mark is its last CAS");
+            direct.sync().set(mark, Long.toString(ahead));
+            assertEquals(Status.OK, run(backend, new Operation.Delete(NAMESPACE, bytes("k"), 0)).status());
+            long again = assertInstanceOf(Result.Stored.class, run(backend, store("k", StoreMode.SET, 0))).cas();
+            assertTrue(again > ahead, "a CAS of " + again + " after " + ahead + " was handed out in the shard");
+            assertEquals(Long.toString(again), direct.sync().get(mark));
+        } finally {
+            client.shutdown();
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+            redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void anItemLivesAsLongAsTheGatewaysClockSaysWhateverRedissClockSays() throws Exception {
+        int port = freePort();
+        Process redis = startRedis(port);
         NioEventLoopGroup loops = new NioEventLoopGroup(1);
         try {
-            awaitListening(port);
             Clock behind = Clock.offset(Clock.systemUTC(), HOUR.negated());
             Clock ahead = Clock.offset(Clock.systemUTC(), HOUR);
             try (Backend slow = open(port, behind, loops); Backend fast = open(port, ahead, loops)) {
