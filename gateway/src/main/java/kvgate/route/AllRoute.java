@@ -6,6 +6,7 @@ import kvgate.dispatch.Outcomes;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
 import kvgate.spi.Setting;
 
 /**
@@ -19,13 +20,15 @@ final class AllRoute implements Route {
 
     static final NodeType NODE = new NodeType(TYPE, List.of(Setting.text(CHILDREN, "",
             "comma-separated routes each operation goes to; the first one's answer is the reply")),
-            context -> new AllRoute(context.name(), context.routes(CHILDREN, 1)));
+            context -> new AllRoute(context, context.routes(CHILDREN, 1)));
 
     private final String name;
     private final List<Route> children;
+    private final RouteContext context;
 
-    private AllRoute(String name, List<Route> children) {
-        this.name = name;
+    private AllRoute(RouteContext context, List<Route> children) {
+        this.name = context.name();
+        this.context = context;
         this.children = List.copyOf(children);
     }
 
@@ -33,7 +36,9 @@ final class AllRoute implements Route {
     public CompletionStage<Result> execute(Operation operation) {
         CompletionStage<Result> answer = children.get(0).execute(operation);
         for (int i = 1; i < children.size(); i++) {
-            Outcomes.guarded(children.get(i).execute(operation));
+            // Still under way when the first child answers, maybe: counted, so that a reload does not close their
+            // stores under them.
+            context.background(Outcomes.guarded(children.get(i).execute(operation)));
         }
         return answer;
     }

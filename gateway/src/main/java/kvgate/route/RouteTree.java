@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.HashSet;
 import java.util.regex.Pattern;
 import kvgate.config.Configuration;
@@ -76,9 +78,12 @@ public final class RouteTree {
     /** What each name is: {@code route <type>} or {@code backend <type>}. */
     private final Map<String, String> kinds;
     private final Map<Instance, BackendRoute> instances;
+    /** Work the tree's nodes go on with after their answers ({@link RouteContext.Background}), not yet done. */
+    private final LongAdder background;
 
     private RouteTree(String rootName, Route root, Map<String, Route> named, Map<String, String> kinds,
-                      Map<Instance, BackendRoute> instances) {
+                      Map<Instance, BackendRoute> instances, LongAdder background) {
+        this.background = background;
         this.rootName = rootName;
         this.root = root;
         this.named = named;
@@ -88,6 +93,11 @@ public final class RouteTree {
 
     public Route root() {
         return root;
+    }
+
+    /** Work the tree's nodes started after their answers and have not finished ({@link RouteContext#background}). */
+    public long background() {
+        return background.sum();
     }
 
     /** The backend instances the tree reaches, in the order they were opened. */
@@ -287,10 +297,12 @@ public final class RouteTree {
                 throw new Refused(new ConfigurationException(String.join(", ", unreached)
                         + " configured but not reached from route = " + root));
             }
-            return new RouteTree(rootName, tree, builder.built, builder.kinds, builder.instances);
+            return new RouteTree(rootName, tree, builder.built, builder.kinds, builder.instances,
+                    builder.background);
         } catch (Refused refused) {
             // Nothing of a refused tree stays open; instances kept from the tree in force are not its to close.
-            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances).retire(previous);
+            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances, builder.background)
+                    .retire(previous);
             if (refused.cause instanceof StartupException opening) {
                 throw opening;
             }
@@ -330,6 +342,13 @@ public final class RouteTree {
         private final Map<Instance, BackendRoute> instances = new LinkedHashMap<>();
         /** The names being built, outermost first: a name met again among them is a loop. */
         private final Set<String> path = new LinkedHashSet<>();
+        private final LongAdder background = new LongAdder();
+
+        /** Counts a node's work after its answer until it completes ({@link RouteContext.Background}). */
+        private void track(CompletionStage<?> work) {
+            background.increment();
+            work.whenComplete((result, error) -> background.decrement());
+        }
 
         Builder(Declared declared, String defaultType, Settings all, Map<String, RouteFactory> nodeTypes,
                 Opener opener, ScheduledExecutorService scheduler, GatewayMetrics metrics, RouteTree previous) {
@@ -394,7 +413,7 @@ public final class RouteTree {
             try {
                 RouteContext context = new RouteContext(name, all.under(ROUTES + name + "."),
                         child -> route(child, ROUTES + name), scheduler,
-                        counter -> metrics.routeCounter(name, counter));
+                        counter -> metrics.routeCounter(name, counter), this::track);
                 Route route = factory.build(context);
                 if (route == null) {
                     throw new IllegalArgumentException("the node type built no route");

@@ -529,6 +529,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         return routes.get();
     }
 
+    /** Trees a reload replaced and that are not closed yet: their operations or their nodes' own work go on. */
+    public synchronized int treesRetiring() {
+        return retiring.size();
+    }
+
     @Override
     public BucketManifests manifests() {
         return manifests;
@@ -603,10 +608,13 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         return summary;
     }
 
-    /** Waits for the operations in flight on a replaced tree, then closes what the tree in force does not hold. */
+    /**
+     * Waits for the operations in flight on a replaced tree and the work its nodes go on with after their answers,
+     * then closes what the tree in force does not hold.
+     */
     private void retire(RouteTree replaced, RouteTree successor, Dispatcher.Generation generation) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS);
-        while (generation.unfinished() > 0 && System.nanoTime() < deadline) {
+        while ((generation.unfinished() > 0 || replaced.background() > 0) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -614,9 +622,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 return;
             }
         }
-        if (generation.unfinished() > 0) {
-            LOG.warn("{} operations still unfinished on the replaced route tree after {} ms; closing it anyway",
-                    generation.unfinished(), DRAIN_LIMIT_MILLIS);
+        if (generation.unfinished() > 0 || replaced.background() > 0) {
+            LOG.warn("{} operations and {} requests of nodes' own still unfinished on the replaced route tree after "
+                    + "{} ms; closing it anyway", generation.unfinished(), replaced.background(), DRAIN_LIMIT_MILLIS);
         }
         synchronized (this) {
             if (retiring.remove(replaced)) {

@@ -93,6 +93,41 @@ class ReloadTest {
     }
 
     @Test
+    void aReplacedTreeIsClosedOnlyOnceTheWritesAnAllNodeSentOnAfterItsAnswerAreDone() throws Exception {
+        live.clear();
+        live.putAll(memcached.servers().instance("mc"));
+        live.put("backends.mc.timeout_ms", "5000");
+        live.put("route", "both");
+        live.put("routes.both.type", "all");
+        live.put("routes.both.children", "default, mc");
+        try (TestGateway gateway = TestGateway.startReloadable(live);
+             BinaryClient client = new BinaryClient(gateway.port());
+             BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
+            assertEquals(OK, client.set("k", "v1", 0, 0).status());
+            memcached.servers().pause(0, true);
+            try {
+                assertEquals(OK, client.set("k", "v2", 0, 0).status(), "the local store answers; mc's write waits");
+                live.remove("routes.both.type");
+                live.remove("routes.both.children");
+                live.put("route", "default");
+                live.keySet().removeIf(key -> key.startsWith("backends.mc."));
+                String summary = gateway.gateway().reload();
+                assertTrue(summary.contains("closed once idle [mc]"), summary);
+                Thread.sleep(300);
+                assertEquals(1, gateway.gateway().treesRetiring(), "mc's write is under way: its store stays open");
+            } finally {
+                memcached.servers().pause(0, false);
+            }
+            long deadline = System.currentTimeMillis() + 5000;
+            while (gateway.gateway().treesRetiring() > 0 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, gateway.gateway().treesRetiring(), "closed once the write was answered");
+            assertEquals("v2", direct.get("k").valueText());
+        }
+    }
+
+    @Test
     void aBadConfigurationIsRefusedWithWhyAndTheTreeInForceStays() throws Exception {
         try (TestGateway gateway = TestGateway.startReloadable(live);
              BinaryClient client = new BinaryClient(gateway.port());

@@ -2,6 +2,7 @@ package kvgate.spi;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -13,9 +14,36 @@ import java.util.concurrent.atomic.LongAdder;
  * @param children resolves a name found in the settings to the route it names
  * @param scheduler the gateway's network threads, for work that must happen later (timeouts, sampling); never block
  * @param counters the node's counters, published with the gateway's metrics
+ * @param background counts the work the node goes on with after it answered, for the tree's retirement
  */
 public record RouteContext(String name, Settings settings, Children children, ScheduledExecutorService scheduler,
-                           Counters counters) {
+                           Counters counters, Background background) {
+
+    /** A context whose node's work after its answers nobody waits for: for a node built on its own, in a test. */
+    public RouteContext(String name, Settings settings, Children children, ScheduledExecutorService scheduler,
+                        Counters counters) {
+        this(name, settings, children, scheduler, counters, work -> {
+        });
+    }
+
+    /**
+     * Work a node goes on with after it has answered: a request mirrored to a shadow store, the writes an {@code all}
+     * node's other children have not answered yet, a child's request a failover node stopped waiting for. When a
+     * reload retires the tree holding the node, the gateway closes the tree's nodes and the backend instances it
+     * alone held only once this work is done too, not only the operations clients wait for (within the same grace
+     * period), so that such work never meets a store closed under it.
+     */
+    @FunctionalInterface
+    public interface Background {
+        /** Counts {@code work} as the node's until it completes, whichever way. */
+        void track(CompletionStage<?> work);
+    }
+
+    /** Counts {@code work} as this node's background work (see {@link Background}) and returns it. */
+    public <T> CompletionStage<T> background(CompletionStage<T> work) {
+        background.track(work);
+        return work;
+    }
 
     /** Resolves names to routes while the tree is built. */
     @FunctionalInterface

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
+import kvgate.spi.RouteContext;
 import kvgate.spi.Status;
 
 /**
@@ -43,14 +44,15 @@ final class FailoverRoute implements Route {
     private final long timeoutMillis;
     private final FailoverOn failoverOn;
     private final ScheduledExecutorService scheduler;
+    private final RouteContext context;
 
-    FailoverRoute(String name, List<Route> children, long timeoutMillis, FailoverOn failoverOn,
-                          ScheduledExecutorService scheduler) {
-        this.name = name;
+    FailoverRoute(RouteContext context, List<Route> children, long timeoutMillis, FailoverOn failoverOn) {
+        this.name = context.name();
+        this.context = context;
         this.children = List.copyOf(children);
         this.timeoutMillis = timeoutMillis;
         this.failoverOn = failoverOn;
-        this.scheduler = scheduler;
+        this.scheduler = context.scheduler();
     }
 
     @Override
@@ -76,7 +78,9 @@ final class FailoverRoute implements Route {
                 ? Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms")
                 : Result.failure(Status.BACKEND_ERROR, "no answer within " + timeoutMillis + " ms: the outcome "
                         + "is unknown");
-        return Route.withDeadline(answer, timeoutMillis, late, scheduler);
+        // A child left at the deadline still works on the request: counted, so that a reload waits for it before it
+        // closes the child's store.
+        return Route.withDeadline(context.background(answer), timeoutMillis, late, scheduler);
     }
 
     private static boolean changesNothing(Operation operation) {

@@ -34,8 +34,7 @@ public final class FailoverRouteFactory implements RouteFactory {
 
     @Override
     public Route build(RouteContext context) {
-        return new FailoverRoute(context.name(), context.routes(CHILDREN, 2), context.settings().integer(TIMEOUT_MS),
-                FailoverRoute.FailoverOn.valueOf(context.settings().text(FAILOVER_ON).toUpperCase(Locale.ROOT)),
-                context.scheduler());
+        return new FailoverRoute(context, context.routes(CHILDREN, 2), context.settings().integer(TIMEOUT_MS),
+                FailoverRoute.FailoverOn.valueOf(context.settings().text(FAILOVER_ON).toUpperCase(Locale.ROOT)));
     }
 }

@@ -56,6 +56,9 @@ class FailoverRouteTest {
         return new Child(() -> CompletableFuture.completedFuture(result));
     }
 
+    /** Work the node counts as its own after its answers, as the gateway counts it for a reload. */
+    private final AtomicInteger background = new AtomicInteger();
+
     private Route node(Route first, Route second, String... settings) {
         FailoverRouteFactory factory = new FailoverRouteFactory();
         Map<String, String> values = new HashMap<>();
@@ -70,7 +73,10 @@ class FailoverRouteTest {
             case "first" -> first;
             case "second" -> second;
             default -> throw new IllegalArgumentException("no route named '" + name + "'");
-        }, scheduler, name -> new LongAdder()));
+        }, scheduler, name -> new LongAdder(), work -> {
+            background.incrementAndGet();
+            work.whenComplete((result, error) -> background.decrementAndGet());
+        }));
     }
 
     private static final Operation GET = new Operation.Get(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8));
@@ -116,6 +122,16 @@ class FailoverRouteTest {
         assertEquals(Status.BACKEND_ERROR, write.status(), "a write left unanswered has an unknown outcome");
         assertEquals(1, second.calls.get());
         assertEquals(HIT, run(node(silent, second, "timeout_ms", "50", "failover_on", "any_failure"), SET));
+    }
+
+    @Test
+    void aChildLeftAtTheDeadlineIsTheNodesBackgroundWorkUntilItAnswers() throws Exception {
+        CompletableFuture<Result> late = new CompletableFuture<>();
+        Child slow = new Child(() -> late);
+        assertEquals(HIT, run(node(slow, answering(HIT), "timeout_ms", "50"), GET));
+        assertEquals(1, background.get(), "the first child still works on the read");
+        late.complete(HIT);
+        assertEquals(0, background.get());
     }
 
     @Test
