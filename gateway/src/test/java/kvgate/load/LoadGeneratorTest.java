@@ -7,10 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -103,6 +107,27 @@ class LoadGeneratorTest {
         try (BinaryClient client = new BinaryClient(memcached.port(0))) {
             assertArrayEquals(value(), client.call(GET, NONE, key(7), NONE, 0).value());
         }
+    }
+
+    @Test
+    void keysMadeUpFrontAndKeysMadeAsWrittenAreTheSameBytes() {
+        KeySpace few = new KeySpace(32, 1_000);
+        KeySpace many = new KeySpace(32, 10_000_000); // too many to make up front: each made as it is written
+        for (long index : new long[] {0, 7, 999, 1_000, 123_456}) {
+            ByteBuf made = Unpooled.buffer();
+            ByteBuf written = Unpooled.buffer();
+            try {
+                few.write(made, index);
+                many.write(written, index);
+                assertArrayEquals(new KeySpace(32).bytes(index), ByteBufUtil.getBytes(made), "key " + index);
+                assertArrayEquals(new KeySpace(32).bytes(index), ByteBufUtil.getBytes(written), "key " + index);
+            } finally {
+                made.release();
+                written.release();
+            }
+        }
+        assertEquals("load:" + "0".repeat(21) + "123456", new String(new KeySpace(32).bytes(123_456),
+                StandardCharsets.US_ASCII), "a prefix and the zero-padded index");
     }
 
     @Test

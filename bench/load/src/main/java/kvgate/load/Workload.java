@@ -11,7 +11,7 @@ final class Workload {
 
     Workload(LoadOptions options) {
         this.options = options;
-        this.keys = new KeySpace(options.keySize());
+        this.keys = new KeySpace(options.keySize(), options.keys());
         this.value = new byte[options.valueSize()];
         byte[] pattern = "kvgate-load-value-".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         for (int i = 0; i < value.length; i++) {
