@@ -55,6 +55,8 @@ final class EntryTable {
     private static final int LAST_USED = 12;
     private static final int KEY = 16;
     private static final int MIN_CAPACITY = 8;
+    /** Segments {@link #sample} tries at random before it looks through them all in order. */
+    private static final int RANDOM_SEGMENTS = 8;
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(byte[][].class);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
@@ -503,9 +505,10 @@ final class EntryTable {
     Sample sample() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         int first = random.nextInt(SEGMENTS);
-        for (int s = 0; s < SEGMENTS; s++) {
-            // Random segments first; in a table that fills few of them, the next ones in order after a random one.
-            Segment segment = segments[s < 8 ? random.nextInt(SEGMENTS) : first + s & SEGMENTS - 1];
+        for (int s = 0; s < RANDOM_SEGMENTS + SEGMENTS; s++) {
+            // Random segments first; in a table that fills few of them, then every one in order from a random one.
+            Segment segment = segments[s < RANDOM_SEGMENTS ? random.nextInt(SEGMENTS)
+                    : first + s - RANDOM_SEGMENTS & SEGMENTS - 1];
             if (segment.live == 0) {
                 continue;
             }

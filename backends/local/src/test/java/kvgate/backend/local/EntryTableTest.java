@@ -662,6 +662,11 @@ class EntryTableTest {
         assertNull(table.get(bytes("a"), table.hash(bytes("a"))));
         assertEquals(0, table.size());
         assertFalse(table.evict(second), "already evicted");
+        for (int i = 0; i < 100; i++) {
+            // One entry in one segment of 1024: found every time, however the random segments fall.
+            put("only", "1");
+            assertTrue(table.evict(table.sample()), "round " + i);
+        }
     }
 
     @Test
