@@ -81,10 +81,16 @@ final class KeyLists {
                         return create(namespace, record, entries);
                     }
                     if (appended.status() == Status.TOO_LARGE && mayCompact) {
-                        return read(namespace, List.of(record))
-                                .thenCompose(listed -> rewrite(listed.get(0), listed.get(0).replay().keys()))
-                                .thenCompose(ignored -> appendOrCreate(namespace, record, entries, false))
-                                .exceptionally(Failed::of);
+                        return read(namespace, List.of(record)).thenCompose(listed -> {
+                            KeyLog.Replay replay = listed.get(0).replay();
+                            if (replay.then(entries).keys().equals(replay.keys())) {
+                                // The list already says what the entries would (a key it lists, tagged again):
+                                // a full list must not refuse a store that adds nothing to it.
+                                return done();
+                            }
+                            return rewrite(listed.get(0), replay.keys())
+                                    .thenCompose(ignored -> appendOrCreate(namespace, record, entries, false));
+                        }).exceptionally(Failed::of);
                     }
                     return CompletableFuture.completedFuture(appended);
                 });

@@ -56,9 +56,11 @@ final class KeyLog {
      * is an index, and losing its tail is better than refusing every read of it.
      */
     static Replay replay(byte[] log) {
-        Set<String> keys = new LinkedHashSet<>();
+        return replay(new LinkedHashSet<>(), 0, log);
+    }
+
+    private static Replay replay(Set<String> keys, int entries, byte[] log) {
         ByteBuffer buffer = ByteBuffer.wrap(log);
-        int entries = 0;
         while (buffer.remaining() >= HEADER) {
             byte kind = buffer.get();
             int length = buffer.getInt();
@@ -86,6 +88,11 @@ final class KeyLog {
      */
     record Replay(Set<String> keys, int entries) {
         static final Replay EMPTY = new Replay(Set.of(), 0);
+
+        /** This replay with the entries of {@code log} replayed after it; this one is left as it is. */
+        Replay then(byte[] log) {
+            return replay(new LinkedHashSet<>(keys), entries, log);
+        }
 
         boolean contains(byte[] key) {
             return keys.contains(name(key));

@@ -36,6 +36,17 @@ class KeyLogTest {
     }
 
     @Test
+    void thenReplaysMoreEntriesAfterAReplayAndLeavesItAlone() {
+        KeyLog.Replay replay = KeyLog.replay(KeyLog.added(List.of(key("a"), key("b"))));
+        KeyLog.Replay same = replay.then(log(KeyLog.added(List.of(key("a"))), KeyLog.removed(List.of(key("z")))));
+        assertEquals(replay.keys(), same.keys(), "a key listed again and one never listed removed change nothing");
+        assertEquals(4, same.entries());
+        KeyLog.Replay more = replay.then(log(KeyLog.removed(List.of(key("a"))), KeyLog.added(List.of(key("c")))));
+        assertEquals(List.of("b", "c"), new ArrayList<>(more.keys()));
+        assertEquals(List.of("a", "b"), new ArrayList<>(replay.keys()), "the first replay is left as it was");
+    }
+
+    @Test
     void keysMayHoldAnyBytes() {
         byte[] odd = {0, '+', '-', (byte) 0xff, '\n'};
         KeyLog.Replay replay = KeyLog.replay(KeyLog.added(List.of(odd, new byte[0])));
