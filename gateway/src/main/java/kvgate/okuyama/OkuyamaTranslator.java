@@ -43,6 +43,9 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
     /** The most n-grams one value may be cut into (runs of every length from min to max n, counted with repeats). */
     static final int MAX_GRAMS = 1_000_000;
     static final int DEFAULT_SEARCH_GRAM = 3;
+    /** What a store says when a tag's or an n-gram's key list, one item bounded by max_item_size, is full. */
+    static final String TAG_LIST = "the tag's";
+    static final String GRAM_LIST = "an n-gram's";
     /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
     private static final int RETRIES = 16;
 
@@ -188,9 +191,19 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         if (tags.isEmpty()) {
             return forward(store, reply);
         }
+        Operation.Tag tag = new Operation.Tag(namespace, key, tags);
+        if (method == 1) {
+            // Tags first, as the reference: a value whose tag cannot take its key is not stored.
+            return new Translation.Await<>(() -> dispatcher.dispatch(tag).thenCompose(tagged -> tagged.ok()
+                    ? dispatcher.dispatch(store).thenApply(reply)
+                    : CompletableFuture.completedFuture(listFailure(1, TAG_LIST, tagged, false)))
+                    .thenApply(Translation::answer));
+        }
+        // An add or a version-checked store must win the key before a tag names it, so it is tagged after
+        // storing, as in the reference; a tagging that fails then leaves the value stored, and says so.
         return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(result -> result.ok()
-                ? dispatcher.dispatch(new Operation.Tag(namespace, key, tags))
-                        .thenApply(tagged -> tagged.ok() ? reply.apply(result) : error(method, tagged))
+                ? dispatcher.dispatch(tag).thenApply(tagged -> tagged.ok() ? reply.apply(result)
+                        : listFailure(method, TAG_LIST, tagged, true))
                 : CompletableFuture.completedFuture(reply.apply(result))).thenApply(Translation::answer));
     }
 
@@ -244,17 +257,18 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
                     + min + " to " + max + " characters to index");
         }
         Operation.Store store = new Operation.Store(namespace, key, StoreMode.SET, value, 0, Item.NEVER, 0);
-        return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(stored -> {
-            if (!stored.ok()) {
-                return CompletableFuture.completedFuture(storeReply(42, stored));
-            }
-            CompletionStage<Result> tagged = tags.isEmpty() ? CompletableFuture.completedFuture(Result.DONE)
-                    : dispatcher.dispatch(new Operation.Tag(namespace, key, tags));
-            return tagged.thenCompose(tagResult -> !tagResult.ok()
-                    ? CompletableFuture.completedFuture(error(42, tagResult))
-                    : dispatcher.dispatch(new Operation.Index(namespace, key, value, group, min, max))
-                            .thenApply(indexed -> indexed.ok() ? "42,true,OK" : error(42, indexed)));
-        }).thenApply(Translation::answer));
+        // Tags and index entries first, as the reference, so a value that one of them cannot take is not stored.
+        // An index entry whose value never got stored is harmless: a search answers only keys whose current value
+        // holds the words.
+        Operation.Tag tag = new Operation.Tag(namespace, key, tags);
+        return new Translation.Await<>(() -> (tags.isEmpty() ? CompletableFuture.<Result>completedFuture(Result.DONE)
+                : dispatcher.dispatch(tag)).thenCompose(tagResult -> !tagResult.ok()
+                ? CompletableFuture.completedFuture(listFailure(42, TAG_LIST, tagResult, false))
+                : dispatcher.dispatch(new Operation.Index(namespace, key, value, group, min, max))
+                        .thenCompose(indexed -> !indexed.ok()
+                                ? CompletableFuture.completedFuture(listFailure(42, GRAM_LIST, indexed, false))
+                                : dispatcher.dispatch(store).thenApply(stored -> storeReply(42, stored))))
+                .thenApply(Translation::answer));
     }
 
     private Translation<String> search(String[] fields) {
@@ -526,9 +540,24 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
      * client may retry; the message says so.
      */
     private static String error(int method, Result result) {
-        String what = result.status() == Status.TEMPORARY_FAILURE ? "NG:Temporary failure, try again"
+        return method + ",error," + failure(result);
+    }
+
+    private static String failure(Result result) {
+        return result.status() == Status.TEMPORARY_FAILURE ? "NG:Temporary failure, try again"
                 : "NG:" + result.status().name().toLowerCase(Locale.ROOT).replace('_', ' ');
-        return method + ",error," + what;
+    }
+
+    /**
+     * A store whose tagging or indexing failed: an error, as the reference answers it, saying why (a key list
+     * full is {@code max_item_size}'s doing) and whether the value was stored, which depends on the method.
+     *
+     * @param list {@link #TAG_LIST} or {@link #GRAM_LIST}
+     */
+    private static String listFailure(int method, String list, Result result, boolean stored) {
+        String why = result.status() == Status.TOO_LARGE ? "NG:" + list + " key list is full (max_item_size)"
+                : failure(result);
+        return method + ",error," + why + (stored ? "; the value is stored untagged" : "; the value is not stored");
     }
 
     private static String keyTooLong(int method) {
