@@ -46,6 +46,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
     /** What a store says when a tag's or an n-gram's key list, one item bounded by max_item_size, is full. */
     static final String TAG_LIST = "the tag's";
     static final String GRAM_LIST = "an n-gram's";
+    private static final String BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
     private static final int RETRIES = 16;
 
@@ -502,12 +503,32 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         }
     }
 
+    /**
+     * Only the one text an encoder writes for some bytes is taken: padded to whole groups of four, nothing but the
+     * alphabet (no spaces, no line breaks) and no stray bits before the padding. The reference keys items by the
+     * Base64 text itself, so two spellings of the same bytes are two keys there; refusing every spelling but one
+     * keeps the gateway's keys one-to-one with the reference's, and never stores what a client did not mean.
+     */
     private static byte[] decode(String field) {
+        if (field.length() % 4 != 0 || !cleanEnd(field)) {
+            throw new BadField(BadField.Problem.NOT_BASE64);
+        }
         try {
-            return Base64.getDecoder().decode(field.strip());
+            return Base64.getDecoder().decode(field);
         } catch (IllegalArgumentException e) {
             throw new BadField(BadField.Problem.NOT_BASE64);
         }
+    }
+
+    /** Whether the character before the padding carries no bits past the last byte (zero bits, as encoders write). */
+    private static boolean cleanEnd(String field) {
+        int length = field.length();
+        if (length == 0 || field.charAt(length - 1) != '=') {
+            return true;
+        }
+        boolean two = field.charAt(length - 2) == '=';
+        int last = BASE64_ALPHABET.indexOf(field.charAt(length - (two ? 3 : 2)));
+        return last >= 0 && (last & (two ? 0x0f : 0x03)) == 0;
     }
 
     static String encode(byte[] bytes) {

@@ -140,6 +140,46 @@ abstract class OkuyamaProtocolSuite {
     }
 
     @Test
+    void onlyCanonicalBase64IsTaken() throws Exception {
+        // "QQ==" is the one Base64 text of "A": every other spelling of it is refused, never read as the same key.
+        String a = "QQ==";
+        assertEquals("1,true,OK", client.call("1," + a + ",(B),0," + b64("the value of A")));
+        List<String> spellings = List.of("QQ", "QQ=", "QR==", "QQ===", " QQ==", "QQ== ", "QQ\t==", "Q\rQ==",
+                "QQ==QQ==", "====", "Q", "QUJDR", "Q Q==");
+        for (String spelling : spellings) {
+            String shown = spelling.replace("\t", "\\t").replace("\r", "\\r");
+            assertEquals("2,false,", client.call("2," + spelling), "read of " + shown);
+            assertEquals("15,false,,", client.call("15," + spelling), "gets of " + shown);
+            assertEquals(List.of("22,false,", "22,true," + b64("the value of A"), "END"),
+                    client.callUntilEnd("22," + spelling + "," + a), "multi-get of " + shown);
+            assertEquals("1,false,NG:Invalid Base64", client.call("1," + spelling + ",(B),0," + b64("x")),
+                    "key " + shown);
+            String key = fresh("bad-value");
+            assertEquals("1,false,NG:Invalid Base64", client.call("1," + key + ",(B),0," + spelling),
+                    "value " + shown);
+            assertEquals("2,false,", client.call("2," + key), "nothing stored for value " + shown);
+            assertEquals("1,false,NG:Invalid Base64", client.call("1," + key + "," + spelling + ",0," + b64("v")),
+                    "tag " + shown);
+            assertEquals("2,false,", client.call("2," + key), "nothing stored for tag " + shown);
+            assertEquals("42,false,NG:Invalid Base64", client.call("42," + key + ",(B),0," + b64("v") + ","
+                    + spelling + ",3,1"), "index group " + shown);
+            assertEquals("13,false,NG", client.call("13," + a + ",0," + spelling), "delta " + shown);
+            assertEquals("43,false,", client.call("43," + spelling + ",1,(B),3"), "search word " + shown);
+            assertEquals("5,false,", client.call("5," + spelling + ",0"), "remove of " + shown);
+        }
+        String counter = fresh("counter");
+        client.call("1," + counter + ",(B),0," + b64("10"));
+        for (String five : List.of("NQ", "NR==", " NQ==", "NQ= ", "N Q==")) {
+            assertEquals("13,false,NG", client.call("13," + counter + ",0," + five), "delta " + five);
+        }
+        assertEquals("2,true," + b64("10"), client.call("2," + counter));
+        // The URL-safe alphabet is another alphabet: "-_8=" is not "+/8=".
+        assertEquals("1,true,OK", client.call("1," + fresh("std") + ",(B),0,+/8="));
+        assertEquals("1,false,NG:Invalid Base64", client.call("1," + fresh("url") + ",(B),0,-_8="));
+        assertEquals("2,true," + b64("the value of A"), client.call("2," + a), "A is untouched");
+    }
+
+    @Test
     void versionsAreCasValues() throws Exception {
         String key = fresh("v");
         assertEquals("15,false,,", client.call("15," + key));
