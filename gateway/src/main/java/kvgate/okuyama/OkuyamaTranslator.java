@@ -3,6 +3,7 @@ package kvgate.okuyama;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -397,51 +398,88 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         field(fields, 2);
         String deltaField = field(fields, 3);
         boolean create = fields.length > 4 && fields[4].strip().equals("1");
-        long delta;
+        int delta;
         try {
-            // The reference reads an int; decr always subtracts, whatever sign the delta has.
-            delta = Integer.parseInt(new String(decode(deltaField), StandardCharsets.UTF_8).strip());
+            // As the reference: the text is read as an int exactly, spaces and all; decr puts a minus sign before
+            // any text that does not start with one, so it always subtracts ("+5" becomes "-+5": no number).
+            String text = new String(decode(deltaField), StandardCharsets.UTF_8);
+            delta = Integer.parseInt(method == 14 && !text.startsWith("-") ? "-" + text : text);
         } catch (NumberFormatException | BadField e) {
             return Translation.answer(method + ",false,NG");
         }
-        long signed = method == 13 ? delta : -Math.abs(delta);
-        return new Translation.Await<>(() -> arithmetic(method, key, signed, create, 0));
+        return new Translation.Await<>(() -> arithmetic(method, key, delta, create, 0));
     }
 
-    private CompletionStage<Translation.Answer<String>> arithmetic(int method, byte[] key, long signed, boolean create,
+    /**
+     * okuyama's arithmetic, the same on every backend: the stored text read as the reference reads it (a Java long,
+     * else 0), plus the delta in long arithmetic (so a sum past the largest long wraps below 0), floored at 0. The
+     * backends' own arithmetic reads stored text differently (memcached takes " 5", none takes "-5"), so it runs
+     * only where it agrees: on a stored value in plain digits whose result stays a long. Anything else is written
+     * back with the item's CAS, keeping its flags and expiry.
+     */
+    private CompletionStage<Translation.Answer<String>> arithmetic(int method, byte[] key, int delta, boolean create,
                                                                     int attempt) {
-        // okuyama floors every result at 0, and a missing key created by the request starts from 0.
-        Operation.Arithmetic operation = new Operation.Arithmetic(namespace, key, signed >= 0, Math.abs(signed),
-                Math.max(0, signed), create, Item.NEVER, 0);
-        return dispatcher.dispatch(operation).thenCompose(result -> {
-            if (result instanceof Result.Number number) {
-                return done(method + ",true," + encode(Long.toUnsignedString(number.value())
-                        .getBytes(StandardCharsets.US_ASCII)));
+        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+            if (read instanceof Result.Value value) {
+                return arithmeticOn(method, key, value.item(), delta, create, attempt);
             }
-            if (result.status() == Status.NOT_FOUND) {
+            if (read.status() != Status.NOT_FOUND) {
+                return done(error(method, read));
+            }
+            if (!create) {
                 return done(method + ",false,NG");
             }
-            if (result.status() != Status.NON_NUMERIC) {
-                return done(error(method, result));
-            }
-            // A stored value that is not a number counts as 0: replace exactly that item with the result.
-            return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
-                if (!(read instanceof Result.Value value)) {
-                    return attempt < RETRIES ? arithmetic(method, key, signed, create, attempt + 1)
-                            : done(error(method, read));
-                }
-                long next = Math.max(0, signed);
-                byte[] text = Long.toString(next).getBytes(StandardCharsets.US_ASCII);
-                return dispatcher.dispatch(new Operation.Store(namespace, key, StoreMode.SET, text,
-                        value.item().flags(), value.item().expiresAt(), value.item().cas())).thenCompose(stored -> {
-                            if (stored.ok()) {
-                                return done(method + ",true," + encode(text));
-                            }
-                            return attempt < RETRIES ? arithmetic(method, key, signed, create, attempt + 1)
-                                    : done(error(method, stored));
-                        });
-            });
+            // Created at 0, then counted, as the reference does.
+            byte[] text = decimal(Math.max(0, delta));
+            return dispatcher.dispatch(new Operation.Store(namespace, key, StoreMode.ADD, text, 0, Item.NEVER, 0))
+                    .thenCompose(added -> added.ok() ? done(counted(method, text))
+                            : again(method, key, delta, create, attempt, added, Status.EXISTS, Status.NOT_STORED));
         });
+    }
+
+    private CompletionStage<Translation.Answer<String>> arithmeticOn(int method, byte[] key, Item item, int delta,
+                                                                      boolean create, int attempt) {
+        Long stored = referenceNumber(item.value());
+        long now = stored == null ? 0 : stored;
+        if (stored != null && now >= 0 && Arrays.equals(item.value(), decimal(now))
+                && (delta <= 0 || now <= Long.MAX_VALUE - delta)) {
+            // Atomic in the backend: concurrent counters never race for a CAS.
+            Operation.Arithmetic operation = new Operation.Arithmetic(namespace, key, delta >= 0,
+                    Math.abs((long) delta), 0, false, Item.NEVER, 0);
+            return dispatcher.dispatch(operation).thenCompose(result -> result instanceof Result.Number number
+                    ? done(counted(method, Long.toUnsignedString(number.value()).getBytes(StandardCharsets.US_ASCII)))
+                    : again(method, key, delta, create, attempt, result, Status.NON_NUMERIC, Status.NOT_FOUND));
+        }
+        byte[] text = decimal(Math.max(0, now + delta));
+        return dispatcher.dispatch(new Operation.Store(namespace, key, StoreMode.SET, text, item.flags(),
+                item.expiresAt(), item.cas())).thenCompose(written -> written.ok() ? done(counted(method, text))
+                        : again(method, key, delta, create, attempt, written, Status.EXISTS, Status.NOT_FOUND));
+    }
+
+    /** The item changed under the arithmetic (a {@code race} status): start over from a fresh read, a few times. */
+    private CompletionStage<Translation.Answer<String>> again(int method, byte[] key, int delta, boolean create,
+                                                               int attempt, Result result, Status... races) {
+        if (attempt < RETRIES && Arrays.asList(races).contains(result.status())) {
+            return arithmetic(method, key, delta, create, attempt + 1);
+        }
+        return done(error(method, result));
+    }
+
+    /** The stored value as the reference reads it, or null where it reads no number. */
+    private static Long referenceNumber(byte[] value) {
+        try {
+            return Long.parseLong(new String(value, StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static byte[] decimal(long number) {
+        return Long.toString(number).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String counted(int method, byte[] text) {
+        return method + ",true," + encode(text);
     }
 
     // --- fields ---

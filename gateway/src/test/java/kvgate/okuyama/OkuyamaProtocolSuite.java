@@ -140,6 +140,83 @@ abstract class OkuyamaProtocolSuite {
     }
 
     @Test
+    void incrAndDecrReadStoredNumbersAsTheReferenceDoes() throws Exception {
+        // The reference reads the stored text as a Java long, exactly: a sign is part of the number, anything else
+        // (spaces, a newline, nothing, digits past a long) makes it no number, which counts as 0.
+        assertEquals(b64("0"), incrOn("-5", "13", "3"), "-5 + 3 floors at 0");
+        assertEquals(b64("5"), incrOn("-5", "13", "10"));
+        assertEquals(b64("8"), incrOn("007", "13", "1"), "leading zeros");
+        assertEquals(b64("6"), incrOn("+5", "13", "1"), "a plus sign");
+        assertEquals(b64("1"), incrOn(" 5", "13", "1"), "a leading space is no number");
+        assertEquals(b64("1"), incrOn("5 ", "13", "1"), "nor a trailing one");
+        assertEquals(b64("1"), incrOn("5\n", "13", "1"), "nor a trailing newline");
+        assertEquals(b64("4"), incrOn("", "13", "4"), "an empty value");
+        assertEquals(b64("0"), incrOn("", "14", "4"));
+        assertEquals(b64("0"), incrOn("abc", "14", "4"), "text counts as 0 and stays at 0 when decremented");
+        assertEquals(b64("0"), incrOn("9223372036854775807", "13", "1"), "past a long wraps below 0: floored");
+        assertEquals(b64("9223372036854775807"), incrOn("9223372036854775806", "13", "1"), "up to a long");
+        assertEquals(b64("2"), incrOn("9223372036854775808", "13", "2"), "digits past a long are no number");
+        assertEquals(b64("1"), incrOn("18446744073709551615", "13", "1"));
+        assertEquals(b64("9223372036854775800"), incrOn("9223372036854775807", "14", "7"));
+        assertEquals(b64("0"), incrOn("3", "14", "5"), "decrement stops at 0");
+    }
+
+    @Test
+    void incrAndDecrReadTheDeltaAsTheReferenceDoes() throws Exception {
+        String key = fresh("delta");
+        client.call("1," + key + ",(B),0," + b64("10"));
+        assertEquals("13,false,NG", client.call("13," + key + ",0," + b64(" 5")), "a space");
+        assertEquals("13,false,NG", client.call("13," + key + ",0," + b64("5\n")), "a newline");
+        assertEquals("14,false,NG", client.call("14," + key + ",0," + b64("+5")), "decr of a plus sign");
+        assertEquals("2,true," + b64("10"), client.call("2," + key), "nothing changed");
+        assertEquals("13,true," + b64("15"), client.call("13," + key + ",0," + b64("+5")));
+        assertEquals("14,true," + b64("12"), client.call("14," + key + ",0," + b64("-3")), "decr always subtracts");
+        assertEquals("13,true," + b64("10"), client.call("13," + key + ",0," + b64("-2")), "incr of -2 subtracts");
+        client.call("1," + key + ",(B),0," + b64("3000000000"));
+        assertEquals("14,true," + b64("852516352"), client.call("14," + key + ",0," + b64("2147483648")),
+                "decr by 2^31, which the reference reads as the int -2^31");
+        assertEquals("13,false,NG", client.call("13," + key + ",0," + b64("2147483648")), "incr past an int");
+    }
+
+    /** Stores {@code stored}, applies {@code method} (13 or 14) with {@code delta}; checks both replies agree. */
+    private String incrOn(String stored, String method, String delta) throws Exception {
+        String key = fresh("num");
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + (stored.isEmpty() ? "(B)" : b64(stored))));
+        String reply = client.call(method + "," + key + ",0," + b64(delta));
+        assertTrue(reply.startsWith(method + ",true,"), reply);
+        String result = reply.substring(method.length() + 6);
+        assertEquals("2,true," + result, client.call("2," + key), "the result is what is stored");
+        return result;
+    }
+
+    @Test
+    void concurrentIncrementsOfOneKeyAllCount() throws Exception {
+        String key = fresh("hot");
+        int threads = 8;
+        int perThread = 50;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    try (OkuyamaClient own = new OkuyamaClient(gateway.okuyamaPort())) {
+                        for (int i = 0; i < perThread; i++) {
+                            assertTrue(own.call("13," + key + ",0," + b64("1") + ",1").startsWith("13,true,"));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : done) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals("2,true," + b64(Integer.toString(threads * perThread)), client.call("2," + key));
+    }
+
+    @Test
     void onlyCanonicalBase64IsTaken() throws Exception {
         // "QQ==" is the one Base64 text of "A": every other spelling of it is refused, never read as the same key.
         String a = "QQ==";
