@@ -174,6 +174,39 @@ class ShadowRoutesTest {
     }
 
     @Test
+    void aDeleteRightBehindACasWriteReachesTheShadowAfterItAsItReachedThePrimary() throws Exception {
+        // The primary is a memcached that is stopped while the burst arrives, so the CAS write's answer, which its
+        // mirrored copy must wait for, comes only after the delete behind it has been picked for the shadow.
+        try (MemcachedServers front = MemcachedServers.start(1);
+             MemcachedServers memcached = MemcachedServers.start(1);
+             TestGateway gateway = TestGateway.start(shadowed(memcached, "backends.front.type", "memcached",
+                     "backends.front.servers", front.serverList(), "routes.shadowed.primary", "front"));
+             BinaryClient client = new BinaryClient(gateway.port(), 5000);
+             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+            started(gateway);
+            assertEquals(OK, client.set("k", "one", 0, 0).status());
+            long cas = client.get("k").cas();
+            settled(gateway, 2);
+            front.pause(0, true);
+            try {
+                client.send(BinaryClient.frame(BinaryClient.SET, BinaryClient.storeExtras(0, 0), bytes("k"),
+                        bytes("two"), cas, 1), BinaryClient.frame(BinaryClient.DELETE, BinaryClient.NONE,
+                        bytes("k"), BinaryClient.NONE, 0, 2));
+                // Time for a delete mirrored at once to reach the shadow before the primary answers anything.
+                Thread.sleep(300);
+            } finally {
+                front.pause(0, false);
+            }
+            assertEquals(OK, client.read().status(), "the CAS write");
+            assertEquals(OK, client.read().status(), "the delete");
+            assertEquals(counts(4, 4, 0, 0, 0), settled(gateway, 4));
+            assertEquals(NOT_FOUND, direct.get("k").status(), "the shadow, like the primary, ends without the key");
+            assertEquals(NOT_FOUND, client.get("k").status());
+            assertEquals(counts(5, 5, 0, 0, 0), settled(gateway, 5));
+        }
+    }
+
+    @Test
     void aFractionMirrorsAboutThatShareOfKeysAndTheSameKeysForReadsAndWrites() throws Exception {
         int keys = 400;
         try (MemcachedServers memcached = MemcachedServers.start(1);

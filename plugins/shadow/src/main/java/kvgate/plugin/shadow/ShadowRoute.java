@@ -25,10 +25,13 @@ import org.slf4j.LoggerFactory;
  * route as well (mcrouter's shadow settings): the client never waits for the shadow, and the shadow's answer never
  * reaches it. Each mirrored answer is compared with the primary's once both are in, and counted by {@link Verdict}.
  *
- * <p>At most {@code maxInflight} shadow requests are outstanding at once; beyond that an operation is not mirrored
- * and is counted as skipped, so a slow or stopped shadow costs a bounded amount of memory. A shadow request
- * unanswered after {@code timeoutMillis} is counted as failed and frees its place (the shadow backend's own timeout
- * ends the request itself).
+ * <p>The shadow gets a key's operations in the order the primary got them, also where a write with a CAS must wait
+ * for the primary's answer before it can be mirrored ({@link MirrorQueue}).
+ *
+ * <p>At most {@code maxInflight} mirrored operations are outstanding at once, at the shadow or waiting to be sent;
+ * beyond that an operation is not mirrored and is counted as skipped, so a slow or stopped shadow costs a bounded
+ * amount of memory. A shadow request unanswered after {@code timeoutMillis} is counted as failed (its place is freed
+ * when the shadow answers it: the shadow backend's own timeout ends the request itself).
  *
  * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code shadow_failed}
  * + {@code primary_failed} once every answer is in; {@code skipped} operations were not sent. Values in results are
@@ -47,7 +50,9 @@ final class ShadowRoute implements Route {
     private final int maxInflight;
     private final long timeoutMillis;
     private final ScheduledExecutorService scheduler;
+    /** Places taken: operations sent to the shadow and not yet answered, or waiting in {@link #queue}. */
     private final AtomicInteger inflight = new AtomicInteger();
+    private final MirrorQueue queue = new MirrorQueue(this::send);
     private final LongAdder mirrored;
     private final LongAdder skipped;
     private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
@@ -109,45 +114,24 @@ final class ShadowRoute implements Route {
         return answers;
     }
 
-    /** Sends to the shadow, in one batch, those of the operations a place is free for. */
-    private void mirror(List<Operation> operations, List<CompletionStage<Result>> answers) {
-        List<Operation> sent = new ArrayList<>(operations.size());
-        List<CompletionStage<Result>> sentAnswers = new ArrayList<>(operations.size());
-        for (int i = 0; i < operations.size(); i++) {
-            Operation operation = operations.get(i);
-            if (MirrorPolicy.checksCas(operation)) {
-                mirrorOnceAccepted(operation, answers.get(i));
-            } else if (takePlace()) {
-                sent.add(operation);
-                sentAnswers.add(answers.get(i));
-            } else {
-                skipped.increment();
-            }
-        }
-        if (!sent.isEmpty()) {
-            send(sent, sentAnswers);
-        }
-    }
-
     /**
-     * A write checked against the primary's CAS reaches the shadow without the CAS, and only if the primary took
-     * it, so the shadow applies the writes the primary applied. It may reach the shadow after operations that
-     * followed it; a read of its key right behind it can then count as a mismatch.
+     * Sends to the shadow, in one batch, those of the operations a place is free for and that need not wait for an
+     * earlier one ({@link MirrorQueue}). A place is taken at once, whether the operation goes now or waits, so that
+     * operations waiting are bounded by {@code maxInflight} too.
      */
-    private void mirrorOnceAccepted(Operation operation, CompletionStage<Result> answer) {
-        if (answer == null) {
-            return;
-        }
-        answer.whenComplete((result, error) -> {
-            if (result == null || !result.ok()) {
-                return;
-            }
-            if (takePlace()) {
-                send(List.of(MirrorPolicy.withoutCas(operation)), List.of(answer));
-            } else {
+    private void mirror(List<Operation> operations, List<CompletionStage<Result>> answers) {
+        List<Mirrored> now = new ArrayList<>(operations.size());
+        for (int i = 0; i < operations.size(); i++) {
+            if (!takePlace()) {
                 skipped.increment();
+                continue;
             }
-        });
+            Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
+            if (!queue.hold(picked)) {
+                now.add(picked);
+            }
+        }
+        send(now);
     }
 
     private boolean takePlace() {
@@ -158,8 +142,29 @@ final class ShadowRoute implements Route {
         return true;
     }
 
-    /** Starts the operations on the shadow, each holding a place until it is answered or times out. */
-    private void send(List<Operation> operations, List<CompletionStage<Result>> answers) {
+    /**
+     * Starts the operations on the shadow, each holding its place until it is answered or times out. A write checked
+     * against the primary's CAS goes without the CAS, and only if the primary took it, so that the shadow applies the
+     * writes the primary applied; one the primary refused frees its place unsent.
+     */
+    private void send(List<Mirrored> ready) {
+        List<Operation> operations = new ArrayList<>(ready.size());
+        List<CompletionStage<Result>> answers = new ArrayList<>(ready.size());
+        for (Mirrored picked : ready) {
+            Operation operation = picked.operation();
+            if (MirrorPolicy.checksCas(operation)) {
+                if (!picked.answer().toCompletableFuture().join().ok()) {
+                    inflight.decrementAndGet();
+                    continue;
+                }
+                operation = MirrorPolicy.withoutCas(operation);
+            }
+            operations.add(operation);
+            answers.add(picked.answer());
+        }
+        if (operations.isEmpty()) {
+            return;
+        }
         mirrored.add(operations.size());
         List<CompletionStage<Result>> replies;
         try {
@@ -187,13 +192,7 @@ final class ShadowRoute implements Route {
         replied.whenComplete((result, error) -> inflight.decrementAndGet());
         Route.withDeadline(replied, timeoutMillis,
                 Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
-                .thenAccept(fromShadow -> {
-                    if (answer == null) {
-                        judge(operation, Result.failure(Status.BACKEND_ERROR, "no result"), fromShadow);
-                        return;
-                    }
-                    Route.guarded(answer).thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow));
-                });
+                .thenAccept(fromShadow -> answer.thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow)));
     }
 
     private void judge(Operation operation, Result fromPrimary, Result fromShadow) {

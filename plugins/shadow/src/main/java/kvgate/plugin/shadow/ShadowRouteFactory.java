@@ -38,8 +38,9 @@ public final class ShadowRouteFactory implements RouteFactory {
                         MirrorPolicy.Kinds.WRITES.setting()),
                 Setting.bool(MIRROR_FLUSH, true, "whether a flush is mirrored too (unless operations = reads), keeping "
                         + "the shadow comparable; false for a shadow store that others use as well"),
-                Setting.integer(MAX_INFLIGHT, 1024, 1, 1_000_000, "shadow requests outstanding at once; beyond "
-                        + "them a request is not mirrored and counted as skipped"),
+                Setting.integer(MAX_INFLIGHT, 1024, 1, 1_000_000, "mirrored requests outstanding at once, at the "
+                        + "shadow or waiting behind a write with a CAS; beyond them a request is not mirrored and "
+                        + "counted as skipped"),
                 Setting.integer(TIMEOUT_MS, 1000, 1, 600_000, "a shadow request unanswered this long is counted "
                         + "as shadow_failed and no longer counts against max_inflight"));
     }

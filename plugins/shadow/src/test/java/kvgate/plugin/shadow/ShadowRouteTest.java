@@ -194,6 +194,85 @@ class ShadowRouteTest {
         assertEquals(1, count("mirrored"));
     }
 
+    private static final byte[] VALUE = "v".getBytes(StandardCharsets.UTF_8);
+
+    private static Operation casSet(String key, long cas) {
+        return new Operation.Store(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8), StoreMode.SET, VALUE, 0,
+                0, cas);
+    }
+
+    private static Operation delete(String key) {
+        return new Operation.Delete(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8), 0);
+    }
+
+    /** What reached the child, one line per operation: its kind, key and CAS. */
+    private static List<String> seen(Child child) {
+        return child.batches.stream().flatMap(List::stream).map(operation -> ShadowRoute.subject(operation)
+                + (operation instanceof Operation.Store store ? " cas " + store.cas() : "")).toList();
+    }
+
+    /** A primary that holds its answer to each CAS write in {@code held}, by CAS, and answers the rest at once. */
+    private static Child primaryHolding(Map<Long, CompletableFuture<Result>> held) {
+        return new Child(operation -> {
+            if (operation instanceof Operation.Store store && store.cas() != 0) {
+                return held.computeIfAbsent(store.cas(), cas -> new CompletableFuture<>());
+            }
+            return operation instanceof Operation.Delete
+                    ? CompletableFuture.completedFuture(new Result.Removed(null)) : hit(operation);
+        });
+    }
+
+    @Test
+    void operationsOfAKeyBehindACasWriteReachTheShadowAfterItAndOtherKeysDoNotWait() {
+        Map<Long, CompletableFuture<Result>> held = new ConcurrentHashMap<>();
+        Child shadow = new Child(ShadowRouteTest::hit);
+        ShadowRoute node = node(primaryHolding(held), shadow, 100, 1000);
+        node.execute(casSet("a", 41));
+        node.execute(delete("a"));
+        node.execute(get(1));
+        node.executeAll(List.of(new Operation.Get(Namespace.DEFAULT, "a".getBytes(StandardCharsets.UTF_8)),
+                get(2)));
+        assertEquals(List.of("get of key \"k1\"", "get of key \"k2\""), seen(shadow),
+                "a delete of the key must not overtake the CAS write the primary has not answered");
+        held.get(41L).complete(new Result.Stored(50));
+        assertEquals(List.of("get of key \"k1\"", "get of key \"k2\"", "store of key \"a\" cas 0",
+                "delete of key \"a\"", "get of key \"a\""), seen(shadow));
+        assertEquals(5, count("mirrored"));
+    }
+
+    @Test
+    void aLaterCasWriteAnsweredFirstStillWaitsForTheEarlierOne() {
+        Map<Long, CompletableFuture<Result>> held = new ConcurrentHashMap<>();
+        Child shadow = new Child(ShadowRouteTest::hit);
+        ShadowRoute node = node(primaryHolding(held), shadow, 100, 1000);
+        node.execute(casSet("a", 41));
+        node.execute(casSet("a", 42));
+        node.execute(delete("a"));
+        held.get(42L).complete(new Result.Stored(60));
+        assertTrue(shadow.batches.isEmpty(), "the first CAS write is not answered yet");
+        held.get(41L).complete(Result.failure(Status.EXISTS));
+        assertEquals(List.of("store of key \"a\" cas 0", "delete of key \"a\""), seen(shadow),
+                "the refused write is left out; the taken one and the delete follow in order");
+        assertEquals(2, count("mirrored"));
+    }
+
+    @Test
+    void operationsWaitingBehindACasWriteHoldPlacesUntilTheyAreAnswered() {
+        Map<Long, CompletableFuture<Result>> held = new ConcurrentHashMap<>();
+        ShadowRoute node = node(primaryHolding(held), new Child(ShadowRouteTest::hit), 2, 1000);
+        node.execute(casSet("a", 41));
+        node.execute(delete("a"));
+        node.execute(get(1));
+        assertEquals(1, count("skipped"), "the two waiting hold both places");
+        assertEquals(0, count("mirrored"));
+        held.get(41L).complete(Result.failure(Status.EXISTS));
+        assertEquals(1, count("mirrored"), "the delete went; the refused write freed its place unsent");
+        node.execute(get(2));
+        node.execute(get(3));
+        assertEquals(3, count("mirrored"), "every place is free again");
+        assertEquals(1, count("skipped"));
+    }
+
     @Test
     void aMismatchIsCountedAndDescribedWithItsKeyAndBothOutcomes() {
         Child primary = new Child(ShadowRouteTest::hit);

@@ -1,0 +1,22 @@
+package kvgate.plugin.shadow;
+
+import java.util.concurrent.CompletionStage;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+
+/**
+ * An operation picked for the shadow, with the primary's answer to it, which its shadow's answer is compared with.
+ *
+ * @param operation the operation as the primary got it (a write with a CAS still carries it)
+ * @param answer the primary's answer; never fails ({@link kvgate.spi.Route#guarded})
+ */
+record Mirrored(Operation operation, CompletionStage<Result> answer) {
+
+    /**
+     * Whether it can go to the shadow now: a write with the primary's CAS only once the primary answered it, as only
+     * then is it known whether the primary applied it.
+     */
+    boolean ready() {
+        return !MirrorPolicy.checksCas(operation) || answer.toCompletableFuture().isDone();
+    }
+}
