@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 class ShadowRoutesTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();
-    private static final List<String> COUNTERS = List.of("mirrored", "matched", "mismatched", "shadow_failed",
-            "primary_failed", "skipped");
+    private static final List<String> COUNTERS = List.of("mirrored", "matched", "mismatched", "behind",
+            "shadow_failed", "primary_failed", "skipped");
     private static final long DEADLINE_MS = 20_000;
 
     /**
@@ -69,11 +69,16 @@ class ShadowRoutesTest {
         return counted;
     }
 
-    /** The counters expected after the test's own operations (and the read at start). */
+    /** The counters expected after the test's own operations (and the read at start), none behind. */
     private Map<String, Long> counts(long mirrored, long matched, long mismatched, long shadowFailed,
                                             long skipped) {
+        return counts(mirrored, matched, mismatched, 0, shadowFailed, skipped);
+    }
+
+    private Map<String, Long> counts(long mirrored, long matched, long mismatched, long behind, long shadowFailed,
+                                     long skipped) {
         return new TreeMap<>(Map.of("mirrored", atStart + mirrored, "matched", atStart + matched,
-                "mismatched", mismatched,
+                "mismatched", mismatched, "behind", behind,
                 "shadow_failed", shadowFailed, "primary_failed", 0L, "skipped", skipped));
     }
 
@@ -108,8 +113,8 @@ class ShadowRoutesTest {
     }
 
     private static long judged(Map<String, Long> counted) {
-        return counted.get("matched") + counted.get("mismatched") + counted.get("shadow_failed")
-                + counted.get("primary_failed");
+        return counted.get("matched") + counted.get("mismatched") + counted.get("behind")
+                + counted.get("shadow_failed") + counted.get("primary_failed");
     }
 
     @Test
@@ -267,6 +272,42 @@ class ShadowRoutesTest {
             }
             assertEquals(counts(24, 20, 0, 4, 16), settled(gateway, 24));
             assertEquals(counts(24, 20, 0, 4, 16), statsRoutes(client));
+        }
+    }
+
+    @Test
+    void readsOfAKeyWhoseWriteWasSkippedAreCountedAsBehindUntilAWriteLevelsIt() throws Exception {
+        try (MemcachedServers memcached = MemcachedServers.start(1);
+             TestGateway gateway = TestGateway.start(shadowed(memcached, "routes.shadowed.max_inflight", "1",
+                     "routes.shadowed.timeout_ms", "10000", "backends.mirror.timeout_ms", "10000"));
+             BinaryClient client = new BinaryClient(gateway.port());
+             BinaryClient direct = new BinaryClient(memcached.port(0))) {
+            started(gateway);
+            memcached.pause(0, true);
+            try {
+                assertEquals(OK, client.set("held", "x", 0, 0).status());
+                assertEquals(OK, client.set("k", "one", 0, 0).status());
+            } finally {
+                memcached.pause(0, false);
+            }
+            assertEquals(counts(1, 1, 0, 0, 0, 1), settled(gateway, 1), "the write of k found no place");
+            assertEquals(NOT_FOUND, direct.get("k").status());
+            // One operation at a time, each compared (and its place free) before the next.
+            assertEquals("one", client.get("k").valueText());
+            settled(gateway, 2);
+            assertEquals(NOT_FOUND, client.get("never written").status());
+            settled(gateway, 3);
+            assertEquals(OK, direct.set("never written", "drift", 0, 0).status());
+            assertEquals(NOT_FOUND, client.get("never written").status());
+            assertEquals(counts(4, 2, 1, 1, 0, 1), settled(gateway, 4),
+                    "k differs for a known reason; the key nothing was skipped of is the shadow's own mismatch");
+
+            assertEquals(OK, client.set("k", "two", 0, 0).status());
+            settled(gateway, 5);
+            assertEquals(OK, direct.set("k", "drift", 0, 0).status());
+            assertEquals("two", client.get("k").valueText());
+            assertEquals(counts(6, 3, 2, 1, 0, 1), settled(gateway, 6), "the matched set left k level again");
+            assertEquals(counts(6, 3, 2, 1, 0, 1), statsRoutes(client));
         }
     }
 

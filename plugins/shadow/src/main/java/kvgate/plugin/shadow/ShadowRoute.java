@@ -33,10 +33,14 @@ import org.slf4j.LoggerFactory;
  * amount of memory. A shadow request unanswered after {@code timeoutMillis} is counted as failed (its place is freed
  * when the shadow answers it: the shadow backend's own timeout ends the request itself).
  *
- * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code shadow_failed}
- * + {@code primary_failed} once every answer is in; {@code skipped} operations were not sent. Values in results are
- * plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases nothing. The node keeps no
- * background work of its own ({@link Route#close} has nothing to stop): a pending timeout ends by itself.
+ * <p>A mirrored write skipped or failed leaves the shadow behind on its item; later differences there are counted
+ * as {@code behind}, not as mismatches, until a matched write levels the item again ({@link BehindKeys}).
+ *
+ * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code behind}
+ * + {@code shadow_failed} + {@code primary_failed} once every answer is in; {@code skipped} operations were not
+ * sent. Values in results are plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases
+ * nothing. The node keeps no background work of its own ({@link Route#close} has nothing to stop): a pending timeout
+ * ends by itself.
  */
 final class ShadowRoute implements Route {
     private static final Logger LOG = LoggerFactory.getLogger(ShadowRoute.class);
@@ -53,6 +57,7 @@ final class ShadowRoute implements Route {
     /** Places taken: operations sent to the shadow and not yet answered, or waiting in {@link #queue}. */
     private final AtomicInteger inflight = new AtomicInteger();
     private final MirrorQueue queue = new MirrorQueue(this::send);
+    private final BehindKeys behind;
     private final LongAdder mirrored;
     private final LongAdder skipped;
     private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
@@ -60,7 +65,7 @@ final class ShadowRoute implements Route {
     private final ThrottledLog failures = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
 
     ShadowRoute(String name, Route primary, Route shadow, MirrorPolicy policy, int maxInflight, long timeoutMillis,
-                ScheduledExecutorService scheduler, RouteContext.Counters counters) {
+                int maxBehindKeys, ScheduledExecutorService scheduler, RouteContext.Counters counters) {
         this.name = name;
         this.primary = primary;
         this.shadow = shadow;
@@ -68,6 +73,7 @@ final class ShadowRoute implements Route {
         this.maxInflight = maxInflight;
         this.timeoutMillis = timeoutMillis;
         this.scheduler = scheduler;
+        this.behind = new BehindKeys(maxBehindKeys);
         // Every counter is created now, so that stats show them at 0 before anything happened.
         this.mirrored = counters.counter(MIRRORED);
         this.skipped = counters.counter(SKIPPED);
@@ -124,6 +130,7 @@ final class ShadowRoute implements Route {
         for (int i = 0; i < operations.size(); i++) {
             if (!takePlace()) {
                 skipped.increment();
+                behind.fellBehind(operations.get(i));
                 continue;
             }
             Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
@@ -153,8 +160,13 @@ final class ShadowRoute implements Route {
         for (Mirrored picked : ready) {
             Operation operation = picked.operation();
             if (MirrorPolicy.checksCas(operation)) {
-                if (!picked.answer().toCompletableFuture().join().ok()) {
+                Result fromPrimary = picked.answer().toCompletableFuture().join();
+                if (!fromPrimary.ok()) {
                     inflight.decrementAndGet();
+                    if (Verdict.failedUnknowably(fromPrimary)) {
+                        // Whether the primary applied it is unknown, so the shadow may now differ either way.
+                        behind.fellBehind(operation);
+                    }
                     continue;
                 }
                 operation = MirrorPolicy.withoutCas(operation);
@@ -188,8 +200,9 @@ final class ShadowRoute implements Route {
      * without bound.
      */
     private void await(Operation operation, CompletionStage<Result> answer, CompletionStage<Result> reply) {
-        CompletionStage<Result> replied = Route.guarded(reply);
-        replied.whenComplete((result, error) -> inflight.decrementAndGet());
+        // Freed before the reply is compared, so that whoever sees the verdict counted finds the place free.
+        CompletionStage<Result> replied = Route.guarded(reply)
+                .whenComplete((result, error) -> inflight.decrementAndGet());
         Route.withDeadline(replied, timeoutMillis,
                 Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
                 .thenAccept(fromShadow -> answer.thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow)));
@@ -197,6 +210,12 @@ final class ShadowRoute implements Route {
 
     private void judge(Operation operation, Result fromPrimary, Result fromShadow) {
         Verdict verdict = Verdict.of(fromPrimary, fromShadow);
+        switch (verdict) {
+            case MATCHED -> behind.matched(operation, fromPrimary);
+            case SHADOW_FAILED, PRIMARY_FAILED -> behind.fellBehind(operation);
+            case MISMATCHED -> verdict = behind.isBehind(operation) ? verdict.givenShadowBehind() : verdict;
+            case BEHIND -> { }
+        }
         verdicts.get(verdict).increment();
         if (verdict == Verdict.MISMATCHED) {
             mismatches.warn(() -> this + ": " + subject(operation) + " differs: primary " + describe(fromPrimary)

@@ -18,6 +18,7 @@ public final class ShadowRouteFactory implements RouteFactory {
     static final String MIRROR_FLUSH = "mirror_flush";
     static final String MAX_INFLIGHT = "max_inflight";
     static final String TIMEOUT_MS = "timeout_ms";
+    static final String MAX_BEHIND_KEYS = "max_behind_keys";
 
     @Override
     public String type() {
@@ -42,7 +43,10 @@ public final class ShadowRouteFactory implements RouteFactory {
                         + "shadow or waiting behind a write with a CAS; beyond them a request is not mirrored and "
                         + "counted as skipped"),
                 Setting.integer(TIMEOUT_MS, 1000, 1, 600_000, "a shadow request unanswered this long is counted "
-                        + "as shadow_failed and no longer counts against max_inflight"));
+                        + "as shadow_failed and no longer counts against max_inflight"),
+                Setting.integer(MAX_BEHIND_KEYS, 65_536, 1, 10_000_000, "keys remembered as ones the shadow may "
+                        + "be behind on, a mirrored write of them skipped or failed, whose differences are counted as "
+                        + "behind rather than mismatched; beyond them some are forgotten"));
     }
 
     @Override
@@ -52,6 +56,7 @@ public final class ShadowRouteFactory implements RouteFactory {
         MirrorPolicy policy = MirrorPolicy.of(context.settings().text(OPERATIONS),
                 context.settings().text(FRACTION), context.settings().bool(MIRROR_FLUSH));
         return new ShadowRoute(context.name(), primary, shadow, policy, context.settings().intValue(MAX_INFLIGHT),
-                context.settings().integer(TIMEOUT_MS), context.scheduler(), context.counters());
+                context.settings().integer(TIMEOUT_MS), context.settings().intValue(MAX_BEHIND_KEYS),
+                context.scheduler(), context.counters());
     }
 }

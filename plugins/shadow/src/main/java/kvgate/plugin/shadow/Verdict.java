@@ -22,7 +22,12 @@ enum Verdict {
      */
     SHADOW_FAILED("shadow_failed"),
     /** The shadow answered but the primary failed so (temporary failure, backend error): nothing to compare with. */
-    PRIMARY_FAILED("primary_failed");
+    PRIMARY_FAILED("primary_failed"),
+    /**
+     * A difference on an item the shadow is known to be behind on, as a mirrored write of it was skipped or failed
+     * ({@link BehindKeys}): not the shadow's mismatch.
+     */
+    BEHIND("behind");
 
     private final String counter;
 
@@ -45,8 +50,13 @@ enum Verdict {
         return same(primary, shadow) ? MATCHED : MISMATCHED;
     }
 
+    /** This verdict on an item the shadow is known to be behind on: a difference is no mismatch of the shadow's. */
+    Verdict givenShadowBehind() {
+        return this == MISMATCHED ? BEHIND : this;
+    }
+
     /** A failure that is the store's trouble, not an answer about the item. */
-    private static boolean failedUnknowably(Result result) {
+    static boolean failedUnknowably(Result result) {
         Status status = result.status();
         return status == Status.TEMPORARY_FAILURE || status == Status.BACKEND_ERROR;
     }

@@ -66,7 +66,7 @@ class ShadowRouteTest {
 
     private ShadowRoute node(Child primary, Child shadow, int maxInflight, long timeoutMillis) {
         return new ShadowRoute("s", primary, shadow, MirrorPolicy.of("all", "1", true), maxInflight, timeoutMillis,
-                scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+                1000, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
     }
 
     private long count(String name) {
@@ -273,6 +273,77 @@ class ShadowRouteTest {
         assertEquals(1, count("skipped"));
     }
 
+    private static Operation set(String key) {
+        return casSet(key, 0);
+    }
+
+    private static Operation append(String key) {
+        return new Operation.Store(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8), StoreMode.APPEND, VALUE,
+                0, 0, 0);
+    }
+
+    private static Operation read(String key) {
+        return new Operation.Get(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A store that has nothing: every read misses, every write is taken. */
+    private static CompletionStage<Result> empty(Operation operation) {
+        return CompletableFuture.completedFuture(operation instanceof Operation.Get ? Result.failure(Status.NOT_FOUND)
+                : operation instanceof Operation.Delete ? new Result.Removed(null) : new Result.Stored(1));
+    }
+
+    /** A store that has every key: every read hits, every write is taken. */
+    private static CompletionStage<Result> full(Operation operation) {
+        return operation instanceof Operation.Get ? hit(operation) : empty(operation);
+    }
+
+    @Test
+    void aWriteSkippedAtMaxInflightLeavesItsKeyBehindUntilAMatchedSetLevelsIt() {
+        CompletableFuture<Result> first = new CompletableFuture<>();
+        Child shadow = new Child(operation -> ((Operation.KeyOperation) operation).key()[0] == 'x' ? first
+                : empty(operation));
+        ShadowRoute node = node(new Child(ShadowRouteTest::full), shadow, 1, 60_000);
+        node.execute(set("x"));
+        node.execute(set("k"));
+        assertEquals(1, count("skipped"));
+        first.complete(new Result.Stored(1));
+        node.execute(read("k"));
+        assertEquals(1, count("behind"), "the shadow misses the write it never got");
+        assertEquals(0, count("mismatched"));
+        node.execute(read("j"));
+        assertEquals(1, count("mismatched"), "a key nothing was skipped of differs as the shadow's own");
+        node.execute(set("k"));
+        node.execute(read("k"));
+        assertEquals(2, count("mismatched"), "a matched set left the key level, so it differs as the shadow's own");
+        assertEquals(1, count("behind"));
+        assertEquals(5, count("mirrored"), "all but the skipped set");
+        assertEquals(count("mirrored"), count("matched") + count("mismatched") + count("behind"));
+    }
+
+    @Test
+    void aFailedWriteLeavesItsKeyBehindAndOnlyAWriteReplacingTheItemLevelsIt() {
+        Child primary = new Child(operation -> operation instanceof Operation.Store store && store.cas() != 0
+                ? CompletableFuture.completedFuture(Result.failure(Status.TEMPORARY_FAILURE)) : full(operation));
+        Child shadow = new Child(operation -> operation instanceof Operation.Store store && store.key()[0] == 'f'
+                && store.mode() == StoreMode.SET
+                ? CompletableFuture.completedFuture(Result.failure(Status.BACKEND_ERROR)) : empty(operation));
+        ShadowRoute node = node(primary, shadow, 100, 1000);
+        node.execute(set("f"));
+        assertEquals(1, count("shadow_failed"));
+        node.execute(casSet("c", 5));
+        assertEquals(1, count("mirrored"), "a CAS write the primary failed is not sent");
+        node.execute(read("f"));
+        node.execute(read("c"));
+        assertEquals(2, count("behind"), "whether the primary applied the CAS write is unknown");
+        node.execute(append("f"));
+        node.execute(read("f"));
+        assertEquals(3, count("behind"), "an append leaves what was there before");
+        node.execute(delete("f"));
+        node.execute(read("f"));
+        assertEquals(3, count("behind"));
+        assertEquals(1, count("mismatched"), "a matched delete left the key level");
+    }
+
     @Test
     void aMismatchIsCountedAndDescribedWithItsKeyAndBothOutcomes() {
         Child primary = new Child(ShadowRouteTest::hit);
@@ -290,7 +361,7 @@ class ShadowRouteTest {
         Child primary = new Child(ShadowRouteTest::hit);
         Child shadow = new Child(ShadowRouteTest::hit);
         ShadowRoute reads = new ShadowRoute("s", primary, shadow, MirrorPolicy.of("reads", "1", false), 10, 1000,
-                scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+                1000, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
         assertEquals(List.of(primary, shadow), reads.explain(get(1)).next());
         Operation set = new Operation.Store(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8), StoreMode.SET,
                 new byte[0], 0, 0, 0);

@@ -61,4 +61,11 @@ class VerdictTest {
     void twoDifferentSuccessShapesDiffer() {
         assertEquals(Verdict.MISMATCHED, Verdict.of(value("1", 0, 1, 0), new Result.Number(1, 1)));
     }
+
+    @Test
+    void onAnItemTheShadowIsBehindOnOnlyADifferenceChanges() {
+        assertEquals(Verdict.BEHIND, Verdict.MISMATCHED.givenShadowBehind());
+        assertEquals(Verdict.MATCHED, Verdict.MATCHED.givenShadowBehind());
+        assertEquals(Verdict.SHADOW_FAILED, Verdict.SHADOW_FAILED.givenShadowBehind());
+    }
 }
