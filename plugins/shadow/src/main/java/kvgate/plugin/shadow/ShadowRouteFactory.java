@@ -43,7 +43,7 @@ public final class ShadowRouteFactory implements RouteFactory {
                         + "shadow or waiting behind a write with a CAS; beyond them a request is not mirrored and "
                         + "counted as skipped"),
                 Setting.integer(TIMEOUT_MS, 1000, 1, 600_000, "a shadow request unanswered this long is counted "
-                        + "as shadow_failed and no longer counts against max_inflight"),
+                        + "as shadow_failed; it keeps its place of max_inflight until the shadow answers it"),
                 Setting.integer(MAX_BEHIND_KEYS, 65_536, 1, 10_000_000, "keys remembered as ones the shadow may "
                         + "be behind on, a mirrored write of them skipped or failed, whose differences are counted as "
                         + "behind rather than mismatched; beyond them some are forgotten"));
