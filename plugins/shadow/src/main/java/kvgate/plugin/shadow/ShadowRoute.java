@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * + {@code shadow_failed} + {@code primary_failed} once every answer is in; {@code skipped} operations were not
  * sent. Values in results are plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases
  * nothing. The node keeps no background work of its own ({@link Route#close} has nothing to stop): a pending timeout
- * ends by itself.
+ * ends by itself. Each mirrored operation is the node's work after its answer until its place is free
+ * ({@link RouteContext#background}), so that a reload closes the shadow's store only once its requests are done.
  */
 final class ShadowRoute implements Route {
     private static final Logger LOG = LoggerFactory.getLogger(ShadowRoute.class);
@@ -63,10 +64,13 @@ final class ShadowRoute implements Route {
     private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
     private final ThrottledLog mismatches = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
     private final ThrottledLog failures = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
+    private final RouteContext.Background background;
 
     ShadowRoute(String name, Route primary, Route shadow, MirrorPolicy policy, int maxInflight, long timeoutMillis,
-                int maxBehindKeys, ScheduledExecutorService scheduler, RouteContext.Counters counters) {
+                int maxBehindKeys, ScheduledExecutorService scheduler, RouteContext.Counters counters,
+                RouteContext.Background background) {
         this.name = name;
+        this.background = background;
         this.primary = primary;
         this.shadow = shadow;
         this.policy = policy;
@@ -134,6 +138,8 @@ final class ShadowRoute implements Route {
                 continue;
             }
             Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
+            // The shadow's work after the client's answer: a reload closes the shadow's store only once it is done.
+            background.track(picked.place());
             if (!queue.hold(picked)) {
                 now.add(picked);
             }
@@ -149,6 +155,11 @@ final class ShadowRoute implements Route {
         return true;
     }
 
+    private void freePlace(Mirrored picked) {
+        inflight.decrementAndGet();
+        picked.place().complete(null);
+    }
+
     /**
      * Starts the operations on the shadow, each holding its place until it is answered or times out. A write checked
      * against the primary's CAS goes without the CAS, and only if the primary took it, so that the shadow applies the
@@ -156,13 +167,13 @@ final class ShadowRoute implements Route {
      */
     private void send(List<Mirrored> ready) {
         List<Operation> operations = new ArrayList<>(ready.size());
-        List<CompletionStage<Result>> answers = new ArrayList<>(ready.size());
+        List<Mirrored> sent = new ArrayList<>(ready.size());
         for (Mirrored picked : ready) {
             Operation operation = picked.operation();
             if (MirrorPolicy.checksCas(operation)) {
                 Result fromPrimary = picked.answer().toCompletableFuture().join();
                 if (!fromPrimary.ok()) {
-                    inflight.decrementAndGet();
+                    freePlace(picked);
                     if (Verdict.failedUnknowably(fromPrimary)) {
                         // Whether the primary applied it is unknown, so the shadow may now differ either way.
                         behind.fellBehind(operation);
@@ -172,7 +183,7 @@ final class ShadowRoute implements Route {
                 operation = MirrorPolicy.withoutCas(operation);
             }
             operations.add(operation);
-            answers.add(picked.answer());
+            sent.add(picked);
         }
         if (operations.isEmpty()) {
             return;
@@ -189,7 +200,7 @@ final class ShadowRoute implements Route {
             replies = Collections.nCopies(operations.size(), CompletableFuture.completedFuture(Result.backendError(e)));
         }
         for (int i = 0; i < operations.size(); i++) {
-            await(operations.get(i), answers.get(i), replies.get(i));
+            await(operations.get(i), sent.get(i), replies.get(i));
         }
     }
 
@@ -199,10 +210,10 @@ final class ShadowRoute implements Route {
      * is still held at the shadow, and freeing its place then let a shadow that stopped answering take requests
      * without bound.
      */
-    private void await(Operation operation, CompletionStage<Result> answer, CompletionStage<Result> reply) {
+    private void await(Operation operation, Mirrored picked, CompletionStage<Result> reply) {
         // Freed before the reply is compared, so that whoever sees the verdict counted finds the place free.
-        CompletionStage<Result> replied = Route.guarded(reply)
-                .whenComplete((result, error) -> inflight.decrementAndGet());
+        CompletionStage<Result> replied = Route.guarded(reply).whenComplete((result, error) -> freePlace(picked));
+        CompletionStage<Result> answer = picked.answer();
         Route.withDeadline(replied, timeoutMillis,
                 Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
                 .thenAccept(fromShadow -> answer.thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow)));

@@ -57,6 +57,6 @@ public final class ShadowRouteFactory implements RouteFactory {
                 context.settings().text(FRACTION), context.settings().bool(MIRROR_FLUSH));
         return new ShadowRoute(context.name(), primary, shadow, policy, context.settings().intValue(MAX_INFLIGHT),
                 context.settings().integer(TIMEOUT_MS), context.settings().intValue(MAX_BEHIND_KEYS),
-                context.scheduler(), context.counters());
+                context.scheduler(), context.counters(), context.background());
     }
 }

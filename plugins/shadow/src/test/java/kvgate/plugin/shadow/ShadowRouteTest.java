@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import kvgate.spi.Item;
@@ -64,9 +65,15 @@ class ShadowRouteTest {
                 1, 0)));
     }
 
+    /** The node's work after its answers, as the gateway counts it for a reload. */
+    private final AtomicInteger background = new AtomicInteger();
+
     private ShadowRoute node(Child primary, Child shadow, int maxInflight, long timeoutMillis) {
         return new ShadowRoute("s", primary, shadow, MirrorPolicy.of("all", "1", true), maxInflight, timeoutMillis,
-                1000, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+                1000, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()), work -> {
+                    background.incrementAndGet();
+                    work.whenComplete((result, error) -> background.decrementAndGet());
+                });
     }
 
     private long count(String name) {
@@ -82,6 +89,23 @@ class ShadowRouteTest {
             Thread.sleep(10);
         }
         assertEquals(expected, count(name), name);
+    }
+
+    @Test
+    void aMirroredRequestIsTheNodesWorkAfterItsAnswerUntilTheShadowAnswersIt() {
+        CompletableFuture<Result> late = new CompletableFuture<>();
+        Child primary = new Child(ShadowRouteTest::hit);
+        Child shadow = new Child(operation -> late);
+        ShadowRoute node = node(primary, shadow, 10, 60_000);
+        assertTrue(node.execute(get(1)).toCompletableFuture().isDone(), "the primary answered");
+        assertEquals(1, background.get(), "the shadow has not: a reload must not close it yet");
+        late.complete(Result.failure(Status.NOT_FOUND));
+        assertEquals(0, background.get());
+        // A CAS write the primary refuses is never sent, and is no work left either.
+        Child refusing = new Child(operation -> CompletableFuture.completedFuture(Result.failure(Status.EXISTS)));
+        node(refusing, shadow, 10, 60_000).execute(new Operation.Store(Namespace.DEFAULT,
+                "k".getBytes(StandardCharsets.UTF_8), StoreMode.SET, new byte[0], 0, 0, 7));
+        assertEquals(0, background.get());
     }
 
     @Test
@@ -361,7 +385,8 @@ class ShadowRouteTest {
         Child primary = new Child(ShadowRouteTest::hit);
         Child shadow = new Child(ShadowRouteTest::hit);
         ShadowRoute reads = new ShadowRoute("s", primary, shadow, MirrorPolicy.of("reads", "1", false), 10, 1000,
-                1000, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()));
+                1000, scheduler, name -> counters.computeIfAbsent(name, ignored -> new LongAdder()), work -> {
+                });
         assertEquals(List.of(primary, shadow), reads.explain(get(1)).next());
         Operation set = new Operation.Store(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8), StoreMode.SET,
                 new byte[0], 0, 0, 0);
