@@ -39,6 +39,16 @@ public record Namespace(String name) {
         return name.hashCode();
     }
 
+    /**
+     * Whether this is one of the gateway's own namespaces, whose names start with {@code kvgate:}: the records of its
+     * generic layer (tags' and n-grams' key lists, key directories), collections manifests, counters. A store that
+     * evicts (a cache with a memory limit) should spare them where it can: losing one loses what it lists, not one
+     * item.
+     */
+    public boolean isGatewaysOwn() {
+        return name.startsWith("kvgate:");
+    }
+
     @Override
     public String toString() {
         return name;

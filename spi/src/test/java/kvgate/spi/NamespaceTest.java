@@ -1,8 +1,10 @@
 package kvgate.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -33,5 +35,13 @@ class NamespaceTest {
         assertThrows(IllegalArgumentException.class, () -> new Namespace("x".repeat(201)));
         assertThrows(IllegalArgumentException.class, () -> new Namespace(null));
         assertEquals(200, new Namespace("x".repeat(200)).name().length());
+    }
+
+    @Test
+    void theGatewaysOwnNamespacesAreThoseNamedKvgateColon() {
+        assertTrue(new Namespace("kvgate:tags").isGatewaysOwn());
+        assertTrue(new Namespace("kvgate:manifests").isGatewaysOwn());
+        assertFalse(Namespace.DEFAULT.isGatewaysOwn());
+        assertFalse(new Namespace("mpdb:kvgate:x").isGatewaysOwn(), "only a name that starts so");
     }
 }

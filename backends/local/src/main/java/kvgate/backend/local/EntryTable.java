@@ -492,8 +492,15 @@ final class EntryTable {
         return removed;
     }
 
-    /** An entry {@link #sample} found: where it was, so that {@link #evict} removes that entry and no later one. */
-    record Sample(EntryTable table, byte[] entry, Segment segment, Slots slots, int index) {
+    /**
+     * An entry {@link #sample} found: where it was and its payload's version then, so that {@link #evict} removes
+     * that entry as it was sampled and nothing written since, in its slot or in place.
+     */
+    record Sample(EntryTable table, byte[] entry, int version, Segment segment, Slots slots, int index) {
+        /** Whether the entry's payload, read since the sample was taken, was read whole and not rewritten since. */
+        boolean unchanged() {
+            return isWhole(entry, version);
+        }
     }
 
     /**
@@ -519,20 +526,24 @@ final class EntryTable {
                 int i = start + j & mask;
                 byte[] entry = (byte[]) SLOTS.getAcquire(slots.entries, i);
                 if (entry != null && entry != TOMBSTONE) {
-                    return new Sample(this, entry, segment, slots, i);
+                    return new Sample(this, entry, beginRead(entry), segment, slots, i);
                 }
             }
         }
         return null;
     }
 
-    /** Removes a sampled entry if its slot still holds it; returns whether it did. */
+    /**
+     * Removes a sampled entry if its slot still holds it as it was sampled; returns whether it did. A writer that
+     * replaced it, or wrote a payload of the same length over it (a client storing the key again), keeps it.
+     */
     boolean evict(Sample sample) {
         Segment segment = sample.segment();
         synchronized (segment) {
             Slots slots = segment.slots;
-            if (slots != sample.slots() || slots.entries[sample.index()] != sample.entry()) {
-                return false; // replaced, removed or moved by a rebuild since it was sampled
+            if (slots != sample.slots() || slots.entries[sample.index()] != sample.entry()
+                    || (int) INTS.get(sample.entry(), VERSION) != sample.version()) {
+                return false; // replaced, removed, rewritten or moved by a rebuild since it was sampled
             }
             removeAt(segment, slots.entries, sample.index());
             shrinkIfSparse(segment);

@@ -170,6 +170,8 @@ final class LocalStore implements Backend {
      * repeats even with a clock that went back.
      */
     private void saveCasMark() {
+        // Saved from more than one thread (the committer, the purge, the interval's schedule): two saves may land
+        // in the other order, the later mark a little lower, still ahead of the clock by the whole margin.
         meta.put(CAS_HIGH_WATER, casClock.markAhead(casMarkAheadMillis));
     }
 
@@ -200,7 +202,7 @@ final class LocalStore implements Backend {
         if (version != forcedVersion) {
             try {
                 store.sync();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 failure.compareAndSet(null, e);
                 throw e;
             }
@@ -463,7 +465,8 @@ final class LocalStore implements Backend {
 
     private Items openItems(Namespace namespace) {
         if (inMemory) {
-            return new MemoryItems(hashSeed, budget);
+            // The gateway's own records are not evicted: a tag's key list gone would drop every key it lists.
+            return new MemoryItems(hashSeed, budget, !namespace.isGatewaysOwn());
         }
         return new FileItems(store.openMap(NAMESPACE_PREFIX + namespace.name(),
                 new MVMap.Builder<byte[], byte[]>().keyType(KeyType.INSTANCE).valueType(ItemType.INSTANCE)), stripes);

@@ -14,23 +14,22 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Eviction is least-recently-used, approximated as Redis does: of {@value #SAMPLES} entries sampled at random
  * (over the tables, each as likely as its share of the memory), the one used longest ago goes, or at once one that
- * has expired. Each entry carries the second of its last use ({@link EntryTable#markUsed}); keeping an exact order
+ * has expired. The gateway's own namespaces count against the limit but are not sampled (see
+ * {@link kvgate.spi.Namespace#isGatewaysOwn}). Each entry carries the second of its last use ({@link EntryTable#markUsed}); keeping an exact order
  * instead (a list through the entries) would cost every read a lock and two more references an item.
  */
 final class MemoryBudget {
     /** Entries compared for one eviction: Redis's default of 5 is near exact LRU from 10; 8 is a cache line of them. */
     static final int SAMPLES = 8;
-    /**
-     * Evictions one write does at most: enough for a value of the largest size among small ones, few enough that
-     * no write waits long; the next write goes on where it stopped.
-     */
-    private static final int MOST_EVICTIONS_A_WRITE = 64;
+    /** Tries in a row that remove nothing after which a write stops evicting: the next write tries again. */
+    private static final int FRUITLESS_TRIES = 16;
 
     private final long limit;
     private final Clock clock;
     private final LongAdder used = new LongAdder();
     private final LongAdder evictions = new LongAdder();
     private final LongAdder reclaimed = new LongAdder();
+    /** The tables eviction samples. */
     private final List<EntryTable> tables = new CopyOnWriteArrayList<>();
     /** The clock's second, as entries are stamped with it: read on every use, so kept here rather than computed. */
     private volatile int now;
@@ -46,10 +45,15 @@ final class MemoryBudget {
         return new MemoryBudget(Long.MAX_VALUE, Clock.systemUTC());
     }
 
-    /** A new table whose memory counts against this budget. */
-    EntryTable newTable(long seed) {
+    /**
+     * A new table whose memory counts against this budget; one that is not {@code evictable} is never sampled for
+     * eviction (the gateway's own records: a tag's key list, a collections manifest).
+     */
+    EntryTable newTable(long seed, boolean evictable) {
         EntryTable table = new EntryTable(seed, this);
-        tables.add(table);
+        if (evictable) {
+            tables.add(table);
+        }
         return table;
     }
 
@@ -84,35 +88,73 @@ final class MemoryBudget {
         return reclaimed.sum();
     }
 
-    /** After a write: evicts while the tables take more than the limit. Hold no table's lock. */
+    /**
+     * After a write: evicts while the tables take more than the limit, however many entries that takes (a large
+     * value may need many small ones to go). Stops early only when {@value #FRUITLESS_TRIES} tries in a row removed
+     * nothing: every sample lost to a writer, or nothing left to evict. Hold no table's lock.
+     */
     void evictWhileOver() {
-        for (int i = 0; i < MOST_EVICTIONS_A_WRITE && used.sum() > limit; i++) {
-            if (!evictOne()) {
-                return;
+        Candidates candidates = null;
+        for (int fruitless = 0; fruitless < FRUITLESS_TRIES && used.sum() > limit; ) {
+            if (candidates == null) {
+                candidates = candidates();
+                if (candidates.total() == 0) {
+                    return;
+                }
             }
+            fruitless = evictOne(candidates) ? 0 : fruitless + 1;
         }
     }
 
-    /** Evicts the least recently used of a sample, or an expired entry met in it; false if nothing was found. */
-    private boolean evictOne() {
+    /**
+     * The tables eviction samples and the bytes each held when the eviction began, which weigh the choice of table:
+     * taken once per write that evicts, not once per sample, as namespaces can be many.
+     */
+    private record Candidates(EntryTable[] tables, long[] upTo, long total) {
+        /** A table at random, each as likely as its share of the bytes. */
+        EntryTable pick() {
+            long at = ThreadLocalRandom.current().nextLong(total);
+            for (int i = 0; i < tables.length; i++) {
+                if (at < upTo[i]) {
+                    return tables[i];
+                }
+            }
+            return tables[tables.length - 1];
+        }
+    }
+
+    private Candidates candidates() {
+        EntryTable[] all = tables.toArray(EntryTable[]::new);
+        long[] upTo = new long[all.length];
+        long total = 0;
+        for (int i = 0; i < all.length; i++) {
+            total += Math.max(0, all[i].bytes());
+            upTo[i] = total;
+        }
+        return new Candidates(all, upTo, total);
+    }
+
+    /** Evicts the least recently used of a sample, or an expired entry met in it; false if it removed nothing. */
+    private boolean evictOne(Candidates candidates) {
         long nowMillis = clock.millis();
         int second = now;
         EntryTable.Sample chosen = null;
         int chosenAge = Integer.MIN_VALUE;
         for (int i = 0; i < SAMPLES; i++) {
-            EntryTable table = pickTable();
-            EntryTable.Sample sample = table == null ? null : table.sample();
+            EntryTable.Sample sample = candidates.pick().sample();
             if (sample == null) {
                 continue;
             }
-            // Read without the key's lock: a rewrite under way can show a torn expiry, which only makes this one
-            // choice a worse one.
             byte[] entry = sample.entry();
-            if (ItemType.isExpiredAt(entry, EntryTable.payloadAt(entry), nowMillis)) {
-                if (table.evict(sample)) {
+            // Read as readers do, against the version the sample took: an expiry read across a rewrite is not
+            // trusted, and the eviction itself checks the version again under the key's lock.
+            boolean expired = ItemType.isExpiredAt(entry, EntryTable.payloadAt(entry), nowMillis);
+            if (expired && sample.unchanged()) {
+                boolean evicted = sample.table().evict(sample);
+                if (evicted) {
                     reclaimed.increment();
                 }
-                return true;
+                return evicted;
             }
             int age = second - EntryTable.lastUsed(entry);
             if (age > chosenAge) {
@@ -120,34 +162,10 @@ final class MemoryBudget {
                 chosenAge = age;
             }
         }
-        if (chosen == null) {
+        if (chosen == null || !chosen.table().evict(chosen)) {
             return false;
         }
-        if (chosen.table().evict(chosen)) {
-            evictions.increment();
-        }
+        evictions.increment();
         return true;
-    }
-
-    /** A table at random, each as likely as its share of the memory; null when all are empty. */
-    private EntryTable pickTable() {
-        if (tables.size() == 1) {
-            return tables.get(0);
-        }
-        long total = 0;
-        for (EntryTable table : tables) {
-            total += Math.max(0, table.bytes());
-        }
-        if (total == 0) {
-            return null;
-        }
-        long at = ThreadLocalRandom.current().nextLong(total);
-        for (EntryTable table : tables) {
-            at -= Math.max(0, table.bytes());
-            if (at < 0) {
-                return table;
-            }
-        }
-        return null; // the tables shrank between the two sums
     }
 }

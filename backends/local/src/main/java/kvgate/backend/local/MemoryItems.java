@@ -20,7 +20,12 @@ final class MemoryItems implements Items {
     }
 
     MemoryItems(long seed, MemoryBudget budget) {
-        this.table = budget.newTable(seed);
+        this(seed, budget, true);
+    }
+
+    /** Items whose memory counts against {@code budget}; evicted from only when {@code evictable}. */
+    MemoryItems(long seed, MemoryBudget budget, boolean evictable) {
+        this.table = budget.newTable(seed, evictable);
         this.budget = budget;
     }
 

@@ -619,7 +619,7 @@ class EntryTableTest {
     @Test
     void theTableCountsItsEntriesAndSlotsAndGivesThemAllBackWhenCleared() {
         MemoryBudget budget = MemoryBudget.unlimited();
-        EntryTable counted = budget.newTable(SEED);
+        EntryTable counted = budget.newTable(SEED, true);
         assertEquals(0, counted.bytes(), "no slots allocated yet");
         byte[] key = bytes("a");
         int hash = counted.hash(key);
@@ -688,7 +688,7 @@ class EntryTableTest {
     void anEntryIsStampedWithTheBudgetsSecondWhenStoredAndWhenMarkedUsed() {
         LocalStoreTest.MutableClock clock = new LocalStoreTest.MutableClock(50_000);
         MemoryBudget budget = new MemoryBudget(Long.MAX_VALUE, clock);
-        EntryTable stamped = budget.newTable(SEED);
+        EntryTable stamped = budget.newTable(SEED, true);
         byte[] key = bytes("k");
         int hash = stamped.hash(key);
         put(stamped, key, hash, bytes("v"));

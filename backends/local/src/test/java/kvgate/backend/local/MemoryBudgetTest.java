@@ -1,6 +1,7 @@
 package kvgate.backend.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,7 +22,11 @@ class MemoryBudgetTest {
     }
 
     private static void set(MemoryItems items, String key, long expiresAt) {
-        Item item = new Item(VALUE, 0, 1, expiresAt);
+        set(items, key, VALUE, expiresAt);
+    }
+
+    private static void set(MemoryItems items, String key, byte[] value, long expiresAt) {
+        Item item = new Item(value, 0, 1, expiresAt);
         items.update(bytes(key), current -> new ItemTransition(ItemTransition.Effect.PUT, item,
                 new Result.Value(item)));
     }
@@ -129,5 +134,57 @@ class MemoryBudgetTest {
         double smallShare = (300 - smallLeft) / 300.0;
         assertTrue(Math.abs(bigShare - smallShare) < 0.2, "shares " + bigShare + " and " + smallShare);
         assertTrue(third.size() >= 950, "the newest namespace kept " + third.size() + " of 1000");
+    }
+
+    @Test
+    void largeValuesIntoAStoreOfSmallItemsEvictAsManyAsTheyNeed() {
+        long limit = 4L << 20;
+        MemoryBudget budget = new MemoryBudget(limit, clock);
+        MemoryItems items = new MemoryItems(SEED, budget);
+        at(budget, 100);
+        byte[] small = new byte[20];
+        for (int i = 0; budget.used() < limit - 4096; i++) {
+            set(items, "small" + i, small, Item.NEVER);
+        }
+        at(budget, 110);
+        byte[] large = new byte[64 * 1024];
+        for (int i = 0; i < 200; i++) {
+            // Each takes the room of about a thousand small items, and must free it.
+            set(items, "large" + i, large, Item.NEVER);
+            assertTrue(budget.used() <= limit, (budget.used() >> 10) + " KiB held after large value " + i);
+        }
+    }
+
+    @Test
+    void anEntryWrittenAgainInPlaceAfterItWasSampledIsNotEvicted() {
+        MemoryBudget budget = new MemoryBudget(Long.MAX_VALUE, clock);
+        MemoryItems items = new MemoryItems(SEED, budget);
+        at(budget, 100);
+        set(items, "k", bytes("old"), 100_500);
+        at(budget, 101);
+        EntryTable.Sample sample = items.table().sample(); // expired when sampled
+        assertTrue(ItemType.isExpiredAt(sample.entry(), EntryTable.payloadAt(sample.entry()), clock.millis()));
+        set(items, "k", bytes("new"), Item.NEVER); // a client stores the key again: the same length, in place
+        assertFalse(sample.unchanged(), "the sample sees that its entry was written since");
+        assertFalse(items.table().evict(sample));
+        assertEquals("new", new String(items.get(bytes("k")).value(), StandardCharsets.ISO_8859_1));
+    }
+
+    @Test
+    void theGatewaysOwnRecordsCountAgainstTheLimitButAreNotEvicted() {
+        MemoryBudget budget = new MemoryBudget(footprintOf("key", 1_000), clock);
+        MemoryItems own = new MemoryItems(SEED, budget, false);
+        MemoryItems clients = new MemoryItems(SEED + 1, budget);
+        at(budget, 100);
+        for (int i = 0; i < 300; i++) {
+            set(own, "key" + i, Item.NEVER);
+        }
+        at(budget, 110);
+        for (int i = 0; i < 2_000; i++) {
+            set(clients, "key" + i, Item.NEVER);
+            assertTrue(budget.used() <= budget.limit(), "over the limit after write " + i);
+        }
+        assertEquals(300, own.size(), "older, but never sampled");
+        assertTrue(clients.size() < 800, clients.size() + " client items beside 300 of the gateway's own");
     }
 }
