@@ -140,6 +140,12 @@ final class ShadowRoute implements Route {
             Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
             // The shadow's work after the client's answer: a reload closes the shadow's store only once it is done.
             background.track(picked.place());
+            if (!picked.ready() && !now.isEmpty()) {
+                // The burst's operations before a write that must wait go first: once held, the write may be released
+                // (its primary answering on another thread) before this loop would send them.
+                send(now);
+                now = new ArrayList<>(operations.size() - i);
+            }
             if (!queue.hold(picked)) {
                 now.add(picked);
             }
