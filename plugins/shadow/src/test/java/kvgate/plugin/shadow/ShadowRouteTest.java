@@ -15,12 +15,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 import kvgate.spi.Route;
 import kvgate.spi.Status;
 import kvgate.spi.StoreMode;
@@ -262,6 +264,26 @@ class ShadowRouteTest {
         assertEquals(List.of("get of key \"k1\"", "get of key \"k2\"", "store of key \"a\" cas 0",
                 "delete of key \"a\"", "get of key \"a\""), seen(shadow));
         assertEquals(5, count("mirrored"));
+    }
+
+    @Test
+    void aBurstsOperationsBeforeACasWriteReachTheShadowBeforeItEvenWhenThePrimaryAnswersItAtOnce() {
+        // The primary answers the CAS write the moment the node starts waiting for it, as another thread could
+        // between the write being held and the operations before it in the burst being sent.
+        ResultFuture answeredWhileHeld = new ResultFuture() {
+            @Override
+            public CompletableFuture<Result> whenComplete(BiConsumer<? super Result, ? super Throwable> action) {
+                complete(new Result.Stored(50));
+                return super.whenComplete(action);
+            }
+        };
+        Child primary = new Child(operation -> operation instanceof Operation.Store store && store.cas() != 0
+                ? answeredWhileHeld : hit(operation));
+        Child shadow = new Child(ShadowRouteTest::hit);
+        node(primary, shadow, 100, 1000).executeAll(List.of(
+                new Operation.Get(Namespace.DEFAULT, "a".getBytes(StandardCharsets.UTF_8)), casSet("a", 41)));
+        assertEquals(List.of("get of key \"a\"", "store of key \"a\" cas 0"), seen(shadow),
+                "the shadow gets the key's operations in the burst's order");
     }
 
     @Test
