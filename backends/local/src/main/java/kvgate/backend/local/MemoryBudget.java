@@ -102,7 +102,12 @@ final class MemoryBudget {
                     return;
                 }
             }
-            fruitless = evictOne(candidates) ? 0 : fruitless + 1;
+            if (evictOne(candidates)) {
+                fruitless = 0;
+            } else {
+                fruitless++;
+                candidates = null; // weighed again: a table may have emptied meanwhile
+            }
         }
     }
 
