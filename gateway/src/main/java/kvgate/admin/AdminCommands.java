@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.CollectionName;
 import kvgate.collections.CollectionsManifest;
+import kvgate.dispatch.BackendRoute;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.mpdb.MpdbNamespaces;
 import kvgate.route.RouteTree;
@@ -36,7 +37,8 @@ public final class AdminCommands {
             routes
                 the nodes and backend instances of the tree in force
             stats
-                every meter of the gateway that is not zero, one per line
+                every meter of the gateway that is not zero, one per line, then each backend instance's
+                own figures that are not zero (the local store's items, bytes and evictions, ...)
             version
             quit""";
 
@@ -117,6 +119,15 @@ public final class AdminCommands {
                 lines.add(name + " " + value);
             }
         });
+        // What only a backend knows (what it holds, what it evicted), as the memcached protocol's STAT has it: a
+        // client of another protocol has no other way to see it.
+        for (BackendRoute instance : gateway.routes().instances()) {
+            instance.backend().stats().forEach((name, value) -> {
+                if (!value.equals("0")) {
+                    lines.add("backend." + instance.name() + "." + name + " " + value);
+                }
+            });
+        }
         return lines;
     }
 

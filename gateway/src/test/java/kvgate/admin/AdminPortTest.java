@@ -110,6 +110,8 @@ class AdminPortTest {
             List<String> stats = admin.call("stats");
             assertTrue(stats.contains("kvgate.operations{status=ok,verb=get} 1"), stats.toString());
             assertTrue(stats.contains("kvgate.connections.current{protocol=memcached} 1"), stats.toString());
+            assertTrue(stats.contains("backend.default.curr_items 1"), "the local store's own: " + stats);
+            assertTrue(stats.stream().anyMatch(line -> line.startsWith("backend.default.bytes ")), stats.toString());
             assertTrue(stats.stream().noneMatch(line -> line.endsWith(" 0")), "zeros are left out: " + stats);
         }
     }
