@@ -112,8 +112,7 @@ final class LocalStore implements Backend {
         this.clockMillis = clock::millis;
         boolean fsync = settings.bool("fsync");
         this.groupCommit = inMemory || commitInterval > 0 ? null : new GroupCommit(context.name(), () -> commit(fsync));
-        this.budget = inMemory ? new MemoryBudget(memoryLimit(settings.size("memory_limit"), context.name()), clock)
-                : null;
+        this.budget = inMemory ? new MemoryBudget(memoryLimit(settings.size("memory_limit"), context), clock) : null;
         // Two threads: a purge of a large table runs for seconds, and the memory budget's clock must go on meanwhile.
         this.housekeeping = Executors.newScheduledThreadPool(2, runnable -> {
             Thread thread = new Thread(runnable, "kvgate-" + context.name() + "-housekeeping");
@@ -134,19 +133,23 @@ final class LocalStore implements Backend {
 
     /**
      * The memory limit of a store in memory: the one set, or with 0, half of the JVM's largest heap, which leaves the
-     * other half for what the heap holds besides items (requests under way, garbage not yet collected).
+     * other half for what the heap holds besides items (requests under way, garbage not yet collected). A limit
+     * set too high for the heap, or too low for the largest value, is warned of.
      */
-    private static long memoryLimit(long configured, String name) {
+    private static long memoryLimit(long configured, BackendContext context) {
         long heap = Runtime.getRuntime().maxMemory();
-        if (configured == 0) {
-            return heap / 2;
-        }
+        long limit = configured == 0 ? heap / 2 : configured;
         if (configured > heap / 10 * 9) {
-            LOG.log(System.Logger.Level.WARNING, name + ": memory_limit of " + (configured >> 20) + " MiB is more "
-                    + "than 90% of the JVM's largest heap (" + (heap >> 20) + " MiB): the heap may run out before "
+            LOG.log(System.Logger.Level.WARNING, context.name() + ": memory_limit of " + (configured >> 20) + " MiB is "
+                    + "more than 90% of the JVM's largest heap (" + (heap >> 20) + " MiB): the heap may run out before "
                     + "the store evicts anything; raise -Xmx or lower the limit");
         }
-        return configured;
+        if (limit < 16L * context.maxItemSize()) {
+            LOG.log(System.Logger.Level.WARNING, context.name() + ": memory_limit of " + (limit >> 10) + " KiB holds "
+                    + "fewer than 16 values of max_item_size (" + (context.maxItemSize() >> 10) + " KiB): one large "
+                    + "value evicts much of the store, and a value larger than the limit is evicted as it is stored");
+        }
+        return limit;
     }
 
     /**
