@@ -230,6 +230,11 @@ final class EntryTable {
         return 16L + entry.length + 7 & ~7L;
     }
 
+    /** The heap an entry of a key and a payload of these lengths would take ({@link #footprint}). */
+    static long footprint(int keyLength, int payloadLength) {
+        return 16L + KEY + keyLength + payloadLength + 7 & ~7L;
+    }
+
     /**
      * The heap a segment's slots take beyond their entries: the record, the array of references (four bytes each,
      * as with compressed references, a heap under 32 GB) and the tags. Shared empty slots take nothing.

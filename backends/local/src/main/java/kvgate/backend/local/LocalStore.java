@@ -147,7 +147,7 @@ final class LocalStore implements Backend {
         if (limit < 16L * context.maxItemSize()) {
             LOG.log(System.Logger.Level.WARNING, context.name() + ": memory_limit of " + (limit >> 10) + " KiB holds "
                     + "fewer than 16 values of max_item_size (" + (context.maxItemSize() >> 10) + " KiB): one large "
-                    + "value evicts much of the store, and a value larger than the limit is evicted as it is stored");
+                    + "value evicts much of the store, and one larger than the whole limit is refused as too large");
         }
         return limit;
     }

@@ -5,6 +5,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import kvgate.spi.Item;
 import kvgate.spi.ItemTransition;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
 
 /**
  * A namespace's items in memory only: an {@link EntryTable} whose payloads are packed items ({@link ItemType}), its
@@ -63,6 +65,12 @@ final class MemoryItems implements Items {
                 case PUT -> {
                     Item next = decided.next();
                     int length = ItemType.packedLength(next);
+                    if (EntryTable.footprint(key.length, length) > budget.limit()) {
+                        // An item the whole store could not hold would be evicted as it is stored, and everything
+                        // else with it: refused instead, the old item kept, as memcached refuses one too large.
+                        return new ItemTransition(ItemTransition.Effect.NONE, null, Result.failure(Status.TOO_LARGE,
+                                "the item is larger than the store's memory_limit"));
+                    }
                     if (present != null && EntryTable.payloadLength(present) == length) {
                         // A value of the same length (a set of fixed-size values, a touch, most counters) goes over
                         // the old one: no new entry for the collector to copy and its slot array to scan again.

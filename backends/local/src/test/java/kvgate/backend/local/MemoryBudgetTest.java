@@ -187,4 +187,22 @@ class MemoryBudgetTest {
         assertEquals(300, own.size(), "older, but never sampled");
         assertTrue(clients.size() < 800, clients.size() + " client items beside 300 of the gateway's own");
     }
+
+    @Test
+    void anItemLargerThanTheWholeLimitIsRefusedAndEvictsNothing() {
+        MemoryBudget budget = new MemoryBudget(footprintOf("key", 10), clock);
+        MemoryItems items = new MemoryItems(SEED, budget);
+        for (int i = 0; i < 5; i++) {
+            set(items, "key" + i, Item.NEVER);
+        }
+        long before = budget.used();
+        Item huge = new Item(new byte[(int) budget.limit()], 0, 1, Item.NEVER);
+        ItemTransition refused = items.update(bytes("key0"), current -> new ItemTransition(
+                ItemTransition.Effect.PUT, huge, new Result.Value(huge)));
+        assertEquals(kvgate.spi.Status.TOO_LARGE, refused.result().status());
+        assertEquals(before, budget.used());
+        assertEquals(0, budget.evictions());
+        assertEquals(VALUE.length, items.get(bytes("key0")).value().length, "the old item is kept");
+        assertEquals(5, items.size());
+    }
 }
