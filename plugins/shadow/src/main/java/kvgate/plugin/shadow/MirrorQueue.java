@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import kvgate.spi.Namespace;
 
 /**
  * Keeps the shadow's view of each key in the primary's order. A write with the primary's CAS can only be mirrored
@@ -62,6 +63,25 @@ final class MirrorQueue {
     private static Lane queue(Lane lane, Mirrored mirrored) {
         lane.waiting.add(mirrored);
         return lane;
+    }
+
+    /**
+     * Takes out of the queue every operation of {@code namespace} waiting, and returns them: for a flush of the
+     * namespace, which the primary applies after them, so that the shadow, given the flush first, would keep what
+     * they write. A lane being handed on by another thread stays for it to remove once it finds the lane empty.
+     */
+    List<Mirrored> dropNamespace(Namespace namespace) {
+        List<Mirrored> dropped = new ArrayList<>();
+        for (ItemKey key : lanes.keySet()) {
+            if (key.namespace().equals(namespace)) {
+                lanes.computeIfPresent(key, (k, lane) -> {
+                    dropped.addAll(lane.waiting);
+                    lane.waiting.clear();
+                    return lane.releasing ? lane : null;
+                });
+            }
+        }
+        return dropped;
     }
 
     /** How many keys have operations waiting. */

@@ -137,6 +137,9 @@ final class ShadowRoute implements Route {
                 behind.fellBehind(operations.get(i));
                 continue;
             }
+            if (operations.get(i) instanceof Operation.Flush flush && flush.delayMillis() == 0) {
+                dropWaitingBefore(flush);
+            }
             Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
             // The shadow's work after the client's answer: a reload closes the shadow's store only once it is done.
             background.track(picked.place());
@@ -151,6 +154,19 @@ final class ShadowRoute implements Route {
             }
         }
         send(now);
+    }
+
+    /**
+     * Drops the operations of a flushed namespace still waiting behind a write with a CAS: the primary applies them
+     * before the flush, which leaves it without their keys, and the shadow, which gets the flush at once, is left the
+     * same way only if they never reach it. They are counted as skipped and free their places. A delayed flush
+     * empties the stores after them, so they go on as they are.
+     */
+    private void dropWaitingBefore(Operation.Flush flush) {
+        for (Mirrored dropped : queue.dropNamespace(flush.namespace())) {
+            skipped.increment();
+            freePlace(dropped);
+        }
     }
 
     private boolean takePlace() {

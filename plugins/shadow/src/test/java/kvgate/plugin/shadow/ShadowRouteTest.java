@@ -287,6 +287,29 @@ class ShadowRouteTest {
     }
 
     @Test
+    void aFlushDropsTheOperationsOfItsNamespaceWaitingBehindACasWriteButADelayedOneDoesNot() {
+        Map<Long, CompletableFuture<Result>> held = new ConcurrentHashMap<>();
+        Child shadow = new Child(ShadowRouteTest::hit);
+        ShadowRoute node = node(primaryHolding(held), shadow, 100, 1000);
+        node.execute(casSet("a", 41));
+        node.execute(delete("a"));
+        node.execute(new Operation.Flush(Namespace.DEFAULT, 0));
+        // The primary applies the CAS write and the delete before the flush, so it ends without "a"; the shadow
+        // gets the flush alone and ends the same.
+        assertEquals(List.of("flush of namespace default"), seen(shadow));
+        assertEquals(2, count("skipped"));
+        assertEquals(0, background.get(), "the dropped operations freed their places");
+        held.get(41L).complete(new Result.Stored(50));
+        assertEquals(List.of("flush of namespace default"), seen(shadow), "nothing of them goes later");
+
+        node.execute(casSet("b", 42));
+        node.execute(new Operation.Flush(Namespace.DEFAULT, 60_000));
+        held.get(42L).complete(new Result.Stored(51));
+        assertEquals(List.of("flush of namespace default", "flush of namespace default", "store of key \"b\" cas 0"),
+                seen(shadow), "a delayed flush empties both stores after the write: it still goes");
+    }
+
+    @Test
     void aLaterCasWriteAnsweredFirstStillWaitsForTheEarlierOne() {
         Map<Long, CompletableFuture<Result>> held = new ConcurrentHashMap<>();
         Child shadow = new Child(ShadowRouteTest::hit);
