@@ -22,12 +22,11 @@ final class AllRoute implements Route {
             "comma-separated routes each operation goes to; the first one's answer is the reply")),
             context -> new AllRoute(context, context.routes(CHILDREN, 1)));
 
-    private final String name;
     private final List<Route> children;
+    /** Its name, and where the other children's writes are counted as work after the answer. */
     private final RouteContext context;
 
     private AllRoute(RouteContext context, List<Route> children) {
-        this.name = context.name();
         this.context = context;
         this.children = List.copyOf(children);
     }
@@ -50,6 +49,6 @@ final class AllRoute implements Route {
 
     @Override
     public String toString() {
-        return "route " + name + " (" + TYPE + ")";
+        return "route " + context.name() + " (" + TYPE + ")";
     }
 }

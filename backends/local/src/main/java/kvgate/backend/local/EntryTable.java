@@ -227,12 +227,16 @@ final class EntryTable {
 
     /** The heap an entry takes: the array's header (16 bytes on a 64-bit JVM) and its data, in 8-byte units. */
     static long footprint(byte[] entry) {
-        return 16L + entry.length + 7 & ~7L;
+        return arrayFootprint(entry.length);
     }
 
     /** The heap an entry of a key and a payload of these lengths would take ({@link #footprint}). */
     static long footprint(int keyLength, int payloadLength) {
-        return 16L + KEY + keyLength + payloadLength + 7 & ~7L;
+        return arrayFootprint((long) KEY + keyLength + payloadLength);
+    }
+
+    private static long arrayFootprint(long length) {
+        return 16L + length + 7 & ~7L;
     }
 
     /**

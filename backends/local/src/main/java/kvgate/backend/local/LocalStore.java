@@ -203,12 +203,7 @@ final class LocalStore implements Backend {
         }
         long version = store.getCurrentVersion();
         if (version != forcedVersion) {
-            try {
-                store.sync();
-            } catch (RuntimeException | Error e) {
-                failure.compareAndSet(null, e);
-                throw e;
-            }
+            failingTheStore(store::sync);
             forcedVersion = version;
         }
     }
@@ -372,12 +367,19 @@ final class LocalStore implements Backend {
     }
 
     private void commit(boolean fsync) {
-        try {
+        failingTheStore(() -> {
             saveCasMark();
             store.commit();
             if (fsync) {
                 store.sync();
             }
+        });
+    }
+
+    /** Runs a write or force of the store file; one that fails fails the store ({@link #failure}) and throws on. */
+    private void failingTheStore(Runnable work) {
+        try {
+            work.run();
         } catch (RuntimeException | Error e) {
             failure.compareAndSet(null, e);
             throw e;

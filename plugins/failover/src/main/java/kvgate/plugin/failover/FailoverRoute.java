@@ -3,7 +3,6 @@ package kvgate.plugin.failover;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
@@ -39,20 +38,16 @@ final class FailoverRoute implements Route {
         }
     }
 
-    private final String name;
     private final List<Route> children;
     private final long timeoutMillis;
     private final FailoverOn failoverOn;
-    private final ScheduledExecutorService scheduler;
     private final RouteContext context;
 
     FailoverRoute(RouteContext context, List<Route> children, long timeoutMillis, FailoverOn failoverOn) {
-        this.name = context.name();
         this.context = context;
         this.children = List.copyOf(children);
         this.timeoutMillis = timeoutMillis;
         this.failoverOn = failoverOn;
-        this.scheduler = context.scheduler();
     }
 
     @Override
@@ -80,7 +75,7 @@ final class FailoverRoute implements Route {
                         + "is unknown");
         // A child left at the deadline still works on the request: counted, so that a reload waits for it before it
         // closes the child's store.
-        return Route.withDeadline(context.background(answer), timeoutMillis, late, scheduler);
+        return Route.withDeadline(context.background(answer), timeoutMillis, late, context.scheduler());
     }
 
     private static boolean changesNothing(Operation operation) {
@@ -97,6 +92,6 @@ final class FailoverRoute implements Route {
 
     @Override
     public String toString() {
-        return "route " + name + " (" + FailoverRouteFactory.TYPE + ")";
+        return "route " + context.name() + " (" + FailoverRouteFactory.TYPE + ")";
     }
 }
