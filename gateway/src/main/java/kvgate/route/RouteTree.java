@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.HashSet;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
@@ -154,27 +155,36 @@ public final class RouteTree {
         path.remove(route);
     }
 
+    /** Tells every node the tree has been replaced ({@link Route#retiring}), before its work is waited for. */
+    public void retiring() {
+        eachNode(Route::retiring, "stop its own work");
+    }
+
     /**
      * Closes what this tree holds and {@code successor} does not: every node ({@link Route#close}), and every
      * backend instance the successor did not keep. With no successor (the gateway stopping), everything.
      */
     public void retire(RouteTree successor) {
-        for (Map.Entry<String, Route> entry : named.entrySet()) {
-            Route route = entry.getValue();
-            if (route instanceof BackendRoute) {
-                continue;
-            }
-            try {
-                route.close();
-            } catch (RuntimeException e) {
-                LOG.warn("route {} did not close cleanly", entry.getKey(), e);
-            }
-        }
+        eachNode(Route::close, "close");
         instances.forEach((instance, opened) -> {
             if (successor == null || successor.instances.get(instance) != opened) {
                 opened.close();
             }
         });
+    }
+
+    /** Calls {@code action} on every node (not the backend instances); one node's failure does not stop it. */
+    private void eachNode(Consumer<Route> action, String what) {
+        for (Map.Entry<String, Route> entry : named.entrySet()) {
+            if (entry.getValue() instanceof BackendRoute) {
+                continue;
+            }
+            try {
+                action.accept(entry.getValue());
+            } catch (RuntimeException e) {
+                LOG.warn("route {} did not {} cleanly", entry.getKey(), what, e);
+            }
+        }
     }
 
     /**

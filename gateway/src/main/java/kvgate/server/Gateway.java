@@ -613,6 +613,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      * then closes what the tree in force does not hold.
      */
     private void retire(RouteTree replaced, RouteTree successor, Dispatcher.Generation generation) {
+        replaced.retiring();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS);
         while ((generation.unfinished() > 0 || replaced.background() > 0) && System.nanoTime() < deadline) {
             try {

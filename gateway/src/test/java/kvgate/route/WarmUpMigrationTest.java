@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -287,6 +288,66 @@ class WarmUpMigrationTest {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * A reload that drops the node mid-backfill: the backfill starts no copy after it, and the stores are closed only
+     * once the copies under way are done, so none of them meets a store closed under it. memcached (new) is stopped
+     * mid-backfill, so that copies wait for it across the reload.
+     */
+    @Test
+    void aReloadClosesTheStoresOnlyOnceTheBackfillCopiesUnderWayAreDone() throws Exception {
+        Map<String, String> initial = new HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            initial.put("b" + i, "v" + i);
+        }
+        preload(initial, 0, 0);
+        Map<String, String> live = new ConcurrentHashMap<>(settings("routes.move.backfill", "default",
+                "routes.move.backfill_concurrency", "2", "routes.move.backfill_rate", "5",
+                "backends.mc.timeout_ms", "5000",
+                // No manifest refresh under way on the stopped memcached: the reload would wait for it as an operation.
+                "collections.refresh_ms", "3600000"));
+        try (TestGateway gateway = TestGateway.startReloadable(live)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (counter(gateway, "backfill_copied") < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            memcached.servers().pause(0, true);
+            try {
+                Thread.sleep(700); // at 5 copies a second, two copies now wait for memcached's answer to their add
+                live.keySet().removeIf(key -> key.startsWith("routes.move.") || key.startsWith("backends.mc."));
+                live.put("route", "default");
+                String summary = gateway.gateway().reload();
+                assertTrue(summary.contains("closed once idle [mc]"), summary);
+                Thread.sleep(300);
+                assertEquals(1, gateway.gateway().treesRetiring(), "two copies are under way: mc stays open");
+            } finally {
+                memcached.servers().pause(0, false);
+            }
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (gateway.gateway().treesRetiring() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, gateway.gateway().treesRetiring(), "closed once the copies were done");
+            long copied = counter(gateway, "backfill_copied");
+            Thread.sleep(600);
+            assertEquals(copied, counter(gateway, "backfill_copied"), "no copy started after the reload");
+            assertEquals(0, counter(gateway, "fill_failed"), "no copy met a store closed under it");
+            assertEquals(0, counter(gateway, "backfill_failed"));
+            assertEquals(0, counter(gateway, "backfill_done"));
+            int held = 0;
+            try (BinaryClient direct = new BinaryClient(memcached.servers().port(0))) {
+                for (Map.Entry<String, String> entry : initial.entrySet()) {
+                    Response read = direct.get(entry.getKey());
+                    if (read.status() == OK) {
+                        assertEquals(entry.getValue(), read.valueText(), entry.getKey());
+                        held++;
+                    }
+                }
+            }
+            assertEquals(copied, held, "memcached holds every copy counted, the two under way included");
+            assertTrue(held < initial.size(), "the backfill stopped part-way: " + held);
         }
     }
 

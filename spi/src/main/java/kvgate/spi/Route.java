@@ -72,6 +72,15 @@ public interface Route {
     }
 
     /**
+     * The tree holding the node has been replaced by a reload: the node stops starting work of its own, work no
+     * operation asked for (a background copy between stores). Called once, before the gateway waits for the tree's
+     * operations and the work its nodes go on with ({@link RouteContext#background}), so that the wait can end;
+     * {@link #close} follows. Not called when the gateway stops: it closes the tree at once. Must not block.
+     */
+    default void retiring() {
+    }
+
+    /**
      * Ends the node: called once when the tree holding it is retired (the configuration reloaded, or the gateway
      * stopping), after the operations started on that tree have finished or a grace period has passed. A node that
      * started timers or background work (sampling, a copy between stores) stops it here. Children are not closed by

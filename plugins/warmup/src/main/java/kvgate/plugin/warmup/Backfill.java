@@ -28,6 +28,7 @@ final class Backfill {
 
     private final WarmUpRoute route;
     private final List<Namespace> namespaces;
+    private final RouteContext context;
     private final ScheduledExecutorService scheduler;
     private final int concurrency;
     private final long nanosPerCopy;
@@ -58,6 +59,7 @@ final class Backfill {
              int scanLimit) {
         this.route = route;
         this.namespaces = List.copyOf(namespaces);
+        this.context = context;
         this.scheduler = context.scheduler();
         this.concurrency = concurrency;
         this.nanosPerCopy = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / rate;
@@ -74,7 +76,10 @@ final class Backfill {
         later(this::nextNamespace, 0);
     }
 
-    /** Stops starting copies; those under way finish on their own. */
+    /**
+     * Stops starting copies and scans. Those under way finish on their own; each is the node's background work
+     * ({@link RouteContext#background}), which a reload waits for before it closes the stores.
+     */
     synchronized void stop() {
         stopped = true;
         queue.clear();
@@ -99,7 +104,7 @@ final class Backfill {
     }
 
     private void scan(Namespace namespace) {
-        route.scanOld(new Operation.Scan(namespace, scanLimit)).whenComplete((result, error) -> {
+        context.background(route.scanOld(new Operation.Scan(namespace, scanLimit))).whenComplete((result, error) -> {
             if (result instanceof Result.Entries entries) {
                 synchronized (this) {
                     for (Result.Entry entry : entries.entries()) {
@@ -138,7 +143,8 @@ final class Backfill {
                 Pending pending = queue.poll();
                 underWay++;
                 Namespace namespace = namespaces.get(namespaceIndex);
-                route.copy(namespace, pending.key()).whenComplete((copy, error) -> finished(pending, copy));
+                context.background(route.copy(namespace, pending.key()))
+                        .whenComplete((copy, error) -> finished(pending, copy));
             }
             if (!stopped && !scanning && queue.isEmpty() && underWay == 0 && waitingToRetry == 0) {
                 namespaceDone = true;

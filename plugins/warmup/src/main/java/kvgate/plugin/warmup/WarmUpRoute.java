@@ -81,7 +81,7 @@ final class WarmUpRoute implements Route {
         this.mirrorFailed = context.counter("mirror_failed");
     }
 
-    /** Starts copying the old store's items in the background; stopped by {@link #close}. */
+    /** Starts copying the old store's items in the background; stopped by {@link #retiring} or {@link #close}. */
     void startBackfill(Backfill started) {
         this.backfill = started;
         started.start();
@@ -501,6 +501,12 @@ final class WarmUpRoute implements Route {
     }
 
     // ---- plumbing
+
+    /** No more backfill copies start; the reload waits for those under way before it closes the stores. */
+    @Override
+    public void retiring() {
+        close();
+    }
 
     @Override
     public void close() {
