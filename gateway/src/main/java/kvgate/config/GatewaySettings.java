@@ -23,6 +23,8 @@ public final class GatewaySettings {
     public static final String MEMCACHED_BIND = "memcached.bind";
     public static final String MEMCACHED_PORT = "memcached.port";
     public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
+    public static final String MEMCACHED_SASL_PWDB = "memcached.sasl_pwdb";
+    public static final String MEMCACHED_MGMT_PORT = "memcached.mgmt_port";
     public static final String BUCKETS = "buckets";
     public static final String COLLECTIONS_MAX_SCOPES = "collections.max_scopes";
     public static final String COLLECTIONS_MAX_COLLECTIONS = "collections.max_collections";
@@ -88,6 +90,14 @@ public final class GatewaySettings {
             Setting.size(MEMCACHED_MAX_FRAME, "32m", 4096, 1L << 31,
                     "a request body longer than this closes the connection after a 'too large' reply; bodies "
                             + "between max_item_size and this are skipped and answered 'too large'"),
+            Setting.text(MEMCACHED_SASL_PWDB, "",
+                    "password file (a line user:password each) of the users who may authenticate with SASL; "
+                            + "when set, a connection must authenticate before anything else (empty: no "
+                            + "authentication required)"),
+            Setting.integer(MEMCACHED_MGMT_PORT, 8091, 1, 65535,
+                    "the management (HTTP) port the cluster map given to Couchbase clients names: the one their "
+                            + "connection string gives for this gateway (Couchbase's 8091 unless it says otherwise); "
+                            + "nothing listens there"),
             Setting.text(BUCKETS, "default",
                     "comma-separated bucket names for SelectBucket, each with its own collections manifest; "
                             + "connections use 'default' before selecting one when it is listed"),

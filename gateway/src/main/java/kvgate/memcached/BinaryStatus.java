@@ -1,39 +1,69 @@
 package kvgate.memcached;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import kvgate.spi.Status;
 
 /** Response status codes of the memcached binary protocol, with the message text memcached sends with each. */
 public enum BinaryStatus {
-    SUCCESS(0x0000, ""),
-    KEY_NOT_FOUND(0x0001, "Not found"),
-    KEY_EXISTS(0x0002, "Data exists for key."),
-    TOO_LARGE(0x0003, "Too large."),
-    INVALID_ARGUMENTS(0x0004, "Invalid arguments"),
-    NOT_STORED(0x0005, "Not stored."),
-    NON_NUMERIC(0x0006, "Non-numeric server-side value for incr or decr"),
-    NO_BUCKET(0x0008, "No bucket"),
-    OUT_OF_RANGE(0x0022, "Out of range"),
-    UNKNOWN_COMMAND(0x0081, "Unknown command"),
-    OUT_OF_MEMORY(0x0082, "Out of memory"),
-    NOT_SUPPORTED(0x0083, "Not supported"),
-    INTERNAL_ERROR(0x0084, "Internal error"),
-    BUSY(0x0085, "Busy"),
-    TEMPORARY_FAILURE(0x0086, "Temporary failure"),
-    UNKNOWN_COLLECTION(0x0088, "Unknown collection"),
-    CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest"),
-    UNKNOWN_SCOPE(0x008c, "Unknown scope");
+    SUCCESS(0x0000, "", "SUCCESS", "success"),
+    KEY_NOT_FOUND(0x0001, "Not found", "KEY_ENOENT", "item-only"),
+    KEY_EXISTS(0x0002, "Data exists for key.", "KEY_EEXISTS", "item-only"),
+    TOO_LARGE(0x0003, "Too large.", "E2BIG", "invalid-input"),
+    INVALID_ARGUMENTS(0x0004, "Invalid arguments", "EINVAL", "invalid-input"),
+    NOT_STORED(0x0005, "Not stored.", "NOT_STORED", "item-only"),
+    NON_NUMERIC(0x0006, "Non-numeric server-side value for incr or decr", "DELTA_BADVAL", "invalid-input"),
+    NO_BUCKET(0x0008, "No bucket", "NO_BUCKET", "conn-state-invalidated"),
+    AUTH_ERROR(0x0020, "Auth failure", "AUTH_ERROR", "auth"),
+    AUTH_CONTINUE(0x0021, "", "AUTH_CONTINUE", "auth", "special-handling"),
+    OUT_OF_RANGE(0x0022, "Out of range", "ERANGE", "invalid-input"),
+    UNKNOWN_COMMAND(0x0081, "Unknown command", "UNKNOWN_COMMAND", "support"),
+    OUT_OF_MEMORY(0x0082, "Out of memory", "ENOMEM", "temp", "retry-later"),
+    NOT_SUPPORTED(0x0083, "Not supported", "NOT_SUPPORTED", "support"),
+    INTERNAL_ERROR(0x0084, "Internal error", "EINTERNAL", "internal"),
+    BUSY(0x0085, "Busy", "EBUSY", "temp", "retry-now"),
+    TEMPORARY_FAILURE(0x0086, "Temporary failure", "ETMPFAIL", "temp", "retry-later"),
+    UNKNOWN_COLLECTION(0x0088, "Unknown collection", "UNKNOWN_COLLECTION", "fetch-config"),
+    CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest", "CANNOT_APPLY_COLLECTIONS_MANIFEST",
+            "invalid-input"),
+    UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "fetch-config");
 
     private final int code;
     private final byte[] message;
+    /** The name a Couchbase server's error map gives the code, and the attributes telling a client what to do. */
+    private final String name;
+    private final List<String> attributes;
 
-    BinaryStatus(int code, String message) {
+    BinaryStatus(int code, String message, String name, String... attributes) {
         this.code = code;
         this.message = message.getBytes(StandardCharsets.US_ASCII);
+        this.name = name;
+        this.attributes = List.of(attributes);
     }
 
     public int code() {
         return code;
+    }
+
+    /**
+     * The error map a Couchbase client asks for with GET_ERROR_MAP (version 1 and 2 share this form): every status
+     * this gateway answers, keyed by its code in hex, with its name, description and attributes, so that a client
+     * knows how to treat each: whether it concerns the item, the input, the connection, and whether to retry.
+     */
+    static byte[] errorMap(int version) {
+        ObjectNode map = JsonNodeFactory.instance.objectNode();
+        map.put("version", version).put("revision", 1);
+        ObjectNode errors = map.putObject("errors");
+        for (BinaryStatus status : values()) {
+            ObjectNode error = errors.putObject(Integer.toHexString(status.code));
+            error.put("name", status.name);
+            error.put("desc", status.message.length > 0 ? new String(status.message, StandardCharsets.US_ASCII)
+                    : status.name);
+            status.attributes.forEach(error.putArray("attrs")::add);
+        }
+        return map.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /** The text memcached sends as the value of an error response. */

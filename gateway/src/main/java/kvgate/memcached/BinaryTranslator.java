@@ -47,12 +47,17 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
 
     /** The HELLO features granted when asked: XError, SelectBucket, Json, Collections. Others are dropped. */
     static final Set<Integer> GRANTABLE = Set.of(0x07, 0x08, 0x0b, 0x12);
+    private static final int FEATURE_XERROR = 0x07;
     private static final int FEATURE_JSON = 0x0b;
     private static final int FEATURE_COLLECTIONS = 0x12;
     private static final int DATATYPE_JSON = 0x01;
     /** The longest logical key in a collection other than the default one: 251 bytes less a 5-byte id. */
     private static final int MAX_COLLECTION_KEY = Opcode.MAX_COLLECTION_KEY_LENGTH - Leb128.MAX_LENGTH;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The newest error map version served: 2 adds retry advice to 1, which this map gives none of. */
+    private static final int ERROR_MAP_VERSION = 2;
+    /** memcached's answer to a successful PLAIN authentication. */
+    private static final byte[] AUTHENTICATED = "Authenticated".getBytes(StandardCharsets.US_ASCII);
 
     /** Where a document request goes, or why it goes nowhere. */
     private sealed interface Target permits Document, Refused {
@@ -72,15 +77,33 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private final BucketManifests manifests;
     private final Clock clock;
     private final MemcachedStats stats;
+    /** The users of the password file; null when none is configured and no request needs authentication. */
+    private final SaslUsers users;
+    private final SaslExchange sasl;
+    /** The user the connection authenticated as; null before (or after a failed attempt). */
+    private String user;
+    private final ClusterConfig cluster;
+    /** Whether the client selected a bucket, rather than using the default one without asking. */
+    private boolean bucketSelected;
     private boolean collections;
     private boolean json;
+    /** Whether errors may carry a JSON body saying why (XError granted). */
+    private boolean xerror;
     /** The selected bucket; null when none is selected and there is no default bucket. */
     private BucketManifests.Bucket bucket;
 
-    public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats) {
+    /**
+     * @param users the users who may authenticate; null when clients need not
+     * @param cluster the cluster map Couchbase clients are given, naming the port this connection reached
+     */
+    public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
+                            ClusterConfig cluster) {
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
+        this.users = users;
+        this.sasl = new SaslExchange(users);
+        this.cluster = cluster;
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
     }
 
@@ -93,6 +116,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         Opcode opcode = Opcode.of(request.opcode());
         if (opcode == null) {
             return error(request, BinaryStatus.UNKNOWN_COMMAND);
+        }
+        if (users != null && user == null && !opcode.beforeAuthentication()) {
+            return error(request, BinaryStatus.AUTH_ERROR);
         }
         boolean dataTypeFine = request.dataType() == 0
                 || json && request.dataType() == DATATYPE_JSON && opcode.namesDocument();
@@ -119,7 +145,16 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             case QUITQ -> Translation.answerAndClose(null);
             case STAT -> stat(request);
             case HELLO -> hello(request);
+            case SASL_LIST_MECHS -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
+                    SaslExchange.mechanisms(users).getBytes(StandardCharsets.US_ASCII)));
+            case SASL_AUTH, SASL_STEP -> authenticate(request, opcode == Opcode.SASL_AUTH);
+            case GET_ERROR_MAP -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
+                    BinaryStatus.errorMap(Math.min(ERROR_MAP_VERSION, ByteBuffer.wrap(request.value()).getShort()))));
             case SELECT_BUCKET -> selectBucket(request);
+            // A client that selected no bucket asks for the cluster's map, which has no buckets: as a Couchbase
+            // server without one, "no bucket" (the client then stops asking on that connection).
+            case GET_CLUSTER_CONFIG -> bucketSelected ? answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
+                    cluster.json(bucket.name()))) : error(request, BinaryStatus.NO_BUCKET);
             case SET_COLLECTIONS_MANIFEST -> setManifest(request);
             case GET_COLLECTIONS_MANIFEST -> getManifest(request);
             case GET_COLLECTION_ID, GET_SCOPE_ID -> lookUp(request, opcode == Opcode.GET_COLLECTION_ID);
@@ -233,8 +268,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             }
             case DELETE, FLUSH -> BinaryResponse.success(request);
             case SETQ, ADDQ, REPLACEQ, APPENDQ, PREPENDQ, DELETEQ, INCREMENTQ, DECREMENTQ, FLUSHQ -> null;
-            case QUIT, QUITQ, NOOP, VERSION, STAT, VERBOSITY, HELLO, SELECT_BUCKET, SET_COLLECTIONS_MANIFEST,
-                    GET_COLLECTIONS_MANIFEST, GET_COLLECTION_ID, GET_SCOPE_ID ->
+            case QUIT, QUITQ, NOOP, VERSION, STAT, VERBOSITY, HELLO, SASL_LIST_MECHS, SASL_AUTH, SASL_STEP,
+                    SELECT_BUCKET, GET_CLUSTER_CONFIG, SET_COLLECTIONS_MANIFEST, GET_COLLECTIONS_MANIFEST,
+                    GET_COLLECTION_ID, GET_SCOPE_ID, GET_ERROR_MAP ->
                     throw new IllegalStateException(opcode + " is answered without the backend");
         };
     }
@@ -320,9 +356,40 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         }
         collections = granted.contains(FEATURE_COLLECTIONS);
         json = granted.contains(FEATURE_JSON);
+        xerror = granted.contains(FEATURE_XERROR);
         ByteBuffer reply = ByteBuffer.allocate(granted.size() * 2);
         granted.forEach(feature -> reply.putShort((short) (int) feature));
         return answer(BinaryResponse.value(request, BinaryResponse.EMPTY, reply.array()));
+    }
+
+    /**
+     * SASL_AUTH starts an exchange, SASL_STEP continues it; a failure leaves the connection unauthenticated (as a
+     * new exchange does until it succeeds), so that a client cannot keep a user it failed to prove.
+     */
+    private Translation<BinaryResponse> authenticate(BinaryRequest request, boolean start) {
+        String mechanism = new String(request.key(), StandardCharsets.US_ASCII);
+        user = null;
+        SaslExchange.Step step = start ? sasl.start(mechanism, request.value()) : sasl.step(mechanism, request.value());
+        if (!(step instanceof SaslExchange.Continue)) {
+            stats.authenticated(step instanceof SaslExchange.Done);
+        }
+        if (step instanceof SaslExchange.Continue more) {
+            return answer(new BinaryResponse(request.opcode(), BinaryStatus.AUTH_CONTINUE.code(), request.opaque(), 0,
+                    BinaryResponse.EMPTY, BinaryResponse.EMPTY, more.challenge()));
+        }
+        if (step instanceof SaslExchange.Done done) {
+            user = done.user();
+            return answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
+                    done.data().length > 0 ? done.data() : AUTHENTICATED));
+        }
+        if (!xerror) {
+            return error(request, BinaryStatus.AUTH_ERROR);
+        }
+        // A client that reads extended errors learns why, as a Couchbase server tells it; the reasons never say
+        // whether a user exists.
+        ObjectNode body = JSON.createObjectNode();
+        body.putObject("error").put("context", ((SaslExchange.Failed) step).why());
+        return answer(jsonError(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR, body));
     }
 
     private Translation<BinaryResponse> selectBucket(BinaryRequest request) {
@@ -331,6 +398,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             return error(request, BinaryStatus.NO_BUCKET);
         }
         bucket = named;
+        bucketSelected = true;
         return answer(BinaryResponse.success(request));
     }
 

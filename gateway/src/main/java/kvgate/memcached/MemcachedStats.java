@@ -1,5 +1,6 @@
 package kvgate.memcached;
 
+import io.micrometer.core.instrument.Counter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,8 @@ import kvgate.spi.Status;
  * route nodes keep ({@code <route>:<counter>}).
  */
 public final class MemcachedStats {
+    /** The protocol's name in the gateway's meters. */
+    public static final String PROTOCOL = "memcached";
     /** A memcached stat that counts one verb's operations ending in one status. */
     private record Counted(String name, Verb verb, Status status) {
     }
@@ -40,6 +43,9 @@ public final class MemcachedStats {
     private final Supplier<List<BackendRoute>> backends;
     private final Supplier<Settings> settings;
     private final int ioThreads;
+    /** SASL authentications that succeeded and that failed, as memcached's auth_cmds and auth_errors count. */
+    private final Counter authentications;
+    private final Counter authenticationFailures;
 
     /** Stats of a gateway with one backend, of type {@code backendType}. */
     public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
@@ -58,6 +64,16 @@ public final class MemcachedStats {
         this.backends = backends;
         this.settings = settings;
         this.ioThreads = ioThreads;
+        this.authentications = metrics.command(PROTOCOL, "sasl_auth");
+        this.authenticationFailures = metrics.command(PROTOCOL, "sasl_auth_failed");
+    }
+
+    /** Counts a SASL exchange that ended, {@code ok} or not. */
+    void authenticated(boolean ok) {
+        authentications.increment();
+        if (!ok) {
+            authenticationFailures.increment();
+        }
     }
 
     /** The named group's stats in order, or null for a group this gateway does not have. */
@@ -93,6 +109,8 @@ public final class MemcachedStats {
         stats.put("cmd_set", Long.toString(sets));
         stats.put("cmd_flush", Long.toString(metrics.count(Verb.FLUSH)));
         stats.put("cmd_touch", Long.toString(metrics.count(Verb.TOUCH)));
+        stats.put("auth_cmds", Long.toString((long) authentications.count()));
+        stats.put("auth_errors", Long.toString((long) authenticationFailures.count()));
         for (Counted counted : COUNTED) {
             stats.put(counted.name(), Long.toString(metrics.count(counted.verb(), counted.status())));
         }

@@ -37,12 +37,19 @@ public enum Opcode {
     GAT(0x1d, 4, Key.REQUIRED, Value.NONE),
     GATQ(0x1e, 4, Key.REQUIRED, Value.NONE),
     HELLO(0x1f, 0, Key.OPTIONAL, Value.PAIRS),
+    SASL_LIST_MECHS(0x20, 0, Key.NONE, Value.NONE),
+    /** The mechanism in the key, the client's first message in the value. */
+    SASL_AUTH(0x21, 0, Key.REQUIRED, Value.ANY),
+    SASL_STEP(0x22, 0, Key.REQUIRED, Value.ANY),
     SELECT_BUCKET(0x89, 0, Key.REQUIRED, Value.NONE),
+    GET_CLUSTER_CONFIG(0xb5, 0, Key.NONE, Value.NONE),
     SET_COLLECTIONS_MANIFEST(0xb9, 0, Key.NONE, Value.REQUIRED),
     GET_COLLECTIONS_MANIFEST(0xba, 0, Key.NONE, Value.NONE),
     /** The path comes in the key (older clients) or the value (newer ones), not both. */
     GET_COLLECTION_ID(0xbb, 0, Key.OPTIONAL, Value.ANY),
-    GET_SCOPE_ID(0xbc, 0, Key.OPTIONAL, Value.ANY);
+    GET_SCOPE_ID(0xbc, 0, Key.OPTIONAL, Value.ANY),
+    /** The value is the highest error map version the client reads, a 16-bit number. */
+    GET_ERROR_MAP(0xfe, 0, Key.NONE, Value.U16);
 
     /** The longest key memcached accepts. */
     public static final int MAX_KEY_LENGTH = 250;
@@ -56,7 +63,9 @@ public enum Opcode {
         ANY,
         REQUIRED,
         /** A list of 16-bit codes: an even number of bytes. */
-        PAIRS
+        PAIRS,
+        /** One 16-bit number. */
+        U16
     }
 
     private static final Opcode[] BY_CODE = new Opcode[256];
@@ -94,6 +103,17 @@ public enum Opcode {
         return switch (this) {
             case GETQ, GETKQ, GATQ, SETQ, ADDQ, REPLACEQ, DELETEQ, INCREMENTQ, DECREMENTQ, QUITQ, FLUSHQ, APPENDQ,
                     PREPENDQ -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Whether a connection that must authenticate may send this before it has: what a client needs to learn the
+     * server and to authenticate (as memcached and Couchbase servers allow), and leaving.
+     */
+    public boolean beforeAuthentication() {
+        return switch (this) {
+            case HELLO, SASL_LIST_MECHS, SASL_AUTH, SASL_STEP, GET_ERROR_MAP, VERSION, NOOP, QUIT, QUITQ -> true;
             default -> false;
         };
     }
@@ -153,6 +173,9 @@ public enum Opcode {
         }
         if (value == Value.PAIRS && valueLength % 2 != 0) {
             return name() + " takes a value of 16-bit codes";
+        }
+        if (value == Value.U16 && valueLength != 2) {
+            return name() + " takes a 16-bit value";
         }
         return null;
     }

@@ -1,6 +1,7 @@
 package kvgate.server;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -48,7 +49,9 @@ import kvgate.counter.MemoryCounterStore;
 import kvgate.memcached.BinaryFrameDecoder;
 import kvgate.memcached.BinaryResponseEncoder;
 import kvgate.memcached.BinaryTranslator;
+import kvgate.memcached.ClusterConfig;
 import kvgate.memcached.MemcachedStats;
+import kvgate.memcached.SaslUsers;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.mpdb.MpdbDatagramHandler;
 import kvgate.mpdb.MpdbNamespaces;
@@ -90,7 +93,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      */
     private static final long DRAIN_LIMIT_MILLIS = 30_000;
 
-    static final String MEMCACHED = "memcached";
+    static final String MEMCACHED = MemcachedStats.PROTOCOL;
     static final String OKUYAMA = "okuyama";
     static final String ADMIN = "admin";
     /** Admin connections held at once: operators and their scripts, not clients. */
@@ -248,12 +251,16 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         threads.threads());
                 BinaryResponseEncoder encoder = new BinaryResponseEncoder();
                 long maxFrame = gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME);
+                String pwdb = gateway.text(GatewaySettings.MEMCACHED_SASL_PWDB);
+                SaslUsers users = pwdb.isEmpty() ? null : SaslUsers.read(Path.of(pwdb));
+                int mgmtPort = gateway.intValue(GatewaySettings.MEMCACHED_MGMT_PORT);
                 memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
                         gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout,
                         new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics),
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
-                                        new BinaryTranslator(bucketManifests, clock, stats), encoder, dispatcher,
+                                        new BinaryTranslator(bucketManifests, clock, stats, users,
+                                                new ClusterConfig(localPort(pipeline), mgmtPort)), encoder, dispatcher,
                                         maxInFlight)));
                 listeners.add(memcached);
             }
@@ -431,6 +438,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     }
 
     /** A setting's text made into what it names; a refusal (IllegalArgumentException) names the key and value. */
+    /** The port a client reached: the accepted connection's own. */
+    private static int localPort(ChannelPipeline pipeline) {
+        return ((InetSocketAddress) pipeline.channel().localAddress()).getPort();
+    }
+
     private static <T> T parsed(Settings settings, String key, Function<String, T> parse)
             throws ConfigurationException {
         String text = settings.text(key);

@@ -22,8 +22,9 @@ public final class BinaryClient implements AutoCloseable {
             GETKQ = 0x0d, APPEND = 0x0e, PREPEND = 0x0f, STAT = 0x10, SETQ = 0x11, ADDQ = 0x12, REPLACEQ = 0x13,
             DELETEQ = 0x14, INCREMENTQ = 0x15, DECREMENTQ = 0x16, QUITQ = 0x17, FLUSHQ = 0x18, APPENDQ = 0x19,
             PREPENDQ = 0x1a, VERBOSITY = 0x1b, TOUCH = 0x1c, GAT = 0x1d, GATQ = 0x1e, HELLO = 0x1f,
-            SELECT_BUCKET = 0x89, SET_COLLECTIONS_MANIFEST = 0xb9, GET_COLLECTIONS_MANIFEST = 0xba,
-            GET_COLLECTION_ID = 0xbb, GET_SCOPE_ID = 0xbc;
+            SASL_LIST_MECHS = 0x20, SASL_AUTH = 0x21, SASL_STEP = 0x22, SELECT_BUCKET = 0x89,
+            GET_CLUSTER_CONFIG = 0xb5, SET_COLLECTIONS_MANIFEST = 0xb9, GET_COLLECTIONS_MANIFEST = 0xba,
+            GET_COLLECTION_ID = 0xbb, GET_SCOPE_ID = 0xbc, GET_ERROR_MAP = 0xfe;
     /** HELLO feature codes. */
     public static final int XERROR = 0x07, SELECT_BUCKET_FEATURE = 0x08, JSON = 0x0b, COLLECTIONS = 0x12;
     public static final byte[] NONE = new byte[0];
@@ -104,6 +105,11 @@ public final class BinaryClient implements AutoCloseable {
             codes[i] = granted.getShort() & 0xffff;
         }
         return codes;
+    }
+
+    /** SASL_AUTH with PLAIN ({@code NUL user NUL password}); answers the response. */
+    public Response authenticate(String user, String password) throws IOException {
+        return call(SASL_AUTH, NONE, bytes("PLAIN"), bytes("\0" + user + "\0" + password), 0);
     }
 
     /** Sets the collections manifest of the selected bucket; answers the response. */

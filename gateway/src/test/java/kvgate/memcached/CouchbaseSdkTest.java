@@ -1,0 +1,151 @@
+package kvgate.memcached;
+
+import static kvgate.testing.BinaryClient.COLLECTIONS;
+import static kvgate.testing.BinaryClient.NONE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.couchbase.client.core.env.SeedNode;
+import com.couchbase.client.core.error.CasMismatchException;
+import com.couchbase.client.core.error.CouchbaseException;
+import com.couchbase.client.core.error.DocumentExistsException;
+import com.couchbase.client.core.error.DocumentNotFoundException;
+import com.couchbase.client.java.Cluster;
+import com.couchbase.client.java.ClusterOptions;
+import com.couchbase.client.java.Collection;
+import com.couchbase.client.java.json.JsonObject;
+import com.couchbase.client.java.kv.GetResult;
+import com.couchbase.client.java.kv.IncrementOptions;
+import com.couchbase.client.java.kv.MutationResult;
+import com.couchbase.client.java.kv.ReplaceOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.BinaryClient.Response;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The unmodified Couchbase Java SDK bootstraps from the gateway as from a Couchbase server (HELLO, error map, SCRAM
+ * authentication, bucket selection, the cluster map) over the memcached port alone, then works on documents in the
+ * default collection and in a named one, which other binary clients see as the same items.
+ */
+class CouchbaseSdkTest {
+    @TempDir
+    static Path directory;
+    private static TestGateway gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path pwdb = directory.resolve("users");
+        Files.writeString(pwdb, "# who may connect\nAdministrator:password\nalice:pass:word,=x\n");
+        gateway = TestGateway.start(Map.of("memcached.sasl_pwdb", pwdb.toString()));
+        try (BinaryClient admin = new BinaryClient(gateway.port())) {
+            assertEquals(0, admin.authenticate("Administrator", "password").status());
+            assertEquals(0, admin.setManifest("{\"uid\":\"2\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
+                    + "\"collections\":[{\"name\":\"_default\",\"uid\":\"0\"}]},{\"name\":\"app\",\"uid\":\"8\","
+                    + "\"collections\":[{\"name\":\"users\",\"uid\":\"9\"}]}]}").status());
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+    }
+
+    private static Cluster connect(String user, String password) {
+        return Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()), Optional.empty())),
+                ClusterOptions.clusterOptions(user, password).environment(env -> env
+                        .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(5)))));
+    }
+
+    @Test
+    void theSdkWorksOnDocumentsOfTheDefaultCollection() throws Exception {
+        Cluster cluster = connect("Administrator", "password");
+        try {
+            Collection documents = cluster.bucket("default").defaultCollection();
+            JsonObject ada = JsonObject.create().put("name", "Ada").put("born", 1815);
+            MutationResult stored = documents.upsert("user::ada", ada);
+            GetResult read = documents.get("user::ada");
+            assertEquals(ada, read.contentAsObject());
+            assertEquals(stored.cas(), read.cas());
+            assertThrows(DocumentExistsException.class, () -> documents.insert("user::ada", ada));
+            assertThrows(CasMismatchException.class, () -> documents.replace("user::ada", ada,
+                    ReplaceOptions.replaceOptions().cas(stored.cas() + 1)));
+            JsonObject older = JsonObject.create().put("name", "Ada").put("born", 1815).put("title", "Countess");
+            MutationResult replaced = documents.replace("user::ada", older,
+                    ReplaceOptions.replaceOptions().cas(stored.cas()));
+            assertNotEquals(stored.cas(), replaced.cas());
+            assertEquals("Countess", documents.getAndTouch("user::ada", Duration.ofHours(1)).contentAsObject()
+                    .getString("title"));
+            documents.touch("user::ada", Duration.ofHours(2));
+
+            assertEquals(10, documents.binary().increment("visits",
+                    IncrementOptions.incrementOptions().initial(10)).content());
+            assertEquals(15, documents.binary().increment("visits",
+                    IncrementOptions.incrementOptions().delta(5)).content());
+            assertThrows(DocumentNotFoundException.class, () -> documents.binary().increment("no-such-counter"));
+
+            documents.remove("user::ada");
+            assertThrows(DocumentNotFoundException.class, () -> documents.get("user::ada"));
+
+            // What the SDK wrote is an ordinary item to a memcached client: the JSON and the SDK's JSON flags.
+            documents.upsert("user::bob", JsonObject.create().put("name", "Bob"));
+            try (BinaryClient plain = new BinaryClient(gateway.port())) {
+                assertEquals(0, plain.authenticate("alice", "pass:word,=x").status());
+                Response bob = plain.get("user::bob");
+                assertEquals(0, bob.status());
+                assertEquals("{\"name\":\"Bob\"}", bob.valueText());
+                assertEquals(0x02000000, bob.flags());
+            }
+        } finally {
+            cluster.disconnect();
+        }
+    }
+
+    @Test
+    void theSdkWorksOnANamedCollection() throws Exception {
+        Cluster cluster = connect("alice", "pass:word,=x");
+        try {
+            Collection users = cluster.bucket("default").scope("app").collection("users");
+            users.upsert("carol", JsonObject.create().put("name", "Carol"));
+            assertEquals("Carol", users.get("carol").contentAsObject().getString("name"));
+            assertThrows(DocumentNotFoundException.class,
+                    () -> cluster.bucket("default").defaultCollection().get("carol"));
+            try (BinaryClient plain = new BinaryClient(gateway.port())) {
+                assertEquals(0, plain.authenticate("alice", "pass:word,=x").status());
+                plain.hello(COLLECTIONS);
+                Response carol = plain.call(BinaryClient.GET, NONE, BinaryClient.collectionKey(9, "carol"), NONE, 0);
+                assertEquals(0, carol.status());
+                assertEquals("{\"name\":\"Carol\"}", carol.valueText());
+                assertEquals(0x0001, plain.call(BinaryClient.GET, NONE, BinaryClient.collectionKey(0, "carol"),
+                        NONE, 0).status());
+            }
+        } finally {
+            cluster.disconnect();
+        }
+    }
+
+    @Test
+    void aWrongPasswordGetsTheSdkNothing() {
+        Cluster cluster = Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()),
+                Optional.empty())), ClusterOptions.clusterOptions("alice", "wrong").environment(env -> env
+                        .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(2)))));
+        try {
+            Collection documents = cluster.bucket("default").defaultCollection();
+            CouchbaseException failure = assertThrows(CouchbaseException.class, () -> documents.get("anything"));
+            assertTrue(String.valueOf(failure).toLowerCase().contains("auth"), String.valueOf(failure));
+        } finally {
+            cluster.disconnect();
+        }
+    }
+}
