@@ -167,7 +167,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         Namespace namespace = document.namespace();
         byte[] key = document.key();
         return switch (opcode) {
-            case GET, GETQ, GETK, GETKQ -> forward(new Operation.Get(namespace, key), request);
+            case GET, GETQ, GETK, GETKQ, GET_META -> forward(new Operation.Get(namespace, key), request);
             case SET, SETQ -> store(request, document, StoreMode.SET);
             case ADD, ADDQ -> request.cas() != 0
                     // An add compares with nothing, so a CAS makes no sense (Couchbase refuses it too).
@@ -260,6 +260,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             case GET, GETQ, GAT, GATQ -> item(request, ((Result.Value) result).item(), BinaryResponse.EMPTY, true);
             case GETK, GETKQ -> item(request, ((Result.Value) result).item(), request.key(), true);
             case TOUCH -> item(request, ((Result.Value) result).item(), BinaryResponse.EMPTY, false);
+            case GET_META -> meta(request, ((Result.Value) result).item());
             case SET, ADD, REPLACE, APPEND, PREPEND ->
                     BinaryResponse.success(request, ((Result.Stored) result).cas(), BinaryResponse.EMPTY);
             case INCREMENT, DECREMENT -> {
@@ -296,6 +297,20 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private static BinaryResponse item(BinaryRequest request, Item item, byte[] key, boolean withValue) {
         return new BinaryResponse(request.opcode(), 0, request.opaque(), item.cas(), BinaryResponse.u32(item.flags()),
                 key, withValue ? item.value() : BinaryResponse.EMPTY);
+    }
+
+    /**
+     * GetMeta's reply: no value, extras of a deleted flag (always 0: a removed item is gone, not a tombstone), the
+     * flags, the expiry as a Unix time (0: none), a sequence number (the CAS, which grows with every change as a
+     * sequence number does) and, for version 2, the datatype (raw).
+     */
+    private static BinaryResponse meta(BinaryRequest request, Item item) {
+        boolean withDatatype = request.extras().length == 1 && request.extras()[0] == 2;
+        ByteBuffer extras = ByteBuffer.allocate(withDatatype ? 21 : 20);
+        extras.putInt(0).putInt(item.flags()).putInt(item.expiresAt() == Item.NEVER ? 0
+                : (int) Math.max(1, item.expiresAt() / 1000)).putLong(item.cas());
+        return new BinaryResponse(request.opcode(), 0, request.opaque(), item.cas(), extras.array(),
+                BinaryResponse.EMPTY, BinaryResponse.EMPTY);
     }
 
     private Translation<BinaryResponse> store(BinaryRequest request, Document document, StoreMode mode) {

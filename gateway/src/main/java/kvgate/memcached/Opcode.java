@@ -13,7 +13,7 @@ public enum Opcode {
     INCREMENT(0x05, 20, Key.REQUIRED, Value.NONE),
     DECREMENT(0x06, 20, Key.REQUIRED, Value.NONE),
     QUIT(0x07, 0, Key.NONE, Value.NONE),
-    FLUSH(0x08, -1, Key.NONE, Value.NONE),
+    FLUSH(0x08, -4, Key.NONE, Value.NONE),
     GETQ(0x09, 0, Key.REQUIRED, Value.NONE),
     NOOP(0x0a, 0, Key.NONE, Value.NONE),
     VERSION(0x0b, 0, Key.NONE, Value.NONE),
@@ -29,7 +29,7 @@ public enum Opcode {
     INCREMENTQ(0x15, 20, Key.REQUIRED, Value.NONE),
     DECREMENTQ(0x16, 20, Key.REQUIRED, Value.NONE),
     QUITQ(0x17, 0, Key.NONE, Value.NONE),
-    FLUSHQ(0x18, -1, Key.NONE, Value.NONE),
+    FLUSHQ(0x18, -4, Key.NONE, Value.NONE),
     APPENDQ(0x19, 0, Key.REQUIRED, Value.ANY),
     PREPENDQ(0x1a, 0, Key.REQUIRED, Value.ANY),
     VERBOSITY(0x1b, 4, Key.NONE, Value.NONE),
@@ -42,6 +42,8 @@ public enum Opcode {
     SASL_AUTH(0x21, 0, Key.REQUIRED, Value.ANY),
     SASL_STEP(0x22, 0, Key.REQUIRED, Value.ANY),
     SELECT_BUCKET(0x89, 0, Key.REQUIRED, Value.NONE),
+    /** Couchbase's metadata read; the optional extras byte is the reply's version (2 adds the datatype). */
+    GET_META(0xa0, -1, Key.REQUIRED, Value.NONE),
     GET_CLUSTER_CONFIG(0xb5, 0, Key.NONE, Value.NONE),
     SET_COLLECTIONS_MANIFEST(0xb9, 0, Key.NONE, Value.REQUIRED),
     GET_COLLECTIONS_MANIFEST(0xba, 0, Key.NONE, Value.NONE),
@@ -77,7 +79,7 @@ public enum Opcode {
     }
 
     private final int code;
-    /** The one extras length allowed, or -1 for flush's "none or 4". */
+    /** The one extras length allowed, or minus the one length allowed besides none (flush: none or 4). */
     private final int extras;
     private final Key key;
     private final Value value;
@@ -124,7 +126,8 @@ public enum Opcode {
     public boolean namesDocument() {
         return switch (this) {
             case GET, GETQ, GETK, GETKQ, SET, SETQ, ADD, ADDQ, REPLACE, REPLACEQ, DELETE, DELETEQ, INCREMENT,
-                    INCREMENTQ, DECREMENT, DECREMENTQ, APPEND, APPENDQ, PREPEND, PREPENDQ, TOUCH, GAT, GATQ -> true;
+                    INCREMENTQ, DECREMENT, DECREMENTQ, APPEND, APPENDQ, PREPEND, PREPENDQ, TOUCH, GAT, GATQ,
+                    GET_META -> true;
             default -> false;
         };
     }
@@ -146,9 +149,10 @@ public enum Opcode {
      */
     String shapeProblem(BinaryRequest request, boolean collections) {
         int extrasLength = request.extras().length;
-        boolean extrasFine = extras >= 0 ? extrasLength == extras : extrasLength == 0 || extrasLength == 4;
+        boolean extrasFine = extras >= 0 ? extrasLength == extras : extrasLength == 0 || extrasLength == -extras;
         if (!extrasFine) {
-            return name() + " takes " + (extras >= 0 ? extras : "0 or 4") + " bytes of extras, not " + extrasLength;
+            return name() + " takes " + (extras >= 0 ? extras : "0 or " + -extras) + " bytes of extras, not "
+                    + extrasLength;
         }
         int keyLength = request.key().length;
         if (key == Key.REQUIRED && keyLength == 0) {

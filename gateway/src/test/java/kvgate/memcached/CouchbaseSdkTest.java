@@ -2,7 +2,9 @@ package kvgate.memcached;
 
 import static kvgate.testing.BinaryClient.COLLECTIONS;
 import static kvgate.testing.BinaryClient.NONE;
+import static kvgate.testing.BinaryClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +22,7 @@ import com.couchbase.client.java.kv.GetResult;
 import com.couchbase.client.java.kv.IncrementOptions;
 import com.couchbase.client.java.kv.MutationResult;
 import com.couchbase.client.java.kv.ReplaceOptions;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * default collection and in a named one, which other binary clients see as the same items.
  */
 class CouchbaseSdkTest {
+    private static final int GET_META = 0xa0;
     @TempDir
     static Path directory;
     private static TestGateway gateway;
@@ -95,8 +99,10 @@ class CouchbaseSdkTest {
                     IncrementOptions.incrementOptions().delta(5)).content());
             assertThrows(DocumentNotFoundException.class, () -> documents.binary().increment("no-such-counter"));
 
+            assertTrue(documents.exists("user::ada").exists());
             documents.remove("user::ada");
             assertThrows(DocumentNotFoundException.class, () -> documents.get("user::ada"));
+            assertFalse(documents.exists("user::ada").exists());
 
             // What the SDK wrote is an ordinary item to a memcached client: the JSON and the SDK's JSON flags.
             documents.upsert("user::bob", JsonObject.create().put("name", "Bob"));
@@ -106,6 +112,22 @@ class CouchbaseSdkTest {
                 assertEquals(0, bob.status());
                 assertEquals("{\"name\":\"Bob\"}", bob.valueText());
                 assertEquals(0x02000000, bob.flags());
+                // GetMeta, as exists() sends it (version 2: the datatype too): deleted, flags, expiry, sequence.
+                long expiresAt = System.currentTimeMillis() / 1000 + 3600;
+                assertEquals(0, plain.call(BinaryClient.SET, BinaryClient.storeExtras(7, (int) expiresAt),
+                        bytes("meta"), bytes("m"), 0).status());
+                Response meta = plain.call(GET_META, new byte[] {2}, bytes("meta"), NONE, 0);
+                assertEquals(0, meta.status());
+                ByteBuffer extras = ByteBuffer.wrap(meta.extras());
+                assertEquals(21, extras.remaining());
+                assertEquals(0, extras.getInt(0));
+                assertEquals(7, extras.getInt(4));
+                assertEquals(expiresAt, extras.getInt(8));
+                assertEquals(meta.cas(), extras.getLong(12));
+                assertEquals(0, meta.value().length);
+                assertEquals(20, plain.call(GET_META, NONE, bytes("meta"), NONE, 0).extras().length);
+                assertEquals(0x0001, plain.call(GET_META, NONE, bytes("no-such"), NONE, 0).status());
+                assertEquals(0x0004, plain.call(GET_META, new byte[2], bytes("meta"), NONE, 0).status());
             }
         } finally {
             cluster.disconnect();

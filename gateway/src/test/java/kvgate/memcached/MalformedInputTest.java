@@ -150,7 +150,7 @@ class MalformedInputTest {
     @Test
     void unknownOpcodesAreUnknownCommands() throws Exception {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
-            for (int opcode : new int[] {0x23, 0x40, 0x88, 0xa0, 0xbd, 0xfd, 0xff}) {
+            for (int opcode : new int[] {0x23, 0x40, 0x88, 0xa1, 0xbd, 0xfd, 0xff}) {
                 Response r = c.call(opcode, NONE, NONE, NONE, 0);
                 assertEquals(0x0081, r.status(), "opcode " + opcode);
                 assertEquals(opcode, r.opcode());
