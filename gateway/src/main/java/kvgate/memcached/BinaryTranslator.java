@@ -54,7 +54,10 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /** The longest logical key in a collection other than the default one: 251 bytes less a 5-byte id. */
     private static final int MAX_COLLECTION_KEY = Opcode.MAX_COLLECTION_KEY_LENGTH - Leb128.MAX_LENGTH;
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** The newest error map version served: 2 adds retry advice to 1, which this map gives none of. */
+    /**
+     * The newest error map version served (an older one is served as asked, and 0 as 1): 2 adds retry advice to 1,
+     * which this map gives none of.
+     */
     private static final int ERROR_MAP_VERSION = 2;
     /** memcached's answer to a successful PLAIN authentication. */
     private static final byte[] AUTHENTICATED = "Authenticated".getBytes(StandardCharsets.US_ASCII);
@@ -80,9 +83,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /** The users of the password file; null when none is configured and no request needs authentication. */
     private final SaslUsers users;
     private final SaslExchange sasl;
+    private final ClusterConfig cluster;
     /** The user the connection authenticated as; null before (or after a failed attempt). */
     private String user;
-    private final ClusterConfig cluster;
     /** Whether the client selected a bucket, rather than using the default one without asking. */
     private boolean bucketSelected;
     private boolean collections;
@@ -149,7 +152,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                     SaslExchange.mechanisms(users).getBytes(StandardCharsets.US_ASCII)));
             case SASL_AUTH, SASL_STEP -> authenticate(request, opcode == Opcode.SASL_AUTH);
             case GET_ERROR_MAP -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
-                    BinaryStatus.errorMap(Math.min(ERROR_MAP_VERSION, ByteBuffer.wrap(request.value()).getShort()))));
+                    BinaryStatus.errorMap(Math.max(1, Math.min(ERROR_MAP_VERSION,
+                            ByteBuffer.wrap(request.value()).getShort() & 0xffff)))));
             case SELECT_BUCKET -> selectBucket(request);
             // A client that selected no bucket asks for the cluster's map, which has no buckets: as a Couchbase
             // server without one, "no bucket" (the client then stops asking on that connection).
@@ -308,7 +312,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         boolean withDatatype = request.extras().length == 1 && request.extras()[0] == 2;
         ByteBuffer extras = ByteBuffer.allocate(withDatatype ? 21 : 20);
         extras.putInt(0).putInt(item.flags()).putInt(item.expiresAt() == Item.NEVER ? 0
-                : (int) Math.max(1, item.expiresAt() / 1000)).putLong(item.cas());
+                : (int) (item.expiresAt() / 1000)).putLong(item.cas());
         return new BinaryResponse(request.opcode(), 0, request.opaque(), item.cas(), extras.array(),
                 BinaryResponse.EMPTY, BinaryResponse.EMPTY);
     }

@@ -177,13 +177,15 @@ class SaslAuthenticationTest {
     }
 
     @Test
-    void theErrorMapAnswersTheVersionAskedForUpToTwo() throws Exception {
+    void theErrorMapAnswersTheVersionAskedForFromOneToTwo() throws Exception {
         try (BinaryClient client = new BinaryClient(gateway.port())) {
-            for (int asked : new int[] {1, 2, 7}) {
-                Response reply = client.call(GET_ERROR_MAP, NONE, NONE, new byte[] {0, (byte) asked}, 0);
+            int[][] askedAndServed = {{0, 1}, {1, 1}, {2, 2}, {7, 2}, {0xffff, 2}};
+            for (int[] versions : askedAndServed) {
+                Response reply = client.call(GET_ERROR_MAP, NONE, NONE,
+                        new byte[] {(byte) (versions[0] >> 8), (byte) versions[0]}, 0);
                 assertEquals(0, reply.status());
                 JsonNode map = JSON.readTree(reply.value());
-                assertEquals(Math.min(asked, 2), map.get("version").asInt());
+                assertEquals(versions[1], map.get("version").asInt(), "asked for " + versions[0]);
                 JsonNode unknownCollection = map.get("errors").get("88");
                 assertEquals("UNKNOWN_COLLECTION", unknownCollection.get("name").asText());
                 assertEquals("fetch-config", unknownCollection.get("attrs").get(0).asText());
