@@ -120,7 +120,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (opcode == null) {
             return error(request, BinaryStatus.UNKNOWN_COMMAND);
         }
-        if (users != null && user == null && !opcode.beforeAuthentication()) {
+        if (!authenticated() && !opcode.beforeAuthentication()) {
             return error(request, BinaryStatus.AUTH_ERROR);
         }
         boolean dataTypeFine = request.dataType() == 0
@@ -330,8 +330,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         Opcode opcode = Opcode.of(frame.opcode());
         boolean set = opcode == Opcode.SET || opcode == Opcode.SETQ;
         int maxKeyLength = collections ? Opcode.MAX_COLLECTION_KEY_LENGTH : Opcode.MAX_KEY_LENGTH;
+        // The removal below is a write: a connection that must authenticate first gets the error alone.
         if (frame.status() == BinaryStatus.TOO_LARGE && set && frame.key().length > 0
-                && frame.key().length <= maxKeyLength) {
+                && frame.key().length <= maxKeyLength && authenticated()) {
             Target target = target(frame.opcode(), frame.opaque(), frame.key());
             if (target instanceof Refused refused) {
                 // A malformed key or no bucket is refused before the value's size matters; a collection the
@@ -379,6 +380,11 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         ByteBuffer reply = ByteBuffer.allocate(granted.size() * 2);
         granted.forEach(feature -> reply.putShort((short) (int) feature));
         return answer(BinaryResponse.value(request, BinaryResponse.EMPTY, reply.array()));
+    }
+
+    /** Whether the connection may be served: it authenticated, or nothing needs it to. */
+    private boolean authenticated() {
+        return users == null || user != null;
     }
 
     /**

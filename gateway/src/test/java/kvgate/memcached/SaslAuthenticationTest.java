@@ -105,6 +105,23 @@ class SaslAuthenticationTest {
         }
     }
 
+    /** A set too large for the gateway removes the key's old value (as memcached's does), once authenticated only. */
+    @Test
+    void anOversizedSetBeforeAuthenticationRemovesNothing() throws Exception {
+        try (BinaryClient owner = new BinaryClient(gateway.port());
+             BinaryClient stranger = new BinaryClient(gateway.port())) {
+            assertEquals(0, owner.authenticate("ops", "secret").status());
+            assertEquals(0, owner.set("kept", "value", 0, 0).status());
+            Response tooLarge = stranger.call(BinaryClient.SET, BinaryClient.storeExtras(0, 0), bytes("kept"),
+                    new byte[2 * 1024 * 1024], 0);
+            assertEquals(0x03, tooLarge.status());
+            assertEquals("value", owner.get("kept").valueText());
+            assertEquals(0x03, owner.call(BinaryClient.SET, BinaryClient.storeExtras(0, 0), bytes("kept"),
+                    new byte[2 * 1024 * 1024], 0).status());
+            assertEquals(0x01, owner.get("kept").status(), "the owner's own oversized set does remove it");
+        }
+    }
+
     @Test
     void malformedExchangesFailAndTheConnectionGoesOn() throws Exception {
         try (BinaryClient client = new BinaryClient(gateway.port())) {
