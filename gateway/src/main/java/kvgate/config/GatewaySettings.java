@@ -25,6 +25,7 @@ public final class GatewaySettings {
     public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
     public static final String MEMCACHED_SASL_PWDB = "memcached.sasl_pwdb";
     public static final String MEMCACHED_MGMT_PORT = "memcached.mgmt_port";
+    public static final String MEMCACHED_ADVERTISED_PORT = "memcached.advertised_port";
     public static final String BUCKETS = "buckets";
     public static final String COLLECTIONS_MAX_SCOPES = "collections.max_scopes";
     public static final String COLLECTIONS_MAX_COLLECTIONS = "collections.max_collections";
@@ -98,6 +99,9 @@ public final class GatewaySettings {
                     "the management (HTTP) port the cluster map given to Couchbase clients names: the one their "
                             + "connection string gives for this gateway (Couchbase's 8091 unless it says otherwise); "
                             + "nothing listens there"),
+            Setting.integer(MEMCACHED_ADVERTISED_PORT, 0, 0, 65535,
+                    "the memcached port the cluster map given to Couchbase clients names, where clients reach the "
+                            + "gateway through a port mapping (0: the port the client reached)"),
             Setting.text(BUCKETS, "default",
                     "comma-separated bucket names for SelectBucket, each with its own collections manifest; "
                             + "connections use 'default' before selecting one when it is listed"),

@@ -24,15 +24,18 @@ public enum BinaryStatus {
     NOT_SUPPORTED(0x0083, "Not supported", "NOT_SUPPORTED", "support"),
     INTERNAL_ERROR(0x0084, "Internal error", "EINTERNAL", "internal"),
     BUSY(0x0085, "Busy", "EBUSY", "temp", "retry-now"),
-    TEMPORARY_FAILURE(0x0086, "Temporary failure", "ETMPFAIL", "temp", "retry-later"),
-    UNKNOWN_COLLECTION(0x0088, "Unknown collection", "UNKNOWN_COLLECTION", "fetch-config"),
+    TEMPORARY_FAILURE(0x0086, "Temporary failure", "ETMPFAIL", "temp", "retry-now"),
+    UNKNOWN_COLLECTION(0x0088, "Unknown collection", "UNKNOWN_COLLECTION", "invalid-input"),
     CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest", "CANNOT_APPLY_COLLECTIONS_MANIFEST",
             "invalid-input"),
-    UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "fetch-config");
+    UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "invalid-input");
 
     private final int code;
     private final byte[] message;
-    /** The name a Couchbase server's error map gives the code, and the attributes telling a client what to do. */
+    /**
+     * The name a Couchbase server's error map gives the code, and the attributes telling a client what to do: those
+     * a Couchbase server gives, except where this gateway differs (an internal error keeps the connection).
+     */
     private final String name;
     private final List<String> attributes;
 

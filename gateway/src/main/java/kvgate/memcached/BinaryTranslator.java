@@ -59,6 +59,11 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
      * which this map gives none of.
      */
     private static final int ERROR_MAP_VERSION = 2;
+    /**
+     * Failed authentications in a row after which a connection is closed: a client that knows its password needs
+     * one, and a guesser must reconnect for every few guesses.
+     */
+    private static final int AUTHENTICATION_ATTEMPTS = 3;
     /** memcached's answer to a successful PLAIN authentication. */
     private static final byte[] AUTHENTICATED = "Authenticated".getBytes(StandardCharsets.US_ASCII);
 
@@ -86,6 +91,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private final ClusterConfig cluster;
     /** The user the connection authenticated as; null before (or after a failed attempt). */
     private String user;
+    private int failedAuthentications;
     /** Whether the client selected a bucket, rather than using the default one without asking. */
     private boolean bucketSelected;
     private boolean collections;
@@ -171,7 +177,11 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         Namespace namespace = document.namespace();
         byte[] key = document.key();
         return switch (opcode) {
-            case GET, GETQ, GETK, GETKQ, GET_META -> forward(new Operation.Get(namespace, key), request);
+            case GET, GETQ, GETK, GETKQ -> forward(new Operation.Get(namespace, key), request);
+            // The version byte, when sent, is 1 or 2 (2 adds the datatype to the reply).
+            case GET_META -> request.extras().length == 1 && (request.extras()[0] < 1 || request.extras()[0] > 2)
+                    ? error(request, BinaryStatus.INVALID_ARGUMENTS)
+                    : forward(new Operation.Get(namespace, key), request);
             case SET, SETQ -> store(request, document, StoreMode.SET);
             case ADD, ADDQ -> request.cas() != 0
                     // An add compares with nothing, so a CAS makes no sense (Couchbase refuses it too).
@@ -404,17 +414,22 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         }
         if (step instanceof SaslExchange.Done done) {
             user = done.user();
+            failedAuthentications = 0;
             return answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
                     done.data().length > 0 ? done.data() : AUTHENTICATED));
         }
-        if (!xerror) {
-            return error(request, BinaryStatus.AUTH_ERROR);
+        BinaryResponse failure;
+        if (xerror) {
+            // A client that reads extended errors learns why, as a Couchbase server tells it; the reasons never say
+            // whether a user exists.
+            ObjectNode body = JSON.createObjectNode();
+            body.putObject("error").put("context", ((SaslExchange.Failed) step).why());
+            failure = jsonError(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR, body);
+        } else {
+            failure = BinaryResponse.error(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR);
         }
-        // A client that reads extended errors learns why, as a Couchbase server tells it; the reasons never say
-        // whether a user exists.
-        ObjectNode body = JSON.createObjectNode();
-        body.putObject("error").put("context", ((SaslExchange.Failed) step).why());
-        return answer(jsonError(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR, body));
+        return ++failedAuthentications < AUTHENTICATION_ATTEMPTS ? answer(failure)
+                : Translation.answerAndClose(failure);
     }
 
     private Translation<BinaryResponse> selectBucket(BinaryRequest request) {

@@ -166,8 +166,9 @@ final class SaslExchange {
         int nonceEnd = bare.indexOf(',', comma + 3);
         String clientNonce = bare.substring(comma + 3, nonceEnd < 0 ? bare.length() : nonceEnd);
         String authzid = gs2Header.substring(2, gs2Header.length() - 1);
-        if (user == null || user.isEmpty() || clientNonce.isEmpty()
-                || !authzid.isEmpty() && !authzid.equals("a=" + user)) {
+        boolean actsAsUser = authzid.isEmpty() || authzid.startsWith("a=") && user != null
+                && user.equals(unescape(authzid.substring(2)));
+        if (user == null || user.isEmpty() || clientNonce.isEmpty() || !actsAsUser) {
             return new Failed("SCRAM's first message names no user, another user to act as, or no nonce");
         }
         byte[] serverNonce = new byte[18];

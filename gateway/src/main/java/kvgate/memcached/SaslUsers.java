@@ -134,6 +134,8 @@ public final class SaslUsers {
             int colon = line.indexOf(':');
             if (colon <= 0) {
                 problems.add("line " + (i + 1) + " is not user:password");
+            } else if (colon == line.length() - 1) {
+                problems.add("line " + (i + 1) + " gives user " + line.substring(0, colon) + " no password");
             } else if (passwords.put(line.substring(0, colon), line.substring(colon + 1)) != null) {
                 problems.add("line " + (i + 1) + " names user " + line.substring(0, colon) + " again");
             }

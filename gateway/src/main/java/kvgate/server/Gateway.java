@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import kvgate.admin.AdminCommands;
 import kvgate.admin.AdminConnection;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.security.SecureRandom;
@@ -253,14 +255,18 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 long maxFrame = gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME);
                 String pwdb = gateway.text(GatewaySettings.MEMCACHED_SASL_PWDB);
                 SaslUsers users = pwdb.isEmpty() ? null : SaslUsers.read(Path.of(pwdb));
+                if (users != null) {
+                    warnOfOpenListeners(gateway);
+                }
                 int mgmtPort = gateway.intValue(GatewaySettings.MEMCACHED_MGMT_PORT);
+                int advertisedPort = gateway.intValue(GatewaySettings.MEMCACHED_ADVERTISED_PORT);
                 memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
                         gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout,
                         new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics),
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
                                         new BinaryTranslator(bucketManifests, clock, stats, users,
-                                                new ClusterConfig(localPort(pipeline), mgmtPort)), encoder, dispatcher,
+                                                new ClusterConfig(advertisedPort(pipeline, advertisedPort), mgmtPort)), encoder, dispatcher,
                                         maxInFlight)));
                 listeners.add(memcached);
             }
@@ -437,12 +443,46 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         return extensions;
     }
 
-    /** A setting's text made into what it names; a refusal (IllegalArgumentException) names the key and value. */
-    /** The port a client reached: the accepted connection's own. */
-    private static int localPort(ChannelPipeline pipeline) {
-        return ((InetSocketAddress) pipeline.channel().localAddress()).getPort();
+    /**
+     * The port Couchbase clients are told to use: {@code memcached.advertised_port}, or, when it is 0, the port the
+     * accepted connection reached.
+     */
+    private static int advertisedPort(ChannelPipeline pipeline, int advertised) {
+        return advertised != 0 ? advertised : ((InetSocketAddress) pipeline.channel().localAddress()).getPort();
     }
 
+    /**
+     * With a password file, warns of the listeners that serve the same stores without asking who is there: the
+     * okuyama, MPDB and counter protocols have no authentication of their own, so a password on the memcached port
+     * protects nothing they reach, unless they listen on loopback alone.
+     */
+    private static void warnOfOpenListeners(Settings gateway) {
+        List<String> open = new ArrayList<>();
+        String[][] listeners = {{GatewaySettings.OKUYAMA_ENABLE, GatewaySettings.OKUYAMA_BIND},
+                {GatewaySettings.MPDB_ENABLE, GatewaySettings.MPDB_BIND},
+                {GatewaySettings.COUNTER_ENABLE, GatewaySettings.COUNTER_BIND}};
+        for (String[] listener : listeners) {
+            String bind = gateway.text(listener[1]);
+            if (gateway.bool(listener[0]) && !loopback(bind)) {
+                open.add(listener[1] + " = " + bind);
+            }
+        }
+        if (!open.isEmpty()) {
+            LOG.warn("{} protects the memcached port only; these listeners have no authentication and are open "
+                    + "beyond this host: {}. Bind them to loopback or a trusted network, or turn them off",
+                    GatewaySettings.MEMCACHED_SASL_PWDB, open);
+        }
+    }
+
+    private static boolean loopback(String bind) {
+        try {
+            return InetAddress.getByName(bind).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /** A setting's text made into what it names; a refusal (IllegalArgumentException) names the key and value. */
     private static <T> T parsed(Settings settings, String key, Function<String, T> parse)
             throws ConfigurationException {
         String text = settings.text(key);

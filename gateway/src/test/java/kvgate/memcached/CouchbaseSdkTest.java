@@ -128,6 +128,11 @@ class CouchbaseSdkTest {
                 assertEquals(20, plain.call(GET_META, NONE, bytes("meta"), NONE, 0).extras().length);
                 assertEquals(0x0001, plain.call(GET_META, NONE, bytes("no-such"), NONE, 0).status());
                 assertEquals(0x0004, plain.call(GET_META, new byte[2], bytes("meta"), NONE, 0).status());
+                assertEquals(20, plain.call(GET_META, new byte[] {1}, bytes("meta"), NONE, 0).extras().length);
+                for (byte version : new byte[] {0, 3}) {
+                    assertEquals(0x0004, plain.call(GET_META, new byte[] {version}, bytes("meta"), NONE, 0)
+                            .status(), "version " + version);
+                }
             }
         } finally {
             cluster.disconnect();

@@ -94,7 +94,8 @@ class SaslAuthenticationTest {
             assertEquals(0, client.set("k", "v", 0, 0).status());
             assertEquals("v", client.get("k").valueText());
 
-            // A failed attempt to authenticate again leaves the connection unauthenticated, as memcached's does.
+            // A failed attempt to authenticate again leaves the connection unauthenticated (stricter than memcached,
+            // which keeps the user): what a connection may do is what its last exchange proved.
             assertEquals(AUTH_ERROR, client.authenticate("bob", "wrong").status());
             assertEquals(AUTH_ERROR, client.get("k").status());
             assertEquals(0, client.authenticate("bob", "b0b").status());
@@ -138,10 +139,9 @@ class SaslAuthenticationTest {
                     {"SCRAM-SHA256", "n,,n=o=ps,r=abc"},           // a bad escape in the name
             };
             for (String[] attempt : bad) {
-                assertEquals(AUTH_ERROR, sasl(client, SASL_AUTH, attempt[0], attempt[1]).status(),
-                        attempt[0] + " " + attempt[1]);
+                failsAndGoesOn(client, sasl(client, SASL_AUTH, attempt[0], attempt[1]), attempt[0] + " " + attempt[1]);
             }
-            assertEquals(AUTH_ERROR, sasl(client, SASL_STEP, "SCRAM-SHA256", "c=biws,r=abc,p=AAAA").status(),
+            failsAndGoesOn(client, sasl(client, SASL_STEP, "SCRAM-SHA256", "c=biws,r=abc,p=AAAA"),
                     "a step with no exchange under way");
             Response first = sasl(client, SASL_AUTH, "SCRAM-SHA256", "n,,n=ops,r=clientnonce");
             assertEquals(AUTH_CONTINUE, first.status());
@@ -151,18 +151,32 @@ class SaslAuthenticationTest {
             assertEquals(AUTH_ERROR, sasl(client, SASL_STEP, "SCRAM-SHA512", "c=biws,r=" + nonce + ",p=AAAA")
                     .status(), "a step of another mechanism");
             // That ended the exchange: the right mechanism's step now finds none under way.
-            assertEquals(AUTH_ERROR, sasl(client, SASL_STEP, "SCRAM-SHA256",
-                    "c=biws,r=" + nonce + ",p=AAAA").status());
+            failsAndGoesOn(client, sasl(client, SASL_STEP, "SCRAM-SHA256", "c=biws,r=" + nonce + ",p=AAAA"),
+                    "a step after the exchange ended");
             // Each bad final message ends an exchange of its own: {nonce} stands for that exchange's nonce.
             for (String finalMessage : new String[] {"c=biws,r={nonce}", "c=biws,r=othernonce,p=AAAA",
                     "c=eSws,r={nonce},p=AAAA", "c=biws,r={nonce},p=!!!", "c=biws,r={nonce},p=" + "A".repeat(44)}) {
                 Response started = sasl(client, SASL_AUTH, "SCRAM-SHA256", "n,,n=ops,r=cn");
                 assertEquals(AUTH_CONTINUE, started.status());
                 String exchangeNonce = started.valueText().substring(2, started.valueText().indexOf(','));
-                assertEquals(AUTH_ERROR, sasl(client, SASL_STEP, "SCRAM-SHA256",
-                        finalMessage.replace("{nonce}", exchangeNonce)).status(), finalMessage);
+                failsAndGoesOn(client, sasl(client, SASL_STEP, "SCRAM-SHA256",
+                        finalMessage.replace("{nonce}", exchangeNonce)), finalMessage);
             }
-            assertEquals(AUTH_ERROR, client.get("k").status(), "never authenticated");
+            assertEquals(AUTH_CONTINUE, sasl(client, SASL_AUTH, "SCRAM-SHA1", "n,a=o=2Cps,n=o=2Cps,r=x").status(),
+                    "an authzid naming the user, escaped as the name is");
+        }
+    }
+
+    /** {@code failure} is an authentication error, and the connection still authenticates (which resets the count). */
+    private static void failsAndGoesOn(BinaryClient client, Response failure, String why) throws Exception {
+        assertEquals(AUTH_ERROR, failure.status(), why);
+        assertEquals(AUTH_ERROR, client.get("k").status(), why);
+        assertEquals(0, client.authenticate("ops", "secret").status(), why);
+    }
+
+    @Test
+    void theThirdFailureInARowClosesTheConnection() throws Exception {
+        try (BinaryClient client = new BinaryClient(gateway.port(), 2000)) {
             // With XError granted, a failure says why in Couchbase's JSON form; the reason never tells whether the
             // user exists.
             client.hello(BinaryClient.XERROR);
@@ -172,9 +186,18 @@ class SaslAuthenticationTest {
             assertEquals("wrong user or password", JSON.readTree(unknownUser.value()).get("error").get("context")
                     .asText());
             assertEquals(unknownUser.valueText(), wrongPassword.valueText());
+            Response third = sasl(client, SASL_AUTH, "SCRAM-SHA1", "n,,r=abc");
             assertEquals("{\"error\":{\"context\":\"SCRAM's first message must name the user (n=)\"}}",
-                    sasl(client, SASL_AUTH, "SCRAM-SHA1", "n,,r=abc").valueText());
-            assertEquals(0, client.authenticate("ops", "secret").status(), "the connection is usable throughout");
+                    third.valueText());
+            assertTrue(client.closedByServer(), "a guesser must reconnect");
+        }
+        try (BinaryClient client = new BinaryClient(gateway.port())) {
+            assertEquals(AUTH_ERROR, client.authenticate("ops", "guess").status());
+            assertEquals(AUTH_ERROR, client.authenticate("ops", "guess").status());
+            assertEquals(0, client.authenticate("ops", "secret").status(), "a success resets the count");
+            assertEquals(AUTH_ERROR, client.authenticate("ops", "guess").status());
+            assertEquals(AUTH_ERROR, client.authenticate("ops", "guess").status());
+            assertEquals(0, client.authenticate("ops", "secret").status());
         }
     }
 
@@ -205,7 +228,7 @@ class SaslAuthenticationTest {
                 assertEquals(versions[1], map.get("version").asInt(), "asked for " + versions[0]);
                 JsonNode unknownCollection = map.get("errors").get("88");
                 assertEquals("UNKNOWN_COLLECTION", unknownCollection.get("name").asText());
-                assertEquals("fetch-config", unknownCollection.get("attrs").get(0).asText());
+                assertEquals("invalid-input", unknownCollection.get("attrs").get(0).asText());
                 assertEquals("temp", map.get("errors").get("86").get("attrs").get(0).asText());
                 assertEquals("auth", map.get("errors").get("20").get("attrs").get(0).asText());
             }
@@ -239,6 +262,19 @@ class SaslAuthenticationTest {
 
     /** spymemcached's usual descriptor tries CRAM-MD5 first; the other asks for PLAIN alone. */
     @Test
+    void behindAPortMappingTheClusterMapNamesTheAdvertisedPort() throws Exception {
+        try (TestGateway mapped = TestGateway.start(Map.of("memcached.advertised_port", "21210",
+                "memcached.mgmt_port", "18091"));
+             BinaryClient client = new BinaryClient(mapped.port())) {
+            assertEquals(0, client.call(SELECT_BUCKET, NONE, bytes("default"), NONE, 0).status());
+            JsonNode map = JSON.readTree(client.call(GET_CLUSTER_CONFIG, NONE, NONE, NONE, 0).value());
+            assertEquals(21210, map.get("nodesExt").get(0).get("services").get("kv").asInt());
+            assertEquals(18091, map.get("nodesExt").get(0).get("services").get("mgmt").asInt());
+            assertEquals("$HOST:21210", map.get("vBucketServerMap").get("serverList").get(0).asText());
+        }
+    }
+
+    @Test
     void aRealClientAuthenticatesWithCramMd5AndWithPlain() throws Exception {
         AuthDescriptor[] descriptors = {AuthDescriptor.typical("bob", "b0b"),
                 new AuthDescriptor(new String[] {"PLAIN"}, new PlainCallbackHandler("bob", "b0b"))};
@@ -266,9 +302,8 @@ class SaslAuthenticationTest {
                 Response challenge = sasl(client, SASL_AUTH, "CRAM-MD5", "");
                 assertEquals(AUTH_CONTINUE, challenge.status());
                 assertTrue(challenge.valueText().matches("<[A-Za-z0-9+/=]+@kvgate>"), challenge.valueText());
-                assertEquals(AUTH_ERROR, sasl(client, SASL_STEP, "CRAM-MD5", response).status(), response);
+                failsAndGoesOn(client, sasl(client, SASL_STEP, "CRAM-MD5", response), response);
             }
-            assertEquals(AUTH_ERROR, client.get("k").status());
         }
     }
 
@@ -304,7 +339,9 @@ class SaslAuthenticationTest {
         Files.writeString(twice, "ops:a\nops:b\n");
         Path empty = directory.resolve("empty");
         Files.writeString(empty, "# nobody\n");
-        for (Path file : List.of(missing, noColon, twice, empty)) {
+        Path noPassword = directory.resolve("no-password");
+        Files.writeString(noPassword, "ops:secret\nbob:\n");
+        for (Path file : List.of(missing, noColon, twice, empty, noPassword)) {
             String message = assertThrows(ConfigurationException.class,
                     () -> TestGateway.start(Map.of("memcached.sasl_pwdb", file.toString()))).getMessage();
             assertTrue(message.startsWith("memcached.sasl_pwdb = " + file), message);
