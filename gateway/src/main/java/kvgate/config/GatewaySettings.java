@@ -56,6 +56,9 @@ public final class GatewaySettings {
     public static final String ADMIN_ENABLE = "admin.enable";
     public static final String ADMIN_BIND = "admin.bind";
     public static final String ADMIN_PORT = "admin.port";
+    public static final String METRICS_ENABLE = "metrics.enable";
+    public static final String METRICS_BIND = "metrics.bind";
+    public static final String METRICS_PORT = "metrics.port";
     /** {@link #COUNTER_STORE} value for the built-in store: in this process's memory, not persisted. */
     public static final String MEMORY_COUNTER_STORE = "memory";
 
@@ -167,7 +170,10 @@ public final class GatewaySettings {
             Setting.bool(ADMIN_ENABLE, false, "serve the admin port (explain, reload, routes, stats)"),
             Setting.text(ADMIN_BIND, "127.0.0.1", "address of the admin listener; anyone who reaches it can reload "
                     + "the configuration, so keep it on loopback or a management network"),
-            Setting.integer(ADMIN_PORT, 11299, 0, 65535, "admin port (0: any free port)"));
+            Setting.integer(ADMIN_PORT, 11299, 0, 65535, "admin port (0: any free port)"),
+            Setting.bool(METRICS_ENABLE, false, "serve the meters over HTTP for Prometheus to scrape (GET /metrics)"),
+            Setting.text(METRICS_BIND, "127.0.0.1", "address of the metrics listener"),
+            Setting.integer(METRICS_PORT, 11298, 0, 65535, "metrics port (0: any free port)"));
 
     private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
 

@@ -6,11 +6,19 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
@@ -39,8 +47,11 @@ import kvgate.spi.Status;
  *       {@link kvgate.spi.RouteContext.Counters})</li>
  * </ul>
  */
-public final class GatewayMetrics {
+public final class GatewayMetrics implements AutoCloseable {
     private final MeterRegistry registry;
+    /** The JVM's collections, watched for the meters until {@link #close}; null without the JVM's meters. */
+    private final JvmGcMetrics collections;
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final Counter[][] operations = new Counter[Verb.values().length][Status.values().length];
     private final Map<String, Connections> connections = new ConcurrentHashMap<>();
     private final long startedAtMillis = System.currentTimeMillis();
@@ -52,11 +63,33 @@ public final class GatewayMetrics {
     }
 
     public GatewayMetrics() {
-        this(new SimpleMeterRegistry());
+        this(new SimpleMeterRegistry(), false);
     }
 
     public GatewayMetrics(MeterRegistry registry) {
+        this(registry, false);
+    }
+
+    /**
+     * The gateway's meters in a registry Prometheus can scrape ({@link #prometheus}), with the JVM's and the
+     * process's own beside them (memory, collections, threads, CPU, uptime), as an operator expects of a server.
+     */
+    public static GatewayMetrics forPrometheus() {
+        return new GatewayMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), true);
+    }
+
+    private GatewayMetrics(MeterRegistry registry, boolean jvm) {
         this.registry = registry;
+        if (jvm) {
+            new JvmMemoryMetrics().bindTo(registry);
+            new JvmThreadMetrics().bindTo(registry);
+            new ProcessorMetrics().bindTo(registry);
+            new UptimeMetrics().bindTo(registry);
+            collections = new JvmGcMetrics();
+            collections.bindTo(registry);
+        } else {
+            collections = null;
+        }
         for (Verb verb : Verb.values()) {
             for (Status status : Status.values()) {
                 operations[verb.ordinal()][status.ordinal()] = Counter.builder("kvgate.operations")
@@ -214,6 +247,19 @@ public final class GatewayMetrics {
                     ? Long.toString((long) value) : Double.toString(value));
         }
         return values;
+    }
+
+    /** The registry to scrape, or null when the meters are not kept for Prometheus. */
+    public PrometheusMeterRegistry prometheus() {
+        return registry instanceof PrometheusMeterRegistry prometheus ? prometheus : null;
+    }
+
+    /** Stops watching the JVM's collections; once, however often it is called. */
+    @Override
+    public void close() {
+        if (collections != null && closed.compareAndSet(false, true)) {
+            collections.close();
+        }
     }
 
     /** Every route counter's value by {@code <route>:<counter>}, sorted. */

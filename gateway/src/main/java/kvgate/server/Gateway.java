@@ -1,16 +1,20 @@
 package kvgate.server;
 
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.string.StringDecoder;
 import io.netty.handler.codec.string.StringEncoder;
 import java.nio.charset.StandardCharsets;
 import kvgate.admin.AdminCommands;
 import kvgate.admin.AdminConnection;
+import kvgate.admin.PrometheusEndpoint;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -98,6 +102,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     static final String MEMCACHED = MemcachedStats.PROTOCOL;
     static final String OKUYAMA = "okuyama";
     static final String ADMIN = "admin";
+    static final String METRICS = "metrics";
+    /** A scraper's connection idle this long is closed: Prometheus scrapes every few seconds, or reconnects. */
+    private static final int METRICS_IDLE_SECONDS = 300;
+    /** A scrape is a GET of one path: nothing longer is needed. */
+    private static final int METRICS_MAX_REQUEST = 8192;
     /** Admin connections held at once: operators and their scripts, not clients. */
     private static final int ADMIN_CONNECTIONS = 64;
     private static final int ADMIN_MAX_LINE = 4096;
@@ -124,6 +133,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     /** Runs admin commands, one at a time, off the network threads (a reload opens backends). */
     private final ExecutorService adminThread;
     private Channel admin;
+    private Channel metricsListener;
 
     /**
      * What a reload needs of the start: where the configuration comes from, the settings in force (to tell what
@@ -206,6 +216,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         Backend counters = null;
         NetworkThreads threads = null;
         BucketManifests manifests = null;
+        GatewayMetrics metrics = null;
         try {
             String type = gateway.text(GatewaySettings.BACKEND);
             Map<String, RouteFactory> nodeTypes = RouteTree.nodeTypes(extensions(plugins.routes()));
@@ -217,7 +228,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
             EventLoopGroup workers = threads.workers();
             String directoryScope = gateway.text(GatewaySettings.SCAN_DIRECTORY);
-            GatewayMetrics metrics = new GatewayMetrics();
+            metrics = GatewayMetrics.forPrometheus();
             RouteTree.Opener opener = instance -> {
                 boolean legacy = instance.name().equals(RouteTree.DEFAULT_BACKEND);
                 // The single backend keeps its type as its name, as before there were several.
@@ -266,8 +277,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
                                         new BinaryTranslator(bucketManifests, clock, stats, users,
-                                                new ClusterConfig(advertisedPort(pipeline, advertisedPort), mgmtPort)), encoder, dispatcher,
-                                        maxInFlight)));
+                                                new ClusterConfig(advertisedPort(pipeline, advertisedPort), mgmtPort)),
+                                        encoder, dispatcher, maxInFlight)));
                 listeners.add(memcached);
             }
             Channel counter = null;
@@ -348,6 +359,24 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 listeners.add(started.admin);
                 LOG.info("admin port on {}", started.admin.localAddress());
             }
+            if (gateway.bool(GatewaySettings.METRICS_ENABLE)) {
+                PrometheusMeterRegistry prometheus = metrics.prometheus();
+                try {
+                    started.metricsListener = Listener.bind(threads, METRICS,
+                            gateway.text(GatewaySettings.METRICS_BIND), gateway.intValue(GatewaySettings.METRICS_PORT),
+                            METRICS_IDLE_SECONDS,
+                            new ConnectionGuard(METRICS, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
+                            pipeline -> pipeline.addLast(new HttpServerCodec())
+                                    .addLast(new HttpObjectAggregator(METRICS_MAX_REQUEST))
+                                    .addLast(new PrometheusEndpoint(prometheus, started.adminThread)));
+                } catch (StartupException e) {
+                    started.close();
+                    throw e;
+                }
+                listeners.add(started.metricsListener);
+                LOG.info("metrics for Prometheus on http://{}{}", started.metricsListener.localAddress(),
+                        PrometheusEndpoint.PATH);
+            }
             return started;
         } catch (ConfigurationException | StartupException | RuntimeException e) {
             if (manifests != null) {
@@ -358,6 +387,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             }
             closeAll(routes.get(), counters);
             plugins.close();
+            if (metrics != null) {
+                metrics.close();
+            }
             throw e;
         }
     }
@@ -611,6 +643,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         return port(admin, GatewaySettings.ADMIN_ENABLE);
     }
 
+    /** The port the metrics listener is bound to. */
+    public int metricsPort() {
+        return port(metricsListener, GatewaySettings.METRICS_ENABLE);
+    }
+
     /**
      * Reads the configuration again and puts its route tree in force: backend instances whose type and settings are
      * unchanged are kept with their connections, new or changed ones are opened, and the tree replaced is closed
@@ -752,6 +789,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             closeAll(inForce, counters);
         }
         plugins.close();
+        metrics.close();
         LOG.info("kvgate stopped");
     }
 

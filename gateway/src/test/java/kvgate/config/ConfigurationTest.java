@@ -35,9 +35,10 @@ class ConfigurationTest {
             if (setting.key().equals(GatewaySettings.COUNTER_ENABLE)
                     || setting.key().equals(GatewaySettings.OKUYAMA_ENABLE)
                     || setting.key().equals(GatewaySettings.MPDB_ENABLE)
-                    || setting.key().equals(GatewaySettings.ADMIN_ENABLE)) {
-                // Off by default (the counter extension's document says so; an embedded gateway opens no admin port
-                // unasked); the shipped configuration turns them on.
+                    || setting.key().equals(GatewaySettings.ADMIN_ENABLE)
+                    || setting.key().equals(GatewaySettings.METRICS_ENABLE)) {
+                // Off by default (the counter extension's document says so; an embedded gateway opens no admin or
+                // metrics port unasked); the shipped configuration turns them on.
                 assertEquals("true", settings.text(setting.key()));
                 continue;
             }

@@ -1,0 +1,128 @@
+package kvgate.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The metrics port over real HTTP: what Prometheus scrapes, and what any other request gets. */
+class PrometheusEndpointTest {
+    private static TestGateway gateway;
+    private static HttpClient http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        gateway = TestGateway.start(Map.of("metrics.enable", "true", "metrics.port", "0"));
+        http = HttpClient.newHttpClient();
+    }
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+    }
+
+    private static URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + gateway.gateway().metricsPort() + path);
+    }
+
+    private static HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The value of the sample {@code name{labels}} in a scrape, or -1 when it is not there. */
+    private static double sample(String scrape, String nameAndLabels) {
+        Matcher matcher = Pattern.compile("^" + Pattern.quote(nameAndLabels) + " (\\S+)$", Pattern.MULTILINE)
+                .matcher(scrape);
+        return matcher.find() ? Double.parseDouble(matcher.group(1)) : -1;
+    }
+
+    @Test
+    void aScrapeCountsTheClientsOperationsBesideTheJvmsFigures() throws Exception {
+        String setsOk = "kvgate_operations_total{status=\"ok\",verb=\"set\"}";
+        double before = sample(get("/metrics").body(), setsOk);
+        try (BinaryClient client = new BinaryClient(gateway.port())) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(0, client.set("m" + i, "v", 0, 0).status());
+            }
+        }
+        HttpResponse<String> scrape = get("/metrics");
+        assertEquals(200, scrape.statusCode());
+        assertEquals("text/plain; version=0.0.4; charset=utf-8",
+                scrape.headers().firstValue("content-type").orElse(""));
+        assertEquals(before + 3, sample(scrape.body(), setsOk), 0.0, scrape.body());
+        assertTrue(sample(scrape.body(), "kvgate_connections_total{protocol=\"memcached\"}") >= 1);
+        assertTrue(scrape.body().contains("# TYPE jvm_memory_used_bytes gauge"), "the JVM's own figures");
+        assertTrue(scrape.body().contains("process_uptime_seconds"), "the process's own figures");
+    }
+
+    @Test
+    void otherPathsAndMethodsAreRefused() throws Exception {
+        HttpResponse<String> missing = get("/");
+        assertEquals(404, missing.statusCode());
+        assertTrue(missing.body().contains("/metrics"));
+        HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri("/metrics"))
+                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, post.statusCode());
+        assertEquals("GET, HEAD", post.headers().firstValue("allow").orElse(""));
+        HttpResponse<String> head = http.send(HttpRequest.newBuilder(uri("/metrics"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, head.statusCode());
+        assertEquals("", head.body());
+        assertTrue(Long.parseLong(head.headers().firstValue("content-length").orElse("0")) > 1000,
+                "a HEAD says how long the scrape is");
+        assertEquals(200, get("/metrics?name[]=x").statusCode(), "a query does not change the path");
+    }
+
+    @Test
+    void aScraperKeepsItsConnectionAndGarbageGetsBadRequest() throws Exception {
+        int port = gateway.gateway().metricsPort();
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            for (int i = 0; i < 2; i++) {
+                out.write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                String head = readHead(in);
+                assertTrue(head.startsWith("HTTP/1.1 200 OK"), head);
+                Matcher length = Pattern.compile("content-length: (\\d+)", Pattern.CASE_INSENSITIVE).matcher(head);
+                assertTrue(length.find(), head);
+                assertEquals(Integer.parseInt(length.group(1)), in.readNBytes(Integer.parseInt(length.group(1)))
+                        .length);
+            }
+        }
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.getOutputStream().write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.setSoTimeout(5000);
+            String head = readHead(socket.getInputStream());
+            assertTrue(head.startsWith("HTTP/1.1 400"), head);
+        }
+    }
+
+    /** The status line and headers of a response, up to the empty line. */
+    private static String readHead(InputStream in) throws Exception {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+}
