@@ -374,7 +374,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                     throw e;
                 }
                 listeners.add(started.metricsListener);
-                LOG.info("metrics for Prometheus on http://{}{}", started.metricsListener.localAddress(),
+                InetSocketAddress scraped = (InetSocketAddress) started.metricsListener.localAddress();
+                LOG.info("metrics for Prometheus on http://{}:{}{}", scraped.getHostString(), scraped.getPort(),
                         PrometheusEndpoint.PATH);
             }
             return started;
