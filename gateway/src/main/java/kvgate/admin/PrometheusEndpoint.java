@@ -17,13 +17,20 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import kvgate.dispatch.BackendRoute;
 
 /**
  * Serves the gateway's meters for Prometheus to scrape: {@code GET /metrics} answers them in Prometheus's text
- * format (what {@code stats} on the admin port lists, with JVM and process figures besides); {@code HEAD} the same
- * without the body. Any other path is 404, any other method 405. The meters are read on the admin thread, not on
+ * format (what {@code stats} on the admin port lists, with JVM and process figures besides), then the numeric
+ * figures of the backend instances in force, each stat as {@code kvgate_backend_<stat>{instance="<name>"}}, read
+ * at the scrape as the instances of a reloaded tree change; {@code HEAD} the same without the body. Any other path is 404, any other method 405. The meters are read on the admin thread, not on
  * the network thread that serves clients' connections too.
  */
 public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -31,13 +38,44 @@ public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHt
     public static final String PATH = "/metrics";
     private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
+    private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
+
     private final PrometheusMeterRegistry registry;
+    private final Supplier<List<BackendRoute>> backends;
     private final Executor reader;
 
-    /** @param reader where the meters are read, off the network threads */
-    public PrometheusEndpoint(PrometheusMeterRegistry registry, Executor reader) {
+    /**
+     * @param backends the backend instances of the tree in force
+     * @param reader where the meters are read, off the network threads
+     */
+    public PrometheusEndpoint(PrometheusMeterRegistry registry, Supplier<List<BackendRoute>> backends,
+                              Executor reader) {
         this.registry = registry;
+        this.backends = backends;
         this.reader = reader;
+    }
+
+    /** The scrape: the registry's meters, then the backend instances' figures, a family per stat. */
+    private String scrape() {
+        Map<String, StringBuilder> families = new TreeMap<>();
+        for (BackendRoute instance : backends.get()) {
+            instance.backend().stats().forEach((stat, value) -> {
+                if (NUMBER.matcher(value).matches()) {
+                    String family = "kvgate_backend_" + stat.replaceAll("[^a-zA-Z0-9_]", "_");
+                    families.computeIfAbsent(family, name -> new StringBuilder("# TYPE " + name + " untyped\n"))
+                            .append(family).append("{instance=\"").append(escape(instance.name())).append("\"} ")
+                            .append(value).append('\n');
+                }
+            });
+        }
+        StringBuilder text = new StringBuilder(registry.scrape());
+        families.values().forEach(text::append);
+        return text.toString();
+    }
+
+    /** A label value as Prometheus's text format writes it. */
+    private static String escape(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     @Override
@@ -59,7 +97,7 @@ public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHt
         boolean head = method.equals(HttpMethod.HEAD);
         try {
             reader.execute(() -> {
-                String scraped = registry.scrape();
+                String scraped = scrape();
                 ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.OK, scraped, keepAlive, head));
             });
         } catch (RejectedExecutionException e) {

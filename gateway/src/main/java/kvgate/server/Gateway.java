@@ -368,7 +368,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                             new ConnectionGuard(METRICS, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
                             pipeline -> pipeline.addLast(new HttpServerCodec())
                                     .addLast(new HttpObjectAggregator(METRICS_MAX_REQUEST))
-                                    .addLast(new PrometheusEndpoint(prometheus, started.adminThread)));
+                                    .addLast(new PrometheusEndpoint(prometheus, () -> routes.get().instances(),
+                                            started.adminThread)));
                 } catch (StartupException e) {
                     started.close();
                     throw e;

@@ -68,6 +68,13 @@ class PrometheusEndpointTest {
         assertTrue(sample(scrape.body(), "kvgate_connections_total{protocol=\"memcached\"}") >= 1);
         assertTrue(scrape.body().contains("# TYPE jvm_memory_used_bytes gauge"), "the JVM's own figures");
         assertTrue(scrape.body().contains("process_uptime_seconds"), "the process's own figures");
+        // The backend's own figures, as the admin port's stats lists them, once each family, typed before its samples.
+        Matcher items = Pattern.compile("^# TYPE kvgate_backend_curr_items untyped\nkvgate_backend_curr_items"
+                + "\\{instance=\"([^\"]+)\"} (\\d+)$", Pattern.MULTILINE).matcher(scrape.body());
+        assertTrue(items.find(), scrape.body());
+        assertTrue(Long.parseLong(items.group(2)) >= 3, items.group());
+        assertEquals(items.group(2), gateway.gateway().routes().instances().get(0).backend().stats().get("curr_items"));
+        assertTrue(scrape.body().contains("kvgate_backend_limit_maxbytes{instance=\"" + items.group(1) + "\"}"));
     }
 
     @Test
