@@ -30,8 +30,9 @@ import kvgate.dispatch.BackendRoute;
  * Serves the gateway's meters for Prometheus to scrape: {@code GET /metrics} answers them in Prometheus's text
  * format (what {@code stats} on the admin port lists, with JVM and process figures besides), then the numeric
  * figures of the backend instances in force, each stat as {@code kvgate_backend_<stat>{instance="<name>"}}, read
- * at the scrape as the instances of a reloaded tree change; {@code HEAD} the same without the body. Any other path is 404, any other method 405. The meters are read on the admin thread, not on
- * the network thread that serves clients' connections too.
+ * at the scrape as the instances of a reloaded tree change; {@code HEAD} the same without the body. Any other path
+ * is 404, any other method 405. The meters are read on the admin thread, not on the network thread that serves
+ * clients' connections too.
  */
 public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHttpRequest> {
     /** The path Prometheus scrapes by default. */
