@@ -63,7 +63,10 @@ final class EchoWindow<T> {
     private static final int OVERHEAD = 64;
 
     private final int window;
-    /** The tag that runs next in order; 0 before the first message. */
+    /**
+     * The tag that runs next in order; 0 before the first message. Unsigned: once the largest tag a datagram can
+     * carry, 2^63 - 1, has run, it is 2^63 (held as {@link Long#MIN_VALUE}), and every tag lies below it.
+     */
     private long next;
     /** The digest of the tag-1 message that began the order; null when the order began further along. */
     private Integer firstDigest;
@@ -98,7 +101,7 @@ final class EchoWindow<T> {
         if (next == 0) {
             next = echo <= window ? 1 : echo;
         }
-        if (echo < next) {
+        if (Long.compareUnsigned(echo, next) < 0) {
             Cached cached = replies.get(echo);
             if (cached != null && cached.digest() == digest) {
                 return Arrival.REPLAY;

@@ -152,6 +152,21 @@ class EchoWindowTest {
     }
 
     @Test
+    void theLargestTagEndsTheOrderInsteadOfWrappingBelowZero() {
+        // 2^63 - 1 is the largest tag a datagram can carry: once it has run, no tag lies ahead. Were the next tag
+        // to wrap to -2^63, every smaller tag would count as ahead, and skipping the gap before one would list
+        // every tag from -2^63 up, without end, on the listener's thread.
+        assertEquals(Arrival.ACCEPTED, offer(Long.MAX_VALUE - 1));
+        assertEquals(Arrival.ACCEPTED, offer(Long.MAX_VALUE));
+        assertEquals(List.of(Long.MAX_VALUE - 1, Long.MAX_VALUE), runDue());
+        assertEquals(Arrival.STALE, offer(5), "a smaller tag, not cached: stale");
+        assertEquals(0, window.gap(), "nothing waits for a gap");
+        assertEquals(Arrival.REPLAY, offer(Long.MAX_VALUE), "the last tag resent is answered from the cache");
+        assertEquals(Arrival.ACCEPTED, offer(1), "tag 1 starts the order over");
+        assertEquals(List.of(1L), runDue());
+    }
+
+    @Test
     void theWeightCountsWhatIsHeld() {
         int empty = window.weight();
         offer(2);
