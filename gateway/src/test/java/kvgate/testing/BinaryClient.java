@@ -67,6 +67,10 @@ public final class BinaryClient implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
+    public Socket socket() {
+        return socket;
+    }
+
     /** A request frame with magic 0x80 and the given parts. */
     public static byte[] frame(int opcode, byte[] extras, byte[] key, byte[] value, long cas, int opaque) {
         return frame(opcode, 0, 0, extras, key, value, cas, opaque);
@@ -179,6 +183,33 @@ public final class BinaryClient implements AutoCloseable {
     public Response read() throws IOException {
         byte[] header = new byte[24];
         in.readFully(header);
+        return readAfter(header);
+    }
+
+    /**
+     * The next response, or null when the server has closed the connection at a frame boundary or reset it (a
+     * reset may cut a reply short: what was in flight is lost). A stream that ends cleanly inside a frame is an
+     * {@link EOFException}; a server silent past the read timeout, a {@link SocketTimeoutException}.
+     */
+    public Response readOrEnd() throws IOException {
+        byte[] header = new byte[24];
+        try {
+            int first = in.read();
+            if (first == -1) {
+                return null;
+            }
+            header[0] = (byte) first;
+            in.readFully(header, 1, header.length - 1);
+            return readAfter(header);
+        } catch (SocketTimeoutException | EOFException e) {
+            throw e;
+        } catch (IOException e) {
+            return null; // reset by the server
+        }
+    }
+
+    /** The rest of a response whose header has been read. */
+    private Response readAfter(byte[] header) throws IOException {
         ByteBuffer h = ByteBuffer.wrap(header);
         int magic = h.get() & 0xff;
         int opcode = h.get() & 0xff;
