@@ -1,9 +1,11 @@
 package kvgate.testing;
 
 import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -90,6 +92,33 @@ public final class CounterClient implements AutoCloseable {
     public Response read() throws IOException {
         byte[] header = new byte[12];
         in.readFully(header);
+        return readAfter(header);
+    }
+
+    /**
+     * The next response, or null when the server has closed the connection at a frame boundary or reset it (a
+     * reset may cut a reply short: what was in flight is lost). A stream that ends cleanly inside a frame is an
+     * {@link EOFException}; a server silent past the read timeout, a {@link SocketTimeoutException}.
+     */
+    public Response readOrEnd() throws IOException {
+        byte[] header = new byte[12];
+        try {
+            int first = in.read();
+            if (first == -1) {
+                return null;
+            }
+            header[0] = (byte) first;
+            in.readFully(header, 1, header.length - 1);
+            return readAfter(header);
+        } catch (SocketTimeoutException | EOFException e) {
+            throw e;
+        } catch (IOException e) {
+            return null; // reset by the server
+        }
+    }
+
+    /** The rest of a response whose header has been read. */
+    private Response readAfter(byte[] header) throws IOException {
         ByteBuffer h = ByteBuffer.wrap(header);
         int magic = h.get() & 0xff;
         int opcode = h.get() & 0xff;
@@ -106,7 +135,7 @@ public final class CounterClient implements AutoCloseable {
     public boolean closedByServer() throws IOException {
         try {
             return in.read() == -1;
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             return false;
         } catch (IOException e) {
             return true;
