@@ -2,10 +2,13 @@ package kvgate.testing;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -24,6 +27,10 @@ public final class OkuyamaClient implements AutoCloseable {
         in = new BufferedInputStream(socket.getInputStream());
     }
 
+    public Socket socket() {
+        return socket;
+    }
+
     public static String b64(String text) {
         return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
     }
@@ -35,6 +42,12 @@ public final class OkuyamaClient implements AutoCloseable {
     /** Sends raw bytes (several lines, or a partial one). */
     public void send(String raw) throws IOException {
         out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    /** Sends raw bytes, any at all. */
+    public void send(byte[] raw) throws IOException {
+        out.write(raw);
         out.flush();
     }
 
@@ -58,16 +71,47 @@ public final class OkuyamaClient implements AutoCloseable {
 
     /** One reply line; fails on a carriage return, which okuyama replies never carry. */
     public String read() throws IOException {
+        String line = readOrEnd();
+        if (line == null) {
+            throw new IOException("connection closed by the server");
+        }
+        return line;
+    }
+
+    /**
+     * One reply line, or null when the server has closed the connection between lines or reset it (a reset may cut
+     * a reply short: what was in flight is lost). A stream that ends cleanly inside a line is an
+     * {@link EOFException}; a server silent past the read timeout, a {@link SocketTimeoutException}.
+     */
+    public String readOrEnd() throws IOException {
+        int first;
+        try {
+            first = in.read();
+        } catch (SocketTimeoutException e) {
+            throw e;
+        } catch (IOException e) {
+            return null; // reset by the server
+        }
+        if (first == -1) {
+            return null;
+        }
         ByteArrayOutputStream line = new ByteArrayOutputStream();
-        int next;
-        while ((next = in.read()) != '\n') {
-            if (next == -1) {
-                throw new IOException("connection closed by the server");
+        int next = first;
+        try {
+            while (next != '\n') {
+                if (next == -1) {
+                    throw new EOFException("connection closed inside a reply line: " + line);
+                }
+                if (next == '\r') {
+                    throw new IOException("reply line with a carriage return: " + line);
+                }
+                line.write(next);
+                next = in.read();
             }
-            if (next == '\r') {
-                throw new IOException("reply line with a carriage return: " + line);
-            }
-            line.write(next);
+        } catch (SocketTimeoutException | EOFException e) {
+            throw e;
+        } catch (SocketException e) {
+            return null; // reset by the server
         }
         return line.toString(StandardCharsets.ISO_8859_1);
     }
