@@ -38,8 +38,17 @@ public final class MpdbClient implements AutoCloseable {
     }
 
     public MpdbClient(InetAddress server, int port) throws IOException {
-        this.socket = new DatagramSocket(new InetSocketAddress(server instanceof java.net.Inet6Address
-                ? InetAddress.getByName("::1") : InetAddress.getByName("127.0.0.1"), 0));
+        this(server instanceof java.net.Inet6Address ? InetAddress.getByName("::1")
+                : InetAddress.getByName("127.0.0.1"), server, port);
+    }
+
+    /**
+     * A client on a free port of {@code local}. The gateway knows a client by its address, so a test that must
+     * never meet the state of an earlier client (a port the system hands out again) gives each its own loopback
+     * address, 127.x.y.z.
+     */
+    public MpdbClient(InetAddress local, InetAddress server, int port) throws IOException {
+        this.socket = new DatagramSocket(new InetSocketAddress(local, 0));
         this.server = new InetSocketAddress(server, port);
         socket.setReceiveBufferSize(1 << 20);
     }
