@@ -51,6 +51,7 @@ class MutatedInputTest {
             .collect(Collectors.toSet());
     /** A collection the seeds' manifests add to bucket fuzz, so collection ids other than 0 have somewhere to go. */
     private static final long FUZZ_COLLECTION = 8;
+    private static final int GET_META = 0xa0;
     private static TestGateway gateway;
 
     @BeforeAll
@@ -131,7 +132,7 @@ class MutatedInputTest {
             byte[] key = key(m, seed, collections, fuzzBucket);
             byte[] value = m.chance(30) ? bytes(Integer.toString(m.below(1000))) : m.bytes(m.below(64));
             long cas = m.chance(10) ? m.nextLong() : 0;
-            int choice = m.below(20);
+            int choice = m.below(24);
             requests.add(switch (choice) {
                 case 0, 1, 2 -> request(m.pick(GET, GETQ, GETK, GETKQ), NONE, key, NONE, 0, opaque);
                 case 3, 4, 5 -> request(m.pick(SET, SETQ, ADD, ADDQ, REPLACE, REPLACEQ),
@@ -152,6 +153,13 @@ class MutatedInputTest {
                         : request(GET_SCOPE_ID, NONE, bytes("_default"), NONE, 0, opaque);
                 case 17 -> fuzzBucket ? request(SET_COLLECTIONS_MANIFEST, NONE, NONE, manifest(seed, i), 0, opaque)
                         : request(GET, NONE, key, NONE, 0, opaque);
+                // What a Couchbase client sends besides documents; without a password file, PLAIN and CRAM-MD5
+                // succeed for anyone (a CRAM-MD5 exchange may be left half done).
+                case 20 -> request(m.pick(SASL_LIST_MECHS, GET_CLUSTER_CONFIG), NONE, NONE, NONE, 0, opaque);
+                case 21 -> request(GET_ERROR_MAP, NONE, NONE, new byte[] {0, (byte) m.between(1, 3)}, 0, opaque);
+                case 22 -> request(GET_META, m.pick(NONE, new byte[] {2}), key, NONE, 0, opaque);
+                case 23 -> m.chance(50) ? request(SASL_AUTH, NONE, bytes("PLAIN"), bytes("\0fuzz\0pw"), 0, opaque)
+                        : request(SASL_AUTH, NONE, bytes("CRAM-MD5"), NONE, 0, opaque);
                 // Sometimes a get with a set's extras or a set without them: well framed, answered as malformed.
                 default -> request(m.pick(GET, SET), m.pick(NONE, storeExtras(0, 0)), key, NONE, 0, opaque);
             });
@@ -199,6 +207,8 @@ class MutatedInputTest {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             m.sendSplit(stream, 8, c::send);
             int next = 0;
+            // A mutated frame may be an authentication that fails; the third failure in a row ends the connection.
+            int authenticationFailures = 0;
             while (true) {
                 Response reply = c.read();
                 assertWellFormed(reply);
@@ -215,6 +225,14 @@ class MutatedInputTest {
                     next++;
                 }
                 Sent answered = requests.get(next);
+                if (answered.opcode() == SASL_AUTH || answered.opcode() == SASL_STEP) {
+                    authenticationFailures = reply.status() == 0x0020 ? authenticationFailures + 1
+                            : reply.status() == 0 ? 0 : authenticationFailures;
+                    if (authenticationFailures == 3) {
+                        assertTrue(c.closedByServer(), "the third failed authentication in a row closes");
+                        return;
+                    }
+                }
                 if (answered.expected() >= 0) {
                     assertEquals(answered.expected(), reply.status(), "status of request " + next + ", "
                             + describe(reply));
