@@ -2,6 +2,8 @@ package kvgate.server;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
@@ -22,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * come; the operations among them go to the dispatcher together when the burst ends (so a pipelined multi-get
  * reaches the backend as one batch), and replies leave in request order through the {@link ReplyQueue}. While an
  * {@link Translation.Await} is under way, later frames are held (and reading paused) until it is done.
+ *
+ * <p>A client that shuts its side of the connection down after its last request (a script piping requests through
+ * {@code nc}, a client that half-closes to say it is done) still gets every reply: the connection closes once the
+ * requests read before the end are all answered and written.
  *
  * @param <R> the protocol's reply message, which {@code encoder} writes
  */
@@ -44,6 +50,8 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private boolean awaiting;
+    /** The client shut its output down: no more requests come, and the connection closes once all are answered. */
+    private boolean inputEnded;
     private ChannelHandlerContext ctx;
     private ReplyQueue<R> replies;
 
@@ -60,7 +68,34 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         replies = new ReplyQueue<>(ctx, encoder, maxInFlight);
+        // The end of the client's input is an event rather than the connection's close, so replies still being
+        // worked on are not dropped (see closeIfAnswered).
+        ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         super.channelActive(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event == ChannelInputShutdownEvent.INSTANCE && replies != null) {
+            inputEnded = true;
+            replies.inputEnded();
+            closeIfAnswered();
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    /** After the client's input ended: closes the connection once every request read is answered and written. */
+    private void closeIfAnswered() {
+        if (inputEnded && !awaiting && held.isEmpty() && batchSize == 0 && replies != null && !replies.closing()
+                && replies.idle()) {
+            replies.closeAfterWrites();
+        }
+    }
+
+    /** Fills a reply's position, then closes the connection if that was the last one owed to a finished client. */
+    private void complete(long position, Translation.Answer<R> answer) {
+        replies.complete(position, answer);
+        closeIfAnswered();
     }
 
     @Override
@@ -80,7 +115,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private void serve(Object frame) {
         Translation<R> translation = translator.translate(frame);
         if (translation instanceof Translation.Answer<R> answer) {
-            replies.complete(replies.reserve(), answer);
+            complete(replies.reserve(), answer);
         } else if (translation instanceof Translation.Forward<R> forward) {
             if (batchSize == batch.length) {
                 batch = Arrays.copyOf(batch, batchSize * 2);
@@ -96,10 +131,11 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
             awaiting = true;
             replies.pause(true);
             onLoop(await.work().get(), answer -> {
-                replies.complete(position, answer);
+                complete(position, answer);
                 awaiting = false;
                 replies.pause(false);
                 resumeHeld();
+                closeIfAnswered();
             });
         } else {
             throw new IllegalStateException("unhandled translation " + translation);
@@ -143,12 +179,13 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
             batchReplies[i] = null;
             Result now = Stages.valueNow(results.get(i));
             if (now != null) {
-                replies.complete(position, reply.apply(now)); // most results of a store in memory: no callback
+                complete(position, reply.apply(now)); // most results of a store in memory: no callback
             } else {
-                onLoop(results.get(i), result -> replies.complete(position, reply.apply(result)));
+                onLoop(results.get(i), result -> complete(position, reply.apply(result)));
             }
         }
         batchSize = 0;
+        closeIfAnswered();
     }
 
     @SuppressWarnings("unchecked")

@@ -43,6 +43,7 @@ public final class ReplyQueue<R> {
     private boolean closing;
     private boolean paused;
     private boolean flushQueued;
+    private boolean inputEnded;
     /** Encoded replies not yet written, or null. */
     private ByteBuf out;
     /** The bytes of the last buffer written: the first guess at the size of the next. */
@@ -61,6 +62,28 @@ public final class ReplyQueue<R> {
     /** Whether the connection is closing (after a quit or a fatal error): further requests are to be ignored. */
     public boolean closing() {
         return closing;
+    }
+
+    /** Whether every position reserved has been written: no reply is owed. */
+    public boolean idle() {
+        return head == next;
+    }
+
+    /**
+     * The client shut its output down: there is nothing more to read, so reading is no longer paused or resumed (the
+     * socket has left the event loop's interest for reads, and asking for one again fails).
+     */
+    public void inputEnded() {
+        inputEnded = true;
+    }
+
+    /** Writes what is encoded and closes the connection once it is written; later requests are ignored. */
+    public void closeAfterWrites() {
+        closing = true;
+        ByteBuf last = out == null ? Unpooled.EMPTY_BUFFER : out;
+        out = null;
+        unflushed = false;
+        ctx.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Reserves the next reply position, whose sequence number {@link #complete} fills. */
@@ -150,10 +173,7 @@ public final class ReplyQueue<R> {
             }
             if (answer.close()) {
                 dropPending();
-                ByteBuf last = out == null ? Unpooled.EMPTY_BUFFER : out;
-                out = null;
-                ctx.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);
-                unflushed = false;
+                closeAfterWrites();
                 return;
             }
         }
@@ -199,6 +219,9 @@ public final class ReplyQueue<R> {
     }
 
     private void updateReading() {
+        if (inputEnded) {
+            return;
+        }
         var config = ctx.channel().config();
         boolean room = pending() < maxInFlight && ctx.channel().isWritable();
         if (closing || paused) {
