@@ -118,17 +118,11 @@ class MutatedInputTest {
     // --- intact framing ---
 
     private static void sendIntact(Mutator m, List<Sent> valid) throws IOException {
-        List<Sent> requests = new ArrayList<>();
-        for (Sent request : valid) {
-            requests.add(m.chance(30) ? mutateKeepingLength(m, request) : request);
-            if (m.chance(5)) {
-                // Right magic, anything else random, the body length true.
-                byte[] random = Mutator.put(m.bytes(12 + m.below(40)), 0, 1, 0x90);
-                requests.add(new Sent(Mutator.put(random, 4, 4, random.length - 12), -1));
-            }
-        }
-        m.shuffleFrames(requests, 5, true);
-        requests.add(new Sent(frame(NOOP, SENTINEL, new byte[0]), 0));
+        List<Sent> requests = m.mutatedInOrder(valid, request -> mutateKeepingLength(m, request), () -> {
+            // Right magic, anything else random, the body length true.
+            byte[] random = Mutator.put(m.bytes(12 + m.below(40)), 0, 1, 0x90);
+            return new Sent(Mutator.put(random, 4, 4, random.length - 12), -1);
+        }, new Sent(frame(NOOP, SENTINEL, new byte[0]), 0));
         byte[] stream = Mutator.concat(requests.stream().map(Sent::bytes).toList());
         try (CounterClient c = new CounterClient(gateway.counterPort())) {
             m.sendSplit(stream, 8, c::send);

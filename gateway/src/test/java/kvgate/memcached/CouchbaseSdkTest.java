@@ -23,7 +23,6 @@ import com.couchbase.client.java.kv.IncrementOptions;
 import com.couchbase.client.java.kv.MutationResult;
 import com.couchbase.client.java.kv.ReplaceOptions;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -50,9 +49,7 @@ class CouchbaseSdkTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path pwdb = directory.resolve("users");
-        Files.writeString(pwdb, "# who may connect\nAdministrator:password\nalice:pass:word,=x\n");
-        gateway = TestGateway.start(Map.of("memcached.sasl_pwdb", pwdb.toString()));
+        gateway = TestGateway.withPasswordFile(directory, "# who may connect\nAdministrator:password\nalice:pass:word,=x\n");
         try (BinaryClient admin = new BinaryClient(gateway.port())) {
             assertEquals(0, admin.authenticate("Administrator", "password").status());
             assertEquals(0, admin.setManifest("{\"uid\":\"2\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","

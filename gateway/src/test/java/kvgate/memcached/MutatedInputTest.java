@@ -194,15 +194,8 @@ class MutatedInputTest {
      * replies answer the requests in order and the NOOP last.
      */
     private static void sendIntact(Mutator m, List<Sent> valid) throws IOException {
-        List<Sent> requests = new ArrayList<>();
-        for (Sent request : valid) {
-            requests.add(m.chance(30) ? mutateKeepingLength(m, request) : request);
-            if (m.chance(5)) {
-                requests.add(randomFrame(m));
-            }
-        }
-        m.shuffleFrames(requests, 5, true);
-        requests.add(new Sent(frame(NOOP, NONE, NONE, NONE, 0, SENTINEL), 0));
+        List<Sent> requests = m.mutatedInOrder(valid, request -> mutateKeepingLength(m, request),
+                () -> randomFrame(m), new Sent(frame(NOOP, NONE, NONE, NONE, 0, SENTINEL), 0));
         byte[] stream = Mutator.concat(requests.stream().map(Sent::bytes).toList());
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             m.sendSplit(stream, 8, c::send);

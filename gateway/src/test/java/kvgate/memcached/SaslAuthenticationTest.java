@@ -50,9 +50,7 @@ class SaslAuthenticationTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path pwdb = directory.resolve("users");
-        Files.writeString(pwdb, "ops:secret\n\n# a comment\nbob:b0b\n");
-        gateway = TestGateway.start(Map.of("memcached.sasl_pwdb", pwdb.toString()));
+        gateway = TestGateway.withPasswordFile(directory, "ops:secret\n\n# a comment\nbob:b0b\n");
     }
 
     @AfterAll

@@ -1,7 +1,6 @@
 package kvgate.testing;
 
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -95,26 +94,9 @@ public final class CounterClient implements AutoCloseable {
         return readAfter(header);
     }
 
-    /**
-     * The next response, or null when the server has closed the connection at a frame boundary or reset it (a
-     * reset may cut a reply short: what was in flight is lost). A stream that ends cleanly inside a frame is an
-     * {@link EOFException}; a server silent past the read timeout, a {@link SocketTimeoutException}.
-     */
+    /** The next response, or null at the end of the server's stream; see {@link FramedReplies#readOrEnd}. */
     public Response readOrEnd() throws IOException {
-        byte[] header = new byte[12];
-        try {
-            int first = in.read();
-            if (first == -1) {
-                return null;
-            }
-            header[0] = (byte) first;
-            in.readFully(header, 1, header.length - 1);
-            return readAfter(header);
-        } catch (SocketTimeoutException | EOFException e) {
-            throw e;
-        } catch (IOException e) {
-            return null; // reset by the server
-        }
+        return FramedReplies.readOrEnd(in, 12, this::readAfter);
     }
 
     /** The rest of a response whose header has been read. */

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Seeded mutations of valid protocol input for the front ends' fuzz tests. Every choice comes from one
@@ -137,6 +139,24 @@ public final class Mutator {
             out.writeBytes(part);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * The valid frames of a stream with their framing kept: three in ten mutated by {@code mutate}, a random frame
+     * of {@code random} after one in twenty, a few swapped or dropped ({@link #shuffleFrames}), and {@code last}, a
+     * request whose reply ends the exchange, after them all.
+     */
+    public <T> List<T> mutatedInOrder(List<T> valid, UnaryOperator<T> mutate, Supplier<T> random, T last) {
+        List<T> frames = new ArrayList<>();
+        for (T frame : valid) {
+            frames.add(chance(30) ? mutate.apply(frame) : frame);
+            if (chance(5)) {
+                frames.add(random.get());
+            }
+        }
+        shuffleFrames(frames, 5, true);
+        frames.add(last);
+        return frames;
     }
 
     /**

@@ -1,5 +1,6 @@
 package kvgate.testing;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,6 +49,16 @@ public final class TestGateway implements AutoCloseable {
         settings.put("mpdb.bind", "127.0.0.1");
         settings.put("mpdb.port", "0");
         return settings;
+    }
+
+    /**
+     * Starts a gateway whose memcached port admits the users of a password file written into {@code directory} with
+     * {@code contents} (memcached's format, a line {@code user:password} each).
+     */
+    public static TestGateway withPasswordFile(Path directory, String contents) throws Exception {
+        Path pwdb = directory.resolve("users");
+        Files.writeString(pwdb, contents);
+        return start(Map.of("memcached.sasl_pwdb", pwdb.toString()));
     }
 
     /** {@code base} with the {@code key, value, key, value, ...} pairs put over it, as a new map. */
