@@ -50,7 +50,7 @@ class SaslAuthenticationTest {
 
     @BeforeAll
     static void start() throws Exception {
-        gateway = TestGateway.withPasswordFile(directory, "ops:secret\n\n# a comment\nbob:b0b\n");
+        gateway = TestGateway.start(TestGateway.passwordFile(directory, "ops:secret\n\n# a comment\nbob:b0b\n"));
     }
 
     @AfterAll

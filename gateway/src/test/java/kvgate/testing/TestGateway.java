@@ -1,5 +1,6 @@
 package kvgate.testing;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -52,13 +53,13 @@ public final class TestGateway implements AutoCloseable {
     }
 
     /**
-     * Starts a gateway whose memcached port admits the users of a password file written into {@code directory} with
-     * {@code contents} (memcached's format, a line {@code user:password} each).
+     * The setting that makes the memcached port admit the users of a password file, written into {@code directory}
+     * with {@code contents} (memcached's format, a line {@code user:password} each).
      */
-    public static TestGateway withPasswordFile(Path directory, String contents) throws Exception {
+    public static Map<String, String> passwordFile(Path directory, String contents) throws IOException {
         Path pwdb = directory.resolve("users");
         Files.writeString(pwdb, contents);
-        return start(Map.of("memcached.sasl_pwdb", pwdb.toString()));
+        return Map.of("memcached.sasl_pwdb", pwdb.toString());
     }
 
     /** {@code base} with the {@code key, value, key, value, ...} pairs put over it, as a new map. */

@@ -28,28 +28,31 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import kvgate.testing.BackendServers;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The unmodified Couchbase Java SDK bootstraps from the gateway as from a Couchbase server (HELLO, error map, SCRAM
  * authentication, bucket selection, the cluster map) over the memcached port alone, then works on documents in the
- * default collection and in a named one, which other binary clients see as the same items.
+ * default collection and in a named one, which other binary clients see as the same items. Run once per backend:
+ * the SDK's clients move onto another store without changing.
  */
-class CouchbaseSdkTest {
+abstract class CouchbaseSdkSuite {
     private static final int GET_META = 0xa0;
     @TempDir
     static Path directory;
-    private static TestGateway gateway;
+    static TestGateway gateway;
 
-    @BeforeAll
-    static void start() throws Exception {
-        gateway = TestGateway.withPasswordFile(directory, "# who may connect\nAdministrator:password\nalice:pass:word,=x\n");
+    /** Starts the gateway on {@code servers} (none: the local store) with the SDK's users and a named collection. */
+    static void start(BackendServers servers) throws Exception {
+        Map<String, String> settings = TestGateway.passwordFile(directory,
+                "# who may connect\nAdministrator:password\nalice:pass:word,=x\n");
+        gateway = servers == null ? TestGateway.start(settings) : TestGateway.start(servers, settings);
         try (BinaryClient admin = new BinaryClient(gateway.port())) {
             assertEquals(0, admin.authenticate("Administrator", "password").status());
             assertEquals(0, admin.setManifest("{\"uid\":\"2\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
