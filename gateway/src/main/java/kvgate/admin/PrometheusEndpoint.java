@@ -25,25 +25,36 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import kvgate.dispatch.BackendRoute;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves the gateway's meters for Prometheus to scrape: {@code GET /metrics} answers them in Prometheus's text
  * format (what {@code stats} on the admin port lists, with JVM and process figures besides), then the numeric
- * figures of the backend instances in force, each stat as {@code kvgate_backend_<stat>{instance="<name>"}}, read
- * at the scrape as the instances of a reloaded tree change; {@code HEAD} the same without the body. Any other path
- * is 404, any other method 405. The meters are read on the admin thread, not on the network thread that serves
- * clients' connections too.
+ * figures of the backend instances in force, each stat as {@code kvgate_backend_<stat>{backend="<name>"}} (not
+ * {@code instance}, the label Prometheus gives each target), read at the scrape as the instances of a reloaded tree
+ * change; {@code HEAD} the same without the body. Any other path is 404, any other method 405, a failed reading 500.
+ *
+ * <p>The meters are read on the admin thread, not on the network thread that serves clients' connections too. Every
+ * request of a connection is answered through that one thread, so pipelined requests are answered in order, and the
+ * connection is not read while its requests wait there, so one client cannot queue scrapes without bound.
  */
 public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger LOG = LoggerFactory.getLogger(PrometheusEndpoint.class);
     /** The path Prometheus scrapes by default. */
     public static final String PATH = "/metrics";
     private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
-
     private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
+
+    /** A response to write: its status and text, and whether the body is left out (HEAD). */
+    private record Answer(HttpResponseStatus status, String text, boolean head) {
+    }
 
     private final PrometheusMeterRegistry registry;
     private final Supplier<List<BackendRoute>> backends;
     private final Executor reader;
+    /** The connection's requests read and not yet answered; confined to the connection's event loop. */
+    private int waiting;
 
     /**
      * @param backends the backend instances of the tree in force
@@ -61,10 +72,10 @@ public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHt
         Map<String, StringBuilder> families = new TreeMap<>();
         for (BackendRoute instance : backends.get()) {
             instance.backend().stats().forEach((stat, value) -> {
-                if (NUMBER.matcher(value).matches()) {
+                if (value != null && NUMBER.matcher(value).matches()) {
                     String family = "kvgate_backend_" + stat.replaceAll("[^a-zA-Z0-9_]", "_");
                     families.computeIfAbsent(family, name -> new StringBuilder("# TYPE " + name + " untyped\n"))
-                            .append(family).append("{instance=\"").append(escape(instance.name())).append("\"} ")
+                            .append(family).append("{backend=\"").append(escape(instance.name())).append("\"} ")
                             .append(value).append('\n');
                 }
             });
@@ -81,35 +92,60 @@ public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHt
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
-        if (!request.decoderResult().isSuccess()) {
-            respond(ctx, HttpResponseStatus.BAD_REQUEST, "bad request\n", false, false);
-            return;
-        }
-        if (!new QueryStringDecoder(request.uri()).path().equals(PATH)) {
-            respond(ctx, HttpResponseStatus.NOT_FOUND, "the meters are at " + PATH + "\n", keepAlive, false);
-            return;
-        }
-        HttpMethod method = request.method();
-        if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
-            respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD\n", keepAlive, false);
-            return;
-        }
-        boolean head = method.equals(HttpMethod.HEAD);
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
+        Supplier<Answer> answer = answer(request);
+        waiting++;
+        ctx.channel().config().setAutoRead(false);
         try {
             reader.execute(() -> {
-                String scraped = scrape();
-                ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.OK, scraped, keepAlive, head));
+                Answer answered;
+                try {
+                    answered = answer.get();
+                } catch (RuntimeException e) {
+                    LOG.warn("the meters could not be read for a scrape", e);
+                    answered = new Answer(HttpResponseStatus.INTERNAL_SERVER_ERROR, "the meters could not be read\n",
+                            false);
+                }
+                Answer reply = answered;
+                ctx.executor().execute(() -> {
+                    respond(ctx, reply, keepAlive);
+                    if (--waiting == 0) {
+                        ctx.channel().config().setAutoRead(true);
+                    }
+                });
             });
         } catch (RejectedExecutionException e) {
-            respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "the gateway is stopping\n", false, false);
+            respond(ctx, new Answer(HttpResponseStatus.SERVICE_UNAVAILABLE, "the gateway is stopping\n", false),
+                    false);
         }
     }
 
-    private static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String text, boolean keepAlive,
-                                boolean head) {
-        byte[] body = text.getBytes(StandardCharsets.UTF_8);
-        ByteBuf content = head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
+    /** What a request gets, made on the admin thread (the scrape is read there). */
+    private Supplier<Answer> answer(FullHttpRequest request) {
+        if (!request.decoderResult().isSuccess()) {
+            return () -> new Answer(HttpResponseStatus.BAD_REQUEST, "bad request\n", false);
+        }
+        if (!new QueryStringDecoder(request.uri()).path().equals(PATH)) {
+            return () -> new Answer(HttpResponseStatus.NOT_FOUND, "the meters are at " + PATH + "\n", false);
+        }
+        HttpMethod method = request.method();
+        if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
+            return () -> new Answer(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD\n", false);
+        }
+        boolean head = method.equals(HttpMethod.HEAD);
+        return () -> new Answer(HttpResponseStatus.OK, scrape(), head);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("closing a metrics connection from {} after an error", ctx.channel().remoteAddress(), cause);
+        ctx.close();
+    }
+
+    private static void respond(ChannelHandlerContext ctx, Answer answer, boolean keepAlive) {
+        HttpResponseStatus status = answer.status();
+        byte[] body = answer.text().getBytes(StandardCharsets.UTF_8);
+        ByteBuf content = answer.head() ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, status == HttpResponseStatus.OK ? CONTENT_TYPE
                 : "text/plain; charset=utf-8");

@@ -57,6 +57,8 @@ public final class GatewayMetrics implements AutoCloseable {
     private final long startedAtMillis = System.currentTimeMillis();
     /** Route nodes' counters by {@code <route>:<counter>}, kept over reloads so that they only ever rise. */
     private final Map<String, LongAdder> routeCounters = new ConcurrentHashMap<>();
+    /** The prefix of the gateway's own meters. */
+    private static final String PREFIX = "kvgate.";
     private static final Pattern COUNTER_NAME = Pattern.compile("[a-z0-9_]{1,64}");
 
     private record Connections(AtomicLong current, Counter total, Counter rejected) {
@@ -226,12 +228,15 @@ public final class GatewayMetrics implements AutoCloseable {
     }
 
     /**
-     * Every meter's current value by its name and tags ({@code kvgate.operations{status=ok,verb=get}}), sorted; a
-     * counter's count, a gauge's value.
+     * Every meter of the gateway's own ({@code kvgate.*}) with its current value, by its name and tags
+     * ({@code kvgate.operations{status=ok,verb=get}}), sorted; a counter's count, a gauge's value.
      */
     public Map<String, String> meters() {
         Map<String, String> values = new TreeMap<>();
         for (Meter meter : registry.getMeters()) {
+            if (!meter.getId().getName().startsWith(PREFIX)) {
+                continue; // the JVM's and the process's figures are for the scrape
+            }
             StringBuilder name = new StringBuilder(meter.getId().getName());
             List<Tag> tags = meter.getId().getTags();
             if (!tags.isEmpty()) {

@@ -311,8 +311,10 @@ public final class RouteTree {
                     builder.background);
         } catch (Refused refused) {
             // Nothing of a refused tree stays open; instances kept from the tree in force are not its to close.
-            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances, builder.background)
-                    .retire(previous);
+            RouteTree refusedTree = new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances,
+                    builder.background);
+            refusedTree.retiring();
+            refusedTree.retire(previous);
             if (refused.cause instanceof StartupException opening) {
                 throw opening;
             }

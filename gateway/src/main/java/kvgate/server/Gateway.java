@@ -217,6 +217,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         NetworkThreads threads = null;
         BucketManifests manifests = null;
         GatewayMetrics metrics = null;
+        // Once made, the gateway closes all it holds itself when a later step of the start fails.
+        Gateway opened = null;
         try {
             String type = gateway.text(GatewaySettings.BACKEND);
             Map<String, RouteFactory> nodeTypes = RouteTree.nodeTypes(extensions(plugins.routes()));
@@ -342,38 +344,27 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             Gateway started = new Gateway(plugins, new Reloading(source, opener, inForce), routes,
                     counters, threads, listeners, metrics, memcached, counter, okuyama, mpdb, mpdbHandler, manifests,
                     dispatcher, okuyamaNamespace, namespaces);
+            opened = started;
             if (gateway.bool(GatewaySettings.ADMIN_ENABLE)) {
-                try {
-                    started.admin = Listener.bind(threads, ADMIN, gateway.text(GatewaySettings.ADMIN_BIND),
-                            gateway.intValue(GatewaySettings.ADMIN_PORT), 0,
-                            new ConnectionGuard(ADMIN, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
-                            pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
-                                    .addLast(new StringDecoder(StandardCharsets.UTF_8))
-                                    .addLast(new StringEncoder(StandardCharsets.UTF_8))
-                                    .addLast(new AdminConnection(new AdminCommands(started),
-                                            started.adminThread)));
-                } catch (StartupException e) {
-                    started.close();
-                    throw e;
-                }
+                started.admin = Listener.bind(threads, ADMIN, gateway.text(GatewaySettings.ADMIN_BIND),
+                        gateway.intValue(GatewaySettings.ADMIN_PORT), 0,
+                        new ConnectionGuard(ADMIN, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
+                        pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
+                                .addLast(new StringDecoder(StandardCharsets.UTF_8))
+                                .addLast(new StringEncoder(StandardCharsets.UTF_8))
+                                .addLast(new AdminConnection(new AdminCommands(started), started.adminThread)));
                 listeners.add(started.admin);
                 LOG.info("admin port on {}", started.admin.localAddress());
             }
             if (gateway.bool(GatewaySettings.METRICS_ENABLE)) {
                 PrometheusMeterRegistry prometheus = metrics.prometheus();
-                try {
-                    started.metricsListener = Listener.bind(threads, METRICS,
-                            gateway.text(GatewaySettings.METRICS_BIND), gateway.intValue(GatewaySettings.METRICS_PORT),
-                            METRICS_IDLE_SECONDS,
-                            new ConnectionGuard(METRICS, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
-                            pipeline -> pipeline.addLast(new HttpServerCodec())
-                                    .addLast(new HttpObjectAggregator(METRICS_MAX_REQUEST))
-                                    .addLast(new PrometheusEndpoint(prometheus, () -> routes.get().instances(),
-                                            started.adminThread)));
-                } catch (StartupException e) {
-                    started.close();
-                    throw e;
-                }
+                started.metricsListener = Listener.bind(threads, METRICS, gateway.text(GatewaySettings.METRICS_BIND),
+                        gateway.intValue(GatewaySettings.METRICS_PORT), METRICS_IDLE_SECONDS,
+                        new ConnectionGuard(METRICS, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
+                        pipeline -> pipeline.addLast(new HttpServerCodec())
+                                .addLast(new HttpObjectAggregator(METRICS_MAX_REQUEST))
+                                .addLast(new PrometheusEndpoint(prometheus, () -> routes.get().instances(),
+                                        started.adminThread)));
                 listeners.add(started.metricsListener);
                 InetSocketAddress scraped = (InetSocketAddress) started.metricsListener.localAddress();
                 LOG.info("metrics for Prometheus on http://{}:{}{}", scraped.getHostString(), scraped.getPort(),
@@ -381,6 +372,10 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             }
             return started;
         } catch (ConfigurationException | StartupException | RuntimeException e) {
+            if (opened != null) {
+                opened.close();
+                throw e;
+            }
             if (manifests != null) {
                 manifests.close();
             }
@@ -684,6 +679,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 declared, all, nodeTypes, reloading.opener, threads.workers(), metrics, previous);
         for (BackendRoute instance : previous.instances()) {
             if (instance.backend() == counters && !next.instances().contains(instance)) {
+                next.retiring();
                 next.retire(previous);
                 throw new ConfigurationException("backend instance " + instance.name() + " also keeps the counters "
                         + "(counter.store); it can change only at a restart");
@@ -692,6 +688,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         Dispatcher.Generation replaced = dispatcher.swap(next.root());
         routes.set(next);
         reloading.inForce.set(all);
+        // At once, not when the retirement thread gets to it after earlier trees: no node of the replaced tree starts
+        // work of its own from now on.
+        previous.retiring();
         retiring.add(previous);
         retirements.execute(() -> retire(previous, next, replaced));
         String summary = describeChange(previous, next) + (added.isEmpty() ? "" : "; plugins added " + added);
@@ -704,7 +703,6 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      * then closes what the tree in force does not hold.
      */
     private void retire(RouteTree replaced, RouteTree successor, Dispatcher.Generation generation) {
-        replaced.retiring();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS);
         while ((generation.unfinished() > 0 || replaced.background() > 0) && System.nanoTime() < deadline) {
             try {

@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import kvgate.dispatch.Dispatcher;
@@ -27,12 +28,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A client that shuts its side of the connection down after its last request (a script piping requests through
  * {@code nc}, a client that half-closes to say it is done) still gets every reply: the connection closes once the
- * requests read before the end are all answered and written.
+ * requests read before the end are all answered and written, or {@link #DRAIN_SECONDS} after the end at the latest.
  *
  * @param <R> the protocol's reply message, which {@code encoder} writes
  */
 public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
+    /** The longest a connection stays open after its client's input ended, its replies unwritten or unread. */
+    private static final long DRAIN_SECONDS = 30;
 
     private final String protocol;
     private final FrameTranslator<R> translator;
@@ -79,6 +82,9 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         if (event == ChannelInputShutdownEvent.INSTANCE && replies != null) {
             inputEnded = true;
             replies.inputEnded();
+            // A client that ended its input and never reads its replies must not hold the connection (and, for the
+            // counter protocol, its holdings) for ever: it closes at the latest after this.
+            ctx.executor().schedule(() -> ctx.close(), DRAIN_SECONDS, TimeUnit.SECONDS);
             closeIfAnswered();
         }
         super.userEventTriggered(ctx, event);

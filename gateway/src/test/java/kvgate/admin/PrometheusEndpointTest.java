@@ -1,6 +1,7 @@
 package kvgate.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import kvgate.server.StartupException;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
@@ -70,11 +72,11 @@ class PrometheusEndpointTest {
         assertTrue(scrape.body().contains("process_uptime_seconds"), "the process's own figures");
         // The backend's own figures, as the admin port's stats lists them, once each family, typed before its samples.
         Matcher items = Pattern.compile("^# TYPE kvgate_backend_curr_items untyped\nkvgate_backend_curr_items"
-                + "\\{instance=\"([^\"]+)\"} (\\d+)$", Pattern.MULTILINE).matcher(scrape.body());
+                + "\\{backend=\"([^\"]+)\"} (\\d+)$", Pattern.MULTILINE).matcher(scrape.body());
         assertTrue(items.find(), scrape.body());
         assertTrue(Long.parseLong(items.group(2)) >= 3, items.group());
         assertEquals(items.group(2), gateway.gateway().routes().instances().get(0).backend().stats().get("curr_items"));
-        assertTrue(scrape.body().contains("kvgate_backend_limit_maxbytes{instance=\"" + items.group(1) + "\"}"));
+        assertTrue(scrape.body().contains("kvgate_backend_limit_maxbytes{backend=\"" + items.group(1) + "\"}"));
     }
 
     @Test
@@ -96,7 +98,7 @@ class PrometheusEndpointTest {
     }
 
     @Test
-    void aScraperKeepsItsConnectionAndGarbageGetsBadRequest() throws Exception {
+    void aScraperKeepsItsConnectionPipelinedRequestsAreAnsweredInOrderAndGarbageGetsBadRequest() throws Exception {
         int port = gateway.gateway().metricsPort();
         try (Socket socket = new Socket("127.0.0.1", port)) {
             OutputStream out = socket.getOutputStream();
@@ -113,11 +115,32 @@ class PrometheusEndpointTest {
             }
         }
         try (Socket socket = new Socket("127.0.0.1", port)) {
+            // Pipelined: the scrape, read on the admin thread, is still answered before the 404 behind it.
+            socket.getOutputStream().write(("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            String first = readHead(in);
+            assertTrue(first.startsWith("HTTP/1.1 200 OK"), first);
+            Matcher length = Pattern.compile("content-length: (\\d+)", Pattern.CASE_INSENSITIVE).matcher(first);
+            assertTrue(length.find(), first);
+            in.readNBytes(Integer.parseInt(length.group(1)));
+            String second = readHead(in);
+            assertTrue(second.startsWith("HTTP/1.1 404"), second);
+        }
+        try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.getOutputStream().write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             socket.setSoTimeout(5000);
             String head = readHead(socket.getInputStream());
             assertTrue(head.startsWith("HTTP/1.1 400"), head);
         }
+    }
+
+    @Test
+    void aMetricsPortAlreadyTakenStopsTheStartNamingIt() {
+        int taken = gateway.gateway().metricsPort();
+        String message = assertThrows(StartupException.class, () -> TestGateway.start(Map.of("metrics.enable", "true",
+                "metrics.port", Integer.toString(taken), "admin.enable", "true", "admin.port", "0"))).getMessage();
+        assertTrue(message.contains("metrics") && message.contains(Integer.toString(taken)), message);
     }
 
     /** The status line and headers of a response, up to the empty line. */

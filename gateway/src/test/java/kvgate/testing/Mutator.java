@@ -88,8 +88,9 @@ public final class Mutator {
     }
 
     /**
-     * A copy of {@code bytes} with 1 to {@code maxFlips} bytes in {@code [from, to)} changed: XORed with a non-zero
-     * mask, so each named byte really changes. The range is cut to the array; an unchanged copy when it is empty.
+     * A copy of {@code bytes} with 1 to {@code maxFlips} flips of bytes in {@code [from, to)}: each XORed with a
+     * non-zero mask (a byte picked twice may come back to what it was). The range is cut to the array; an unchanged
+     * copy when it is empty.
      */
     public byte[] flip(byte[] bytes, int from, int to, int maxFlips) {
         byte[] copy = bytes.clone();

@@ -2,6 +2,7 @@ package kvgate.plugin.warmup;
 
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -103,8 +104,19 @@ final class Backfill {
         scan(namespace);
     }
 
+    /**
+     * Lists a namespace of the old store, unless stopped: the check and the start of the scan as background work are
+     * one step under the lock, so a reload that stopped the backfill either waits for the scan or sees none start.
+     */
     private void scan(Namespace namespace) {
-        context.background(route.scanOld(new Operation.Scan(namespace, scanLimit))).whenComplete((result, error) -> {
+        CompletionStage<Result> listing;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            listing = context.background(route.scanOld(new Operation.Scan(namespace, scanLimit)));
+        }
+        listing.whenComplete((result, error) -> {
             if (result instanceof Result.Entries entries) {
                 synchronized (this) {
                     for (Result.Entry entry : entries.entries()) {
