@@ -51,9 +51,9 @@ class HalfCloseTest {
                 frames.add(frame(BinaryClient.SET, storeExtras(0, 0), bytes("hc" + i), bytes("v" + i), 0, opaque++));
             }
             // A manifest is worked on before it is answered, and the requests after it wait for it.
-            frames.add(frame(BinaryClient.SET_COLLECTIONS_MANIFEST, NONE, NONE, bytes("{\"uid\":\"1\",\"scopes\":["
-                    + "{\"name\":\"_default\",\"uid\":\"0\",\"collections\":[{\"name\":\"_default\",\"uid\":\"0\"}]}]}"),
-                    0, opaque++));
+            String manifest = "{\"uid\":\"1\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
+                    + "\"collections\":[{\"name\":\"_default\",\"uid\":\"0\"}]}]}";
+            frames.add(frame(BinaryClient.SET_COLLECTIONS_MANIFEST, NONE, NONE, bytes(manifest), 0, opaque++));
             frames.add(frame(BinaryClient.GET, NONE, bytes("hc49"), NONE, 0, opaque++));
             client.send(frames.toArray(new byte[0][]));
             client.socket().shutdownOutput();
