@@ -11,11 +11,15 @@ import static kvgate.testing.BinaryClient.SELECT_BUCKET;
 import static kvgate.testing.BinaryClient.VERSION;
 import static kvgate.testing.BinaryClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -325,6 +329,29 @@ class SaslAuthenticationTest {
             assertEquals(AUTH_ERROR, sasl(client, SASL_AUTH, "SCRAM-SHA512", "n,,n=anyone,r=abc").status(),
                     "SCRAM needs a password to prove the server knows");
             assertEquals("v", client.get("k").valueText());
+        }
+    }
+
+    /** The other protocols have no authentication: the start warns of each one listening beyond loopback. */
+    @Test
+    void aPasswordFileWithOpenUnauthenticatedListenersIsWarnedOf() throws Exception {
+        Map<String, String> settings = TestGateway.with(TestGateway.passwordFile(directory, "ops:secret\n"),
+                "okuyama.bind", "0.0.0.0");
+        assertTrue(startupLog(settings).contains("memcached.sasl_pwdb protects the memcached port only; these "
+                + "listeners have no authentication and are open beyond this host: [okuyama.bind = 0.0.0.0]"));
+        assertFalse(startupLog(TestGateway.passwordFile(directory, "ops:secret\n")).contains("protects the memcached"),
+                "every listener on loopback");
+    }
+
+    /** What a gateway started with {@code settings} logs while it starts (the log goes to the standard error). */
+    private static String startupLog(Map<String, String> settings) throws Exception {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try (TestGateway started = TestGateway.start(settings)) {
+            return captured.toString(StandardCharsets.UTF_8);
+        } finally {
+            System.setErr(original);
         }
     }
 
