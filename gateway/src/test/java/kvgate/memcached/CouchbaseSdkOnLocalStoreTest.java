@@ -6,6 +6,6 @@ import org.junit.jupiter.api.BeforeAll;
 class CouchbaseSdkOnLocalStoreTest extends CouchbaseSdkSuite {
     @BeforeAll
     static void start() throws Exception {
-        start(null);
+        start(null, true);
     }
 }

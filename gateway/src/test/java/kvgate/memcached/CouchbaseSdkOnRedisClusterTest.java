@@ -7,6 +7,6 @@ import org.junit.jupiter.api.BeforeAll;
 class CouchbaseSdkOnRedisClusterTest extends CouchbaseSdkSuite {
     @BeforeAll
     static void start() throws Exception {
-        start(RedisServers.cluster(3));
+        start(RedisServers.cluster(3), true);
     }
 }
