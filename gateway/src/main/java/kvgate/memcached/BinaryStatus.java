@@ -51,11 +51,24 @@ public enum BinaryStatus {
     }
 
     /**
+     * The newest error map version served (an older one is served as asked, and 0 as 1): 2 adds retry advice to 1,
+     * which this map gives none of.
+     */
+    private static final int NEWEST_ERROR_MAP = 2;
+    /** The error maps of versions 1 and 2, made once: every Couchbase client asks for one as it connects. */
+    private static final byte[][] ERROR_MAPS = {errorMapOf(1), errorMapOf(2)};
+
+    /** The error map for a client that reads versions up to {@code asked} (GET_ERROR_MAP's 16-bit value). */
+    static byte[] errorMap(int asked) {
+        return ERROR_MAPS[Math.max(1, Math.min(NEWEST_ERROR_MAP, asked)) - 1];
+    }
+
+    /**
      * The error map a Couchbase client asks for with GET_ERROR_MAP (version 1 and 2 share this form): every status
      * this gateway answers, keyed by its code in hex, with its name, description and attributes, so that a client
      * knows how to treat each: whether it concerns the item, the input, the connection, and whether to retry.
      */
-    static byte[] errorMap(int version) {
+    private static byte[] errorMapOf(int version) {
         ObjectNode map = JsonNodeFactory.instance.objectNode();
         map.put("version", version).put("revision", 1);
         ObjectNode errors = map.putObject("errors");

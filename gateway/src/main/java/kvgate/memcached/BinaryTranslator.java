@@ -55,11 +55,6 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private static final int MAX_COLLECTION_KEY = Opcode.MAX_COLLECTION_KEY_LENGTH - Leb128.MAX_LENGTH;
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
-     * The newest error map version served (an older one is served as asked, and 0 as 1): 2 adds retry advice to 1,
-     * which this map gives none of.
-     */
-    private static final int ERROR_MAP_VERSION = 2;
-    /**
      * Failed authentications in a row after which a connection is closed: a client that knows its password needs
      * one, and a guesser must reconnect for every few guesses.
      */
@@ -158,8 +153,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                     SaslExchange.mechanisms(users).getBytes(StandardCharsets.US_ASCII)));
             case SASL_AUTH, SASL_STEP -> authenticate(request, opcode == Opcode.SASL_AUTH);
             case GET_ERROR_MAP -> answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
-                    BinaryStatus.errorMap(Math.max(1, Math.min(ERROR_MAP_VERSION,
-                            ByteBuffer.wrap(request.value()).getShort() & 0xffff)))));
+                    BinaryStatus.errorMap(ByteBuffer.wrap(request.value()).getShort() & 0xffff)));
             case SELECT_BUCKET -> selectBucket(request);
             // A client that selected no bucket asks for the cluster's map, which has no buckets: as a Couchbase
             // server without one, "no bucket" (the client then stops asking on that connection).

@@ -154,14 +154,14 @@ public final class SaslUsers {
         String known = passwords.get(user);
         byte[] given = password.getBytes(StandardCharsets.UTF_8);
         // An unknown user is compared too, against a password nobody has, so both take the same time.
-        byte[] expected = (known == null ? "\0unknown" : known).getBytes(StandardCharsets.UTF_8);
+        byte[] expected = passwordOrNone(known);
         return MessageDigest.isEqual(expected, given) && known != null;
     }
 
     /** Whether {@code digest} is the challenge's HMAC-MD5 under the user's password, in hex (CRAM-MD5). */
     boolean cramMatches(String user, byte[] challenge, String digest) {
         String known = passwords.get(user);
-        byte[] password = (known == null ? "\0unknown" : known).getBytes(StandardCharsets.UTF_8);
+        byte[] password = passwordOrNone(known);
         byte[] expected = HexFormat.of().formatHex(hmac("HmacMD5", password, challenge))
                 .getBytes(StandardCharsets.US_ASCII);
         return MessageDigest.isEqual(expected, digest.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII))
@@ -181,6 +181,14 @@ public final class SaslUsers {
         System.arraycopy(mechanism.hmac(unknownSaltKey, user.getBytes(StandardCharsets.UTF_8)), 0, salt, 0, 16);
         byte[] nobody = new byte[mechanism.hash(new byte[0]).length];
         return new Credentials(salt, nobody, nobody);
+    }
+
+    /**
+     * A user's password as bytes, or for a user the file lacks one nobody has (no password holds a NUL), so that both
+     * are checked the same way and take the same time.
+     */
+    private static byte[] passwordOrNone(String known) {
+        return (known == null ? "\0unknown" : known).getBytes(StandardCharsets.UTF_8);
     }
 
     /** The HMAC of {@code data} under {@code key} with the JDK's {@code algorithm}. */

@@ -155,6 +155,15 @@ public final class RouteTree {
         path.remove(route);
     }
 
+    /**
+     * Closes a tree that was never put in force (a refused reload) and what it opened that {@code inForce} does not
+     * hold: its nodes stop their own work first, as a replaced tree's do.
+     */
+    public void discard(RouteTree inForce) {
+        retiring();
+        retire(inForce);
+    }
+
     /** Tells every node the tree has been replaced ({@link Route#retiring}), before its work is waited for. */
     public void retiring() {
         eachNode(Route::retiring, "stop its own work");
@@ -311,10 +320,8 @@ public final class RouteTree {
                     builder.background);
         } catch (Refused refused) {
             // Nothing of a refused tree stays open; instances kept from the tree in force are not its to close.
-            RouteTree refusedTree = new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances,
-                    builder.background);
-            refusedTree.retiring();
-            refusedTree.retire(previous);
+            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances, builder.background)
+                    .discard(previous);
             if (refused.cause instanceof StartupException opening) {
                 throw opening;
             }

@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
@@ -107,7 +108,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     private static final int METRICS_IDLE_SECONDS = 300;
     /** A scrape is a GET of one path: nothing longer is needed. */
     private static final int METRICS_MAX_REQUEST = 8192;
-    /** Admin connections held at once: operators and their scripts, not clients. */
+    /** Connections held at once on each operators' listener (admin, metrics): operators and their scripts. */
     private static final int ADMIN_CONNECTIONS = 64;
     private static final int ADMIN_MAX_LINE = 4096;
 
@@ -346,26 +347,22 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                     dispatcher, okuyamaNamespace, namespaces);
             opened = started;
             if (gateway.bool(GatewaySettings.ADMIN_ENABLE)) {
-                started.admin = Listener.bind(threads, ADMIN, gateway.text(GatewaySettings.ADMIN_BIND),
+                started.admin = operatorListener(started, ADMIN, gateway.text(GatewaySettings.ADMIN_BIND),
                         gateway.intValue(GatewaySettings.ADMIN_PORT), 0,
-                        new ConnectionGuard(ADMIN, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
                         pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
                                 .addLast(new StringDecoder(StandardCharsets.UTF_8))
                                 .addLast(new StringEncoder(StandardCharsets.UTF_8))
                                 .addLast(new AdminConnection(new AdminCommands(started), started.adminThread)));
-                listeners.add(started.admin);
                 LOG.info("admin port on {}", started.admin.localAddress());
             }
             if (gateway.bool(GatewaySettings.METRICS_ENABLE)) {
                 PrometheusMeterRegistry prometheus = metrics.prometheus();
-                started.metricsListener = Listener.bind(threads, METRICS, gateway.text(GatewaySettings.METRICS_BIND),
+                started.metricsListener = operatorListener(started, METRICS, gateway.text(GatewaySettings.METRICS_BIND),
                         gateway.intValue(GatewaySettings.METRICS_PORT), METRICS_IDLE_SECONDS,
-                        new ConnectionGuard(METRICS, ADMIN_CONNECTIONS, new AtomicInteger(), 0, metrics),
                         pipeline -> pipeline.addLast(new HttpServerCodec())
                                 .addLast(new HttpObjectAggregator(METRICS_MAX_REQUEST))
                                 .addLast(new PrometheusEndpoint(prometheus, () -> routes.get().instances(),
                                         started.adminThread)));
-                listeners.add(started.metricsListener);
                 InetSocketAddress scraped = (InetSocketAddress) started.metricsListener.localAddress();
                 LOG.info("metrics for Prometheus on http://{}:{}{}", scraped.getHostString(), scraped.getPort(),
                         PrometheusEndpoint.PATH);
@@ -470,6 +467,18 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         Map<String, T> extensions = new LinkedHashMap<>();
         found.forEach((name, extension) -> extensions.put(name, extension.extension()));
         return extensions;
+    }
+
+    /**
+     * A listener for operators (the admin port, the metrics port): few connections, counted apart from clients', and
+     * closed with the gateway's other listeners.
+     */
+    private static Channel operatorListener(Gateway started, String name, String host, int port, int idleSeconds,
+                                            Consumer<ChannelPipeline> handlers) throws StartupException {
+        Channel listener = Listener.bind(started.threads, name, host, port, idleSeconds,
+                new ConnectionGuard(name, ADMIN_CONNECTIONS, new AtomicInteger(), 0, started.metrics), handlers);
+        started.listeners.add(listener);
+        return listener;
     }
 
     /**
@@ -679,8 +688,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 declared, all, nodeTypes, reloading.opener, threads.workers(), metrics, previous);
         for (BackendRoute instance : previous.instances()) {
             if (instance.backend() == counters && !next.instances().contains(instance)) {
-                next.retiring();
-                next.retire(previous);
+                next.discard(previous);
                 throw new ConfigurationException("backend instance " + instance.name() + " also keeps the counters "
                         + "(counter.store); it can change only at a restart");
             }

@@ -53,8 +53,6 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private boolean awaiting;
-    /** The client shut its output down: no more requests come, and the connection closes once all are answered. */
-    private boolean inputEnded;
     private ChannelHandlerContext ctx;
     private ReplyQueue<R> replies;
 
@@ -80,8 +78,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event == ChannelInputShutdownEvent.INSTANCE && replies != null) {
-            inputEnded = true;
-            replies.inputEnded();
+            replies.endInput();
             // A client that ended its input and never reads its replies must not hold the connection (and, for the
             // counter protocol, its holdings) for ever: it closes at the latest after this.
             ctx.executor().schedule(() -> ctx.close(), DRAIN_SECONDS, TimeUnit.SECONDS);
@@ -92,8 +89,8 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
 
     /** After the client's input ended: closes the connection once every request read is answered and written. */
     private void closeIfAnswered() {
-        if (inputEnded && !awaiting && held.isEmpty() && batchSize == 0 && replies != null && !replies.closing()
-                && replies.idle()) {
+        if (replies != null && replies.inputEnded() && !awaiting && held.isEmpty() && batchSize == 0
+                && !replies.closing() && replies.idle()) {
             replies.closeAfterWrites();
         }
     }

@@ -73,8 +73,13 @@ public final class ReplyQueue<R> {
      * The client shut its output down: there is nothing more to read, so reading is no longer paused or resumed (the
      * socket has left the event loop's interest for reads, and asking for one again fails).
      */
-    public void inputEnded() {
+    public void endInput() {
         inputEnded = true;
+    }
+
+    /** Whether the client shut its output down ({@link #endInput}). */
+    public boolean inputEnded() {
+        return inputEnded;
     }
 
     /** Writes what is encoded and closes the connection once it is written; later requests are ignored. */
