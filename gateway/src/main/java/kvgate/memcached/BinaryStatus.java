@@ -28,7 +28,30 @@ public enum BinaryStatus {
     UNKNOWN_COLLECTION(0x0088, "Unknown collection", "UNKNOWN_COLLECTION", "invalid-input"),
     CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest", "CANNOT_APPLY_COLLECTIONS_MANIFEST",
             "invalid-input"),
-    UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "invalid-input");
+    UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "invalid-input"),
+    // Sub-document statuses, with a Couchbase server's descriptions: a path's own status in a multi-path reply, or
+    // the reply's status for a single-path command.
+    SUBDOC_PATH_ENOENT(0x00c0, "Subdoc: Path not found in document", "SUBDOC_PATH_ENOENT", "subdoc", "item-only"),
+    SUBDOC_PATH_MISMATCH(0x00c1, "Subdoc: Path and document disagree on structure", "SUBDOC_PATH_MISMATCH",
+            "subdoc", "item-only"),
+    SUBDOC_PATH_EINVAL(0x00c2, "Subdoc: Invalid path", "SUBDOC_PATH_EINVAL", "subdoc", "invalid-input"),
+    SUBDOC_PATH_E2BIG(0x00c3, "Subdoc: Path size exceeds limit", "SUBDOC_PATH_E2BIG", "subdoc", "invalid-input"),
+    SUBDOC_DOC_E2DEEP(0x00c4, "Subdoc: Document is too deep to be parsed", "SUBDOC_DOC_E2DEEP", "subdoc",
+            "item-only"),
+    SUBDOC_VALUE_CANTINSERT(0x00c5, "Subdoc: Value invalid for insertion", "SUBDOC_VALUE_CANTINSERT", "subdoc",
+            "invalid-input"),
+    SUBDOC_DOC_NOTJSON(0x00c6, "Subdoc: Document not JSON", "SUBDOC_DOC_NOTJSON", "subdoc", "item-only"),
+    SUBDOC_NUM_ERANGE(0x00c7, "Subdoc: Existing numeric value is not within range", "SUBDOC_NUM_ERANGE", "subdoc",
+            "item-only"),
+    SUBDOC_DELTA_EINVAL(0x00c8, "Subdoc: Invalid value passed for delta", "SUBDOC_DELTA_EINVAL", "subdoc",
+            "item-only"),
+    SUBDOC_PATH_EEXISTS(0x00c9, "Subdoc: Path already exists", "SUBDOC_PATH_EEXISTS", "subdoc", "item-only"),
+    SUBDOC_VALUE_ETOODEEP(0x00ca, "Subdoc: Value is too deep, or would make the document too deep",
+            "SUBDOC_VALUE_ETOODEEP", "subdoc", "invalid-input", "item-only"),
+    SUBDOC_INVALID_COMBO(0x00cb, "Subdoc: Invalid combination of commands", "SUBDOC_INVALID_COMBO", "subdoc",
+            "invalid-input"),
+    SUBDOC_MULTI_PATH_FAILURE(0x00cc, "Subdoc: Some (or all) commands failed", "SUBDOC_MULTI_PATH_FAILURE",
+            "subdoc", "special-handling");
 
     private final int code;
     private final byte[] message;

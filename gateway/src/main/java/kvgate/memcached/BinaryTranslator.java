@@ -16,6 +16,7 @@ import kvgate.collections.CollectionName;
 import kvgate.collections.CollectionsManifest;
 import kvgate.collections.Leb128;
 import kvgate.collections.ManifestRejected;
+import kvgate.dispatch.Dispatcher;
 import kvgate.server.FrameTranslator;
 import kvgate.server.GatewayVersion;
 import kvgate.server.Translation;
@@ -84,6 +85,10 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private final SaslUsers users;
     private final SaslExchange sasl;
     private final ClusterConfig cluster;
+    /** Where the sub-document commands, which take more than one operation, send theirs. */
+    private final Dispatcher dispatcher;
+    /** The largest document a sub-document change may make. */
+    private final int maxItemSize;
     /** The user the connection authenticated as; null before (or after a failed attempt). */
     private String user;
     private int failedAuthentications;
@@ -99,15 +104,19 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /**
      * @param users the users who may authenticate; null when clients need not
      * @param cluster the cluster map Couchbase clients are given, naming the port this connection reached
+     * @param dispatcher where the sub-document commands send their reads and writes
+     * @param maxItemSize the largest document a sub-document change may make
      */
     public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                            ClusterConfig cluster) {
+                            ClusterConfig cluster, Dispatcher dispatcher, int maxItemSize) {
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
         this.users = users;
         this.sasl = new SaslExchange(users);
         this.cluster = cluster;
+        this.dispatcher = dispatcher;
+        this.maxItemSize = maxItemSize;
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
     }
 
@@ -124,8 +133,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (!authenticated() && !opcode.beforeAuthentication()) {
             return error(request, BinaryStatus.AUTH_ERROR);
         }
+        // A sub-document command's value is paths and fragments, not a document: raw, as Couchbase requires.
         boolean dataTypeFine = request.dataType() == 0
-                || json && request.dataType() == DATATYPE_JSON && opcode.namesDocument();
+                || json && request.dataType() == DATATYPE_JSON && opcode.namesDocument() && !opcode.subdocument();
         if (!dataTypeFine || opcode.shapeProblem(request, collections) != null) {
             return error(request, BinaryStatus.INVALID_ARGUMENTS);
         }
@@ -170,6 +180,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         // Gets, most of the traffic, read neither the clock nor the extras: only the requests that need them do.
         Namespace namespace = document.namespace();
         byte[] key = document.key();
+        if (opcode.subdocument()) {
+            return subdocument(request, opcode, document);
+        }
         return switch (opcode) {
             case GET, GETQ, GETK, GETKQ -> forward(new Operation.Get(namespace, key), request);
             // The version byte, when sent, is 1 or 2 (2 adds the datatype to the reply).
@@ -201,6 +214,25 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                     expiresAt(ByteBuffer.wrap(request.extras()).getInt(0), document)), request);
             default -> throw new IllegalStateException(opcode + " names no document");
         };
+    }
+
+    /**
+     * A sub-document command: read (a malformed one is refused whole), then run as reads and a compare-and-swap
+     * write; the connection's later requests wait for it, as they would on a Couchbase server.
+     */
+    private Translation<BinaryResponse> subdocument(BinaryRequest request, Opcode opcode, Document document) {
+        SubdocRequest subdoc;
+        try {
+            subdoc = SubdocRequest.read(opcode, request);
+        } catch (SubdocFailure failure) {
+            return error(request, failure.status());
+        }
+        SubdocExecution execution = new SubdocExecution(dispatcher, request, subdoc, document.namespace(),
+                document.key(), subdoc.mutation() ? expiresAt(subdoc.expiry(), document) : Item.NEVER, maxItemSize);
+        return new Translation.Await<>(() -> execution.run()
+                .exceptionally(failure -> BinaryResponse.error(request.opcode(), request.opaque(),
+                        BinaryStatus.INTERNAL_ERROR))
+                .thenApply(Translation::answer));
     }
 
     /** When an item given memcached's {@code expiry} expires, within its collection's maxTTL. */
@@ -281,6 +313,10 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                     SELECT_BUCKET, GET_CLUSTER_CONFIG, SET_COLLECTIONS_MANIFEST, GET_COLLECTIONS_MANIFEST,
                     GET_COLLECTION_ID, GET_SCOPE_ID, GET_ERROR_MAP ->
                     throw new IllegalStateException(opcode + " is answered without the backend");
+            case SUBDOC_GET, SUBDOC_EXISTS, SUBDOC_DICT_ADD, SUBDOC_DICT_UPSERT, SUBDOC_DELETE, SUBDOC_REPLACE,
+                    SUBDOC_ARRAY_PUSH_LAST, SUBDOC_ARRAY_PUSH_FIRST, SUBDOC_ARRAY_INSERT, SUBDOC_ARRAY_ADD_UNIQUE,
+                    SUBDOC_COUNTER, SUBDOC_MULTI_LOOKUP, SUBDOC_MULTI_MUTATION, SUBDOC_GET_COUNT ->
+                    throw new IllegalStateException(opcode + " is answered by its own execution");
         };
     }
 

@@ -46,6 +46,21 @@ public enum Opcode {
     GET_META(0xa0, -1, Key.REQUIRED, Value.NONE),
     GET_CLUSTER_CONFIG(0xb5, 0, Key.NONE, Value.NONE),
     SET_COLLECTIONS_MANIFEST(0xb9, 0, Key.NONE, Value.REQUIRED),
+    // The sub-document commands: their extras and value are checked by SubdocRequest, which reads them.
+    SUBDOC_GET(0xc5, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_EXISTS(0xc6, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_DICT_ADD(0xc7, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_DICT_UPSERT(0xc8, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_DELETE(0xc9, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_REPLACE(0xca, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_ARRAY_PUSH_LAST(0xcb, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_ARRAY_PUSH_FIRST(0xcc, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_ARRAY_INSERT(0xcd, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_ARRAY_ADD_UNIQUE(0xce, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_COUNTER(0xcf, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_MULTI_LOOKUP(0xd0, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_MULTI_MUTATION(0xd1, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
+    SUBDOC_GET_COUNT(0xd2, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
     GET_COLLECTIONS_MANIFEST(0xba, 0, Key.NONE, Value.NONE),
     /** The path comes in the key (older clients) or the value (newer ones), not both. */
     GET_COLLECTION_ID(0xbb, 0, Key.OPTIONAL, Value.ANY),
@@ -53,6 +68,8 @@ public enum Opcode {
     /** The value is the highest error map version the client reads, a 16-bit number. */
     GET_ERROR_MAP(0xfe, 0, Key.NONE, Value.U16);
 
+    /** The extras length of a command whose extras its own reader checks (the sub-document commands). */
+    private static final int SUBDOC_EXTRAS = Integer.MIN_VALUE;
     /** The longest key memcached accepts. */
     public static final int MAX_KEY_LENGTH = 250;
     /** The longest key on a collections connection, LEB128 collection-id prefix included. */
@@ -128,6 +145,16 @@ public enum Opcode {
             case GET, GETQ, GETK, GETKQ, SET, SETQ, ADD, ADDQ, REPLACE, REPLACEQ, DELETE, DELETEQ, INCREMENT,
                     INCREMENTQ, DECREMENT, DECREMENTQ, APPEND, APPENDQ, PREPEND, PREPENDQ, TOUCH, GAT, GATQ,
                     GET_META -> true;
+            default -> subdocument();
+        };
+    }
+
+    /** Whether this is a sub-document command (read by {@link SubdocRequest}). */
+    public boolean subdocument() {
+        return switch (this) {
+            case SUBDOC_GET, SUBDOC_EXISTS, SUBDOC_DICT_ADD, SUBDOC_DICT_UPSERT, SUBDOC_DELETE, SUBDOC_REPLACE,
+                    SUBDOC_ARRAY_PUSH_LAST, SUBDOC_ARRAY_PUSH_FIRST, SUBDOC_ARRAY_INSERT, SUBDOC_ARRAY_ADD_UNIQUE,
+                    SUBDOC_COUNTER, SUBDOC_MULTI_LOOKUP, SUBDOC_MULTI_MUTATION, SUBDOC_GET_COUNT -> true;
             default -> false;
         };
     }
@@ -149,7 +176,8 @@ public enum Opcode {
      */
     String shapeProblem(BinaryRequest request, boolean collections) {
         int extrasLength = request.extras().length;
-        boolean extrasFine = extras >= 0 ? extrasLength == extras : extrasLength == 0 || extrasLength == -extras;
+        boolean extrasFine = extras == SUBDOC_EXTRAS || (extras >= 0 ? extrasLength == extras
+                : extrasLength == 0 || extrasLength == -extras);
         if (!extrasFine) {
             return name() + " takes " + (extras >= 0 ? extras : "0 or " + -extras) + " bytes of extras, not "
                     + extrasLength;

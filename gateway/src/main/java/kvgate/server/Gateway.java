@@ -280,7 +280,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
                                         new BinaryTranslator(bucketManifests, clock, stats, users,
-                                                new ClusterConfig(advertisedPort(pipeline, advertisedPort), mgmtPort)),
+                                                new ClusterConfig(advertisedPort(pipeline, advertisedPort), mgmtPort),
+                                                dispatcher, maxItemSize),
                                         encoder, dispatcher, maxInFlight)));
                 listeners.add(memcached);
             }

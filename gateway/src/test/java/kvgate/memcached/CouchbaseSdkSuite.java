@@ -14,10 +14,22 @@ import com.couchbase.client.core.error.CasMismatchException;
 import com.couchbase.client.core.error.CouchbaseException;
 import com.couchbase.client.core.error.DocumentExistsException;
 import com.couchbase.client.core.error.DocumentNotFoundException;
+import com.couchbase.client.core.error.TimeoutException;
 import com.couchbase.client.java.Cluster;
 import com.couchbase.client.java.ClusterOptions;
 import com.couchbase.client.java.Collection;
+import com.couchbase.client.core.error.subdoc.PathExistsException;
+import com.couchbase.client.core.error.subdoc.PathMismatchException;
+import com.couchbase.client.core.error.subdoc.PathNotFoundException;
+import com.couchbase.client.java.json.JsonArray;
 import com.couchbase.client.java.json.JsonObject;
+import com.couchbase.client.java.kv.GetOptions;
+import com.couchbase.client.java.kv.LookupInResult;
+import com.couchbase.client.java.kv.LookupInSpec;
+import com.couchbase.client.java.kv.MutateInOptions;
+import com.couchbase.client.java.kv.MutateInResult;
+import com.couchbase.client.java.kv.MutateInSpec;
+import com.couchbase.client.java.kv.StoreSemantics;
 import com.couchbase.client.java.kv.GetResult;
 import com.couchbase.client.java.kv.IncrementOptions;
 import com.couchbase.client.java.kv.MutationResult;
@@ -25,6 +37,7 @@ import com.couchbase.client.java.kv.ReplaceOptions;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -164,6 +177,91 @@ abstract class CouchbaseSdkSuite {
                 assertEquals(0x0001, plain.call(BinaryClient.GET, NONE, BinaryClient.collectionKey(0, "carol"),
                         NONE, 0).status());
             }
+        } finally {
+            cluster.disconnect();
+        }
+    }
+
+    @Test
+    void theSdkLooksUpAndChangesPathsInDocuments() throws Exception {
+        Cluster cluster = connect("Administrator", "password");
+        try {
+            Collection documents = cluster.bucket("default").scope("app").collection("users");
+            JsonObject dan = JsonObject.create().put("name", "Dan").put("logins", 3)
+                    .put("tags", JsonArray.from("a", "b")).put("address", JsonObject.create().put("city", "Oslo"));
+            MutationResult stored = documents.upsert("dan", dan);
+
+            LookupInResult found = documents.lookupIn("dan", List.of(LookupInSpec.get("address.city"),
+                    LookupInSpec.exists("phone"), LookupInSpec.count("tags"), LookupInSpec.get("tags[-1]"),
+                    LookupInSpec.get("")));
+            assertEquals("Oslo", found.contentAs(0, String.class));
+            assertFalse(found.exists(1));
+            assertEquals(2, found.contentAs(2, Integer.class));
+            assertEquals("b", found.contentAs(3, String.class));
+            assertEquals(dan, found.contentAsObject(4));
+            assertEquals(stored.cas(), found.cas());
+            assertThrows(PathNotFoundException.class, () -> found.contentAs(1, String.class));
+            assertThrows(DocumentNotFoundException.class,
+                    () -> documents.lookupIn("nobody", List.of(LookupInSpec.get("name"))));
+
+            MutateInResult changed = documents.mutateIn("dan", List.of(
+                    MutateInSpec.upsert("address.zip", "0150"),
+                    MutateInSpec.insert("phone", "555-0100"),
+                    MutateInSpec.replace("name", "Daniel"),
+                    MutateInSpec.remove("tags[0]"),
+                    MutateInSpec.arrayAppend("tags", List.of("c", "d")),
+                    MutateInSpec.arrayPrepend("tags", List.of("z")),
+                    MutateInSpec.arrayInsert("tags[1]", List.of("y")),
+                    MutateInSpec.arrayAddUnique("tags", "e"),
+                    MutateInSpec.increment("logins", 2),
+                    MutateInSpec.decrement("credit", 5).createPath(),
+                    MutateInSpec.upsert("prefs.theme.color", "dark").createPath()));
+            assertEquals(5, changed.contentAs(8, Long.class));
+            assertEquals(-5, changed.contentAs(9, Long.class));
+            assertNotEquals(stored.cas(), changed.cas());
+            JsonObject now = documents.get("dan").contentAsObject();
+            assertEquals("Daniel", now.getString("name"));
+            assertEquals("0150", now.getObject("address").getString("zip"));
+            assertEquals("555-0100", now.getString("phone"));
+            assertEquals(JsonArray.from("z", "y", "b", "c", "d", "e"), now.getArray("tags"));
+            assertEquals(5, now.getInt("logins"));
+            assertEquals(-5, now.getInt("credit"));
+            assertEquals("dark", now.getObject("prefs").getObject("theme").getString("color"));
+
+            // A path that fails fails the whole mutation: nothing of it is written.
+            assertThrows(PathExistsException.class, () -> documents.mutateIn("dan", List.of(
+                    MutateInSpec.upsert("seen", true), MutateInSpec.insert("phone", "other"))));
+            assertThrows(PathNotFoundException.class, () -> documents.mutateIn("dan", List.of(
+                    MutateInSpec.replace("no.such.path", 1))));
+            assertThrows(PathExistsException.class, () -> documents.mutateIn("dan", List.of(
+                    MutateInSpec.arrayAddUnique("tags", "c"))));
+            assertThrows(PathMismatchException.class, () -> documents.mutateIn("dan", List.of(
+                    MutateInSpec.arrayAppend("name", List.of(1)))));
+            assertFalse(documents.get("dan").contentAsObject().containsKey("seen"));
+            assertThrows(CasMismatchException.class, () -> documents.mutateIn("dan", List.of(
+                    MutateInSpec.upsert("seen", true)), MutateInOptions.mutateInOptions().cas(stored.cas())));
+            assertThrows(DocumentNotFoundException.class, () -> documents.mutateIn("nobody", List.of(
+                    MutateInSpec.upsert("seen", true))));
+
+            // Store semantics: upsert and insert create the document, insert only where there is none.
+            documents.mutateIn("eve", List.of(MutateInSpec.upsert("name", "Eve"), MutateInSpec.arrayAppend("tags",
+                    List.of("x")).createPath()), MutateInOptions.mutateInOptions().storeSemantics(StoreSemantics.UPSERT));
+            assertEquals(JsonObject.create().put("name", "Eve").put("tags", JsonArray.from("x")),
+                    documents.get("eve").contentAsObject());
+            assertThrows(DocumentExistsException.class, () -> documents.mutateIn("eve", List.of(
+                    MutateInSpec.upsert("name", "Eve")), MutateInOptions.mutateInOptions()
+                    .storeSemantics(StoreSemantics.INSERT)));
+            documents.mutateIn("fay", List.of(MutateInSpec.insert("name", "Fay")),
+                    MutateInOptions.mutateInOptions().storeSemantics(StoreSemantics.INSERT));
+            assertEquals("Fay", documents.get("fay").contentAsObject().getString("name"));
+            // A projection is a lookup of the paths asked for.
+            assertEquals(JsonObject.create().put("name", "Daniel").put("address", JsonObject.create()
+                    .put("city", "Oslo")), documents.get("dan", GetOptions.getOptions().project("name",
+                    "address.city")).contentAsObject());
+            // The expiry is an extended attribute, which the gateway does not serve: refused at once, not timed out.
+            CouchbaseException refused = assertThrows(CouchbaseException.class, () -> documents.get("dan",
+                    GetOptions.getOptions().withExpiry(true)));
+            assertFalse(refused instanceof TimeoutException, String.valueOf(refused));
         } finally {
             cluster.disconnect();
         }

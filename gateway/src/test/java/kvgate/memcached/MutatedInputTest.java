@@ -132,7 +132,7 @@ class MutatedInputTest {
             byte[] key = key(m, seed, collections, fuzzBucket);
             byte[] value = m.chance(30) ? bytes(Integer.toString(m.below(1000))) : m.bytes(m.below(64));
             long cas = m.chance(10) ? m.nextLong() : 0;
-            int choice = m.below(24);
+            int choice = m.below(26);
             requests.add(switch (choice) {
                 case 0, 1, 2 -> request(m.pick(GET, GETQ, GETK, GETKQ), NONE, key, NONE, 0, opaque);
                 case 3, 4, 5 -> request(m.pick(SET, SETQ, ADD, ADDQ, REPLACE, REPLACEQ),
@@ -160,6 +160,16 @@ class MutatedInputTest {
                 case 22 -> request(GET_META, m.pick(NONE, new byte[] {2}), key, NONE, 0, opaque);
                 case 23 -> m.chance(50) ? request(SASL_AUTH, NONE, bytes("PLAIN"), bytes("\0fuzz\0pw"), 0, opaque)
                         : request(SASL_AUTH, NONE, bytes("CRAM-MD5"), NONE, 0, opaque);
+                case 24 -> request(SUBDOC_MULTI_LOOKUP, m.pick(NONE, new byte[] {0}), key, concat(
+                        lookupSpec(SUBDOC_GET, 0, m.pick("a", "a.b", "c[0]", "c[-1]")),
+                        lookupSpec(m.pick(SUBDOC_EXISTS, SUBDOC_GET_COUNT), 0, m.pick("", "a", "c")),
+                        lookupSpec(GET, 0, "")), 0, opaque);
+                case 25 -> m.chance(50) ? request(SUBDOC_MULTI_MUTATION, m.pick(NONE, new byte[] {1}, u32(60)), key,
+                        concat(mutationSpec(SUBDOC_DICT_UPSERT, 1, "a.b", Integer.toString(m.below(100))),
+                                mutationSpec(SUBDOC_ARRAY_PUSH_LAST, 1, "c", "1,\"x\""),
+                                mutationSpec(SUBDOC_COUNTER, 0, "n", m.pick("1", "-2"))), cas, opaque)
+                        : request(m.pick(SUBDOC_GET, SUBDOC_COUNTER), subdocExtras("a.n", 1), key,
+                        pathAndValue("a.n", "3"), 0, opaque);
                 // Sometimes a get with a set's extras or a set without them: well framed, answered as malformed.
                 default -> request(m.pick(GET, SET), m.pick(NONE, storeExtras(0, 0)), key, NONE, 0, opaque);
             });

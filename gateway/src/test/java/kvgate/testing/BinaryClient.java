@@ -25,6 +25,12 @@ public final class BinaryClient implements AutoCloseable {
             SASL_LIST_MECHS = 0x20, SASL_AUTH = 0x21, SASL_STEP = 0x22, SELECT_BUCKET = 0x89,
             GET_CLUSTER_CONFIG = 0xb5, SET_COLLECTIONS_MANIFEST = 0xb9, GET_COLLECTIONS_MANIFEST = 0xba,
             GET_COLLECTION_ID = 0xbb, GET_SCOPE_ID = 0xbc, GET_ERROR_MAP = 0xfe;
+    /** The sub-document opcodes, which are also the commands of a multi-path request's specs. */
+    public static final int SUBDOC_GET = 0xc5, SUBDOC_EXISTS = 0xc6, SUBDOC_DICT_ADD = 0xc7,
+            SUBDOC_DICT_UPSERT = 0xc8, SUBDOC_DELETE = 0xc9, SUBDOC_REPLACE = 0xca, SUBDOC_ARRAY_PUSH_LAST = 0xcb,
+            SUBDOC_ARRAY_PUSH_FIRST = 0xcc, SUBDOC_ARRAY_INSERT = 0xcd, SUBDOC_ARRAY_ADD_UNIQUE = 0xce,
+            SUBDOC_COUNTER = 0xcf, SUBDOC_MULTI_LOOKUP = 0xd0, SUBDOC_MULTI_MUTATION = 0xd1,
+            SUBDOC_GET_COUNT = 0xd2;
     /** HELLO feature codes. */
     public static final int XERROR = 0x07, SELECT_BUCKET_FEATURE = 0x08, JSON = 0x0b, COLLECTIONS = 0x12;
     public static final byte[] NONE = new byte[0];
@@ -133,6 +139,43 @@ public final class BinaryClient implements AutoCloseable {
     /** Extras of incr/decr: delta, initial, expiry. */
     public static byte[] arithmeticExtras(long delta, long initial, int expiry) {
         return ByteBuffer.allocate(20).putLong(delta).putLong(initial).putInt(expiry).array();
+    }
+
+    /** One path of a MULTI_LOOKUP: command, path flags, path. */
+    public static byte[] lookupSpec(int command, int flags, String path) {
+        byte[] bytes = bytes(path);
+        return ByteBuffer.allocate(4 + bytes.length).put((byte) command).put((byte) flags)
+                .putShort((short) bytes.length).put(bytes).array();
+    }
+
+    /** One path of a MULTI_MUTATION: command, path flags, path, value. */
+    public static byte[] mutationSpec(int command, int flags, String path, String value) {
+        byte[] pathBytes = bytes(path);
+        byte[] valueBytes = bytes(value);
+        return ByteBuffer.allocate(8 + pathBytes.length + valueBytes.length).put((byte) command).put((byte) flags)
+                .putShort((short) pathBytes.length).putInt(valueBytes.length).put(pathBytes).put(valueBytes).array();
+    }
+
+    /** The value of a single-path sub-document command: the path, then the command's value. */
+    public static byte[] pathAndValue(String path, String value) {
+        return concat(bytes(path), bytes(value));
+    }
+
+    /** Extras of a single-path sub-document command: the path's length and the path flags. */
+    public static byte[] subdocExtras(String path, int flags) {
+        return ByteBuffer.allocate(3).putShort((short) bytes(path).length).put((byte) flags).array();
+    }
+
+    public static byte[] concat(byte[]... parts) {
+        int length = 0;
+        for (byte[] part : parts) {
+            length += part.length;
+        }
+        ByteBuffer all = ByteBuffer.allocate(length);
+        for (byte[] part : parts) {
+            all.put(part);
+        }
+        return all.array();
     }
 
     public static byte[] u32(int value) {

@@ -1,0 +1,416 @@
+package kvgate.memcached;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ContainerNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A document as the sub-document commands see it: JSON, read once, then looked up and changed path by path. The
+ * changes of a multi-path mutation apply one after the other to the same tree, so a later path sees an earlier one's
+ * effect, and {@link #bytes()} gives the document to store once all have succeeded.
+ *
+ * <p>Numbers keep their digits (a decimal is read as a decimal, not a double), object members their order. What is
+ * written back is compact JSON: the spacing of the stored text is not kept.
+ */
+final class SubdocDocument {
+    /** The deepest a document may become through a change, as a Couchbase server allows. */
+    static final int MAX_DEPTH = 32;
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+    private static final JsonNodeFactory NODES = JSON.getNodeFactory();
+
+    /** The stored bytes, as long as no change was made; the whole-document get answers them as they are. */
+    private byte[] raw;
+    /** The parsed document; null until a path needs it. */
+    private JsonNode root;
+
+    SubdocDocument(byte[] raw) {
+        this.raw = raw;
+    }
+
+    /** A missing document that a mutation creates: an empty object, or an empty array for a first path that wants one. */
+    static SubdocDocument created(SubdocRequest.Spec first) {
+        boolean array = first.path().startsWith("[") || first.path().isEmpty()
+                && (first.command() == SubdocRequest.Command.ARRAY_PUSH_LAST
+                || first.command() == SubdocRequest.Command.ARRAY_PUSH_FIRST
+                || first.command() == SubdocRequest.Command.ARRAY_ADD_UNIQUE);
+        SubdocDocument document = new SubdocDocument(null);
+        document.root = array ? NODES.arrayNode() : NODES.objectNode();
+        return document;
+    }
+
+    /** The document to store: the stored bytes when nothing changed them, else the changed tree as JSON. */
+    byte[] bytes() {
+        return raw != null ? raw : root.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** What a lookup path finds: its value (empty for {@code EXISTS}). */
+    byte[] lookUp(SubdocRequest.Spec spec) throws SubdocFailure {
+        return switch (spec.command()) {
+            case GET_DOC -> bytes();
+            case GET -> serialized(find(path(spec)));
+            case EXISTS -> {
+                find(path(spec));
+                yield BinaryResponse.EMPTY;
+            }
+            case GET_COUNT -> {
+                JsonNode found = find(path(spec));
+                if (!found.isContainerNode()) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                }
+                yield Integer.toString(found.size()).getBytes(StandardCharsets.US_ASCII);
+            }
+            default -> throw new IllegalArgumentException(spec.command() + " is not a lookup");
+        };
+    }
+
+    /**
+     * Applies a mutation path; returns the value the reply carries for it (a counter's new value), else null.
+     *
+     * @param mkdir whether missing objects on the way are created (the path's flag, or a document flag that may
+     *     create the document)
+     */
+    byte[] mutate(SubdocRequest.Spec spec, boolean mkdir) throws SubdocFailure {
+        if (spec.command() == SubdocRequest.Command.SET_DOC) {
+            raw = spec.value();
+            root = null;
+            return null;
+        }
+        SubdocPath path = path(spec);
+        JsonNode tree = root();
+        switch (spec.command()) {
+            case DICT_ADD, DICT_UPSERT -> {
+                if (!(path.last() instanceof SubdocPath.Name name)) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+                }
+                JsonNode value = value(spec.value(), path);
+                ObjectNode object = object(container(tree, path.parent(), mkdir));
+                if (spec.command() == SubdocRequest.Command.DICT_ADD && object.has(name.name())) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EEXISTS);
+                }
+                object.set(name.name(), value);
+            }
+            case REPLACE -> {
+                JsonNode value = value(spec.value(), path);
+                ContainerNode<?> parent = container(tree, path.parent(), false);
+                if (parent instanceof ObjectNode object) {
+                    String name = name(path);
+                    if (!object.has(name)) {
+                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                    }
+                    object.set(name, value);
+                } else {
+                    ArrayNode array = (ArrayNode) parent;
+                    array.set(position(array, path), value);
+                }
+            }
+            case DELETE -> {
+                ContainerNode<?> parent = container(tree, path.parent(), false);
+                if (parent instanceof ObjectNode object) {
+                    if (object.remove(name(path)) == null) {
+                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                    }
+                } else {
+                    ArrayNode array = (ArrayNode) parent;
+                    array.remove(position(array, path));
+                }
+            }
+            case ARRAY_PUSH_LAST, ARRAY_PUSH_FIRST -> {
+                List<JsonNode> values = values(spec.value(), path);
+                ArrayNode array = array(tree, path, mkdir);
+                if (spec.command() == SubdocRequest.Command.ARRAY_PUSH_LAST) {
+                    array.addAll(values);
+                } else {
+                    for (int i = values.size() - 1; i >= 0; i--) {
+                        array.insert(0, values.get(i));
+                    }
+                }
+            }
+            case ARRAY_INSERT -> {
+                if (!(path.last() instanceof SubdocPath.Index index) || index.index() == SubdocPath.Index.LAST) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+                }
+                List<JsonNode> values = values(spec.value(), path);
+                ContainerNode<?> parent = container(tree, path.parent(), false);
+                if (!(parent instanceof ArrayNode array)) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                }
+                if (index.index() > array.size()) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                }
+                for (int i = 0; i < values.size(); i++) {
+                    array.insert(index.index() + i, values.get(i));
+                }
+            }
+            case ARRAY_ADD_UNIQUE -> {
+                JsonNode value = value(spec.value(), path);
+                if (value.isContainerNode()) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+                }
+                ArrayNode array = array(tree, path, mkdir);
+                String text = value.toString();
+                for (JsonNode element : array) {
+                    if (element.isContainerNode()) {
+                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                    }
+                    // As a Couchbase server compares: as JSON text, so 1 and 1.0, or "1" and 1, differ.
+                    if (element.toString().equals(text)) {
+                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EEXISTS);
+                    }
+                }
+                array.add(value);
+            }
+            case COUNTER -> {
+                return counter(tree, path, delta(spec.value()), mkdir);
+            }
+            default -> throw new IllegalArgumentException(spec.command() + " is not a path mutation");
+        }
+        raw = null;
+        return null;
+    }
+
+    /** Adds {@code delta} to the integer at {@code path}, creating it as {@code delta} where it is missing. */
+    private byte[] counter(JsonNode tree, SubdocPath path, long delta, boolean mkdir) throws SubdocFailure {
+        ContainerNode<?> parent = container(tree, path.parent(), mkdir);
+        JsonNode current;
+        if (parent instanceof ObjectNode object) {
+            current = object.get(name(path));
+        } else {
+            ArrayNode array = (ArrayNode) parent;
+            current = array.get(position(array, path));
+        }
+        long result;
+        if (current == null) {
+            result = delta;
+        } else if (!current.isIntegralNumber()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        } else if (!current.canConvertToLong()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_NUM_ERANGE);
+        } else {
+            try {
+                result = Math.addExact(current.longValue(), delta);
+            } catch (ArithmeticException e) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+            }
+        }
+        LongNode counted = LongNode.valueOf(result);
+        if (parent instanceof ObjectNode object) {
+            object.set(name(path), counted);
+        } else {
+            ArrayNode array = (ArrayNode) parent;
+            array.set(position(array, path), counted);
+        }
+        raw = null;
+        return Long.toString(result).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** A counter's delta: a non-zero integer that fits 64 signed bits, in plain digits. */
+    private static long delta(byte[] value) throws SubdocFailure {
+        String text = new String(value, StandardCharsets.US_ASCII);
+        if (!text.matches("-?[0-9]{1,19}")) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
+        }
+        try {
+            long delta = Long.parseLong(text);
+            if (delta == 0) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
+            }
+            return delta;
+        } catch (NumberFormatException e) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
+        }
+    }
+
+    /** The parsed document: not JSON, or too deep for the parser, fails every path. */
+    private JsonNode root() throws SubdocFailure {
+        if (root == null) {
+            try {
+                root = JSON.readTree(raw);
+            } catch (StreamConstraintsException e) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_E2DEEP);
+            } catch (IOException e) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_NOTJSON);
+            }
+            if (root == null || root.isMissingNode()) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_NOTJSON);
+            }
+        }
+        return root;
+    }
+
+    private static SubdocPath path(SubdocRequest.Spec spec) throws SubdocFailure {
+        return SubdocPath.parse(spec.path());
+    }
+
+    /** The value at {@code path}. */
+    private JsonNode find(SubdocPath path) throws SubdocFailure {
+        JsonNode at = root();
+        for (SubdocPath.Component component : path.components()) {
+            at = step(at, component);
+            if (at == null) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+            }
+        }
+        return at;
+    }
+
+    /** One step down from {@code at}, or null where nothing is there; a step of the wrong kind is a mismatch. */
+    private static JsonNode step(JsonNode at, SubdocPath.Component component) throws SubdocFailure {
+        if (component instanceof SubdocPath.Name name) {
+            if (!at.isObject()) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            }
+            return at.get(name.name());
+        }
+        if (!at.isArray()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        }
+        int index = ((SubdocPath.Index) component).index();
+        return index == SubdocPath.Index.LAST ? (at.isEmpty() ? null : at.get(at.size() - 1)) : at.get(index);
+    }
+
+    /**
+     * The object or array at {@code path}, creating the objects missing on the way when {@code mkdir} (never an array
+     * element: there is no saying what would come before it).
+     */
+    private static ContainerNode<?> container(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
+        JsonNode at = tree;
+        for (SubdocPath.Component component : path.components()) {
+            JsonNode next = step(at, component);
+            if (next == null) {
+                if (!mkdir || !(component instanceof SubdocPath.Name name)) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                }
+                next = ((ObjectNode) at).putObject(name.name());
+            }
+            at = next;
+        }
+        if (!at.isContainerNode()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        }
+        return (ContainerNode<?>) at;
+    }
+
+    private static ObjectNode object(ContainerNode<?> container) throws SubdocFailure {
+        if (!(container instanceof ObjectNode object)) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        }
+        return object;
+    }
+
+    /** The array at {@code path}; with {@code mkdir}, a missing one is created empty (its parents too). */
+    private static ArrayNode array(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
+        if (path.isRoot()) {
+            if (!tree.isArray()) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            }
+            return (ArrayNode) tree;
+        }
+        ContainerNode<?> parent = container(tree, path.parent(), mkdir);
+        JsonNode found = step(parent, path.last());
+        if (found == null) {
+            if (!mkdir || !(path.last() instanceof SubdocPath.Name name)) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+            }
+            return ((ObjectNode) parent).putArray(name.name());
+        }
+        if (!found.isArray()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        }
+        return (ArrayNode) found;
+    }
+
+    /** The last step's name, where the parent is an object. */
+    private static String name(SubdocPath path) throws SubdocFailure {
+        if (!(path.last() instanceof SubdocPath.Name name)) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        }
+        return name.name();
+    }
+
+    /** The existing element the last step names, where the parent is an array. */
+    private static int position(ArrayNode array, SubdocPath path) throws SubdocFailure {
+        if (!(path.last() instanceof SubdocPath.Index index)) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+        }
+        int position = index.index() == SubdocPath.Index.LAST ? array.size() - 1 : index.index();
+        if (position < 0 || position >= array.size()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+        }
+        return position;
+    }
+
+    /** A value to insert: one JSON value, which must not make the document deeper than {@link #MAX_DEPTH}. */
+    private static JsonNode value(byte[] text, SubdocPath path) throws SubdocFailure {
+        JsonNode value = parse(text);
+        deepEnough(value, path);
+        return value;
+    }
+
+    /** Values to insert into an array: one or more JSON values separated by commas. */
+    private static List<JsonNode> values(byte[] text, SubdocPath path) throws SubdocFailure {
+        byte[] list = new byte[text.length + 2];
+        list[0] = '[';
+        System.arraycopy(text, 0, list, 1, text.length);
+        list[list.length - 1] = ']';
+        JsonNode parsed = parse(list);
+        if (parsed.isEmpty()) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+        }
+        // Each value goes one level below the array, which is itself at the path.
+        deepEnough(parsed, path);
+        List<JsonNode> values = new ArrayList<>(parsed.size());
+        parsed.forEach(values::add);
+        return values;
+    }
+
+    private static JsonNode parse(byte[] text) throws SubdocFailure {
+        try {
+            JsonNode value = JSON.readTree(text);
+            if (value == null || value.isMissingNode()) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+            }
+            return value;
+        } catch (StreamConstraintsException e) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_ETOODEEP);
+        } catch (JsonProcessingException e) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+        } catch (IOException e) {
+            throw new IllegalStateException("reading bytes in memory failed", e);
+        }
+    }
+
+    private static void deepEnough(JsonNode value, SubdocPath path) throws SubdocFailure {
+        if (path.components().size() + depth(value) > MAX_DEPTH) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_ETOODEEP);
+        }
+    }
+
+    /** How many levels of containers {@code node} is: 0 for a primitive. */
+    private static int depth(JsonNode node) {
+        int deepest = 0;
+        for (JsonNode child : node) {
+            deepest = Math.max(deepest, depth(child));
+        }
+        return node.isContainerNode() ? deepest + 1 : 0;
+    }
+
+    private static byte[] serialized(JsonNode node) {
+        return node.toString().getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,154 @@
+package kvgate.memcached;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A sub-document path, as Couchbase writes it (N1QL's syntax): names separated by dots, array positions in brackets
+ * right after the array ({@code a.b[0].c}, {@code [2]} for a document that is an array), {@code [-1]} for the last
+ * element. A name holding a dot or a bracket is written between backticks, a backtick in it doubled; JSON's escapes
+ * ({@code \"}) stand for the characters they escape, as the path is also JSON text.
+ *
+ * @param components the steps from the document's root; none for the root itself
+ */
+record SubdocPath(List<Component> components) {
+    /** The most steps a path may have, as a Couchbase server allows. */
+    static final int MAX_COMPONENTS = 32;
+    /** The longest path, in bytes, as a Couchbase server allows. */
+    static final int MAX_LENGTH = 1024;
+    static final SubdocPath ROOT = new SubdocPath(List.of());
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** One step: into an object by name, or into an array by position. */
+    sealed interface Component permits Name, Index {
+    }
+
+    record Name(String name) implements Component {
+    }
+
+    /** A position in an array; {@link #LAST} is the last element. */
+    record Index(int index) implements Component {
+        static final int LAST = -1;
+    }
+
+    SubdocPath {
+        components = List.copyOf(components);
+    }
+
+    boolean isRoot() {
+        return components.isEmpty();
+    }
+
+    Component last() {
+        return components.get(components.size() - 1);
+    }
+
+    /** The path of the container the last step is taken in. */
+    SubdocPath parent() {
+        return new SubdocPath(components.subList(0, components.size() - 1));
+    }
+
+    /**
+     * Parses {@code text}: a syntax error is {@link BinaryStatus#SUBDOC_PATH_EINVAL}, more than
+     * {@link #MAX_COMPONENTS} steps {@link BinaryStatus#SUBDOC_PATH_E2BIG}.
+     */
+    static SubdocPath parse(String text) throws SubdocFailure {
+        List<Component> components = new ArrayList<>();
+        int at = 0;
+        int length = text.length();
+        boolean expectName = true; // at the start, or after a dot: a name (or, at the start only, an index)
+        while (at < length) {
+            char c = text.charAt(at);
+            if (c == '[') {
+                if (expectName && at != 0) {
+                    throw invalid(); // "a.[0]"
+                }
+                int close = text.indexOf(']', at);
+                if (close < 0) {
+                    throw invalid();
+                }
+                components.add(new Index(index(text.substring(at + 1, close))));
+                at = close + 1;
+                expectName = false;
+            } else if (expectName) {
+                StringBuilder name = new StringBuilder();
+                boolean escapes = false;
+                while (at < length && text.charAt(at) != '.' && text.charAt(at) != '[') {
+                    char n = text.charAt(at);
+                    if (n == ']') {
+                        throw invalid();
+                    }
+                    if (n == '`') {
+                        // Quoted: up to the closing backtick, a doubled one standing for itself.
+                        at++;
+                        while (true) {
+                            if (at >= length) {
+                                throw invalid();
+                            }
+                            char q = text.charAt(at);
+                            if (q == '`') {
+                                if (at + 1 < length && text.charAt(at + 1) == '`') {
+                                    name.append('`');
+                                    at += 2;
+                                    continue;
+                                }
+                                at++;
+                                break;
+                            }
+                            escapes |= q == '\\';
+                            name.append(q);
+                            at++;
+                        }
+                    } else {
+                        escapes |= n == '\\';
+                        name.append(n);
+                        at++;
+                    }
+                }
+                if (name.length() == 0) {
+                    throw invalid(); // "a..b", ".a"
+                }
+                components.add(new Name(escapes ? unescape(name.toString()) : name.toString()));
+                expectName = false;
+            } else if (c == '.') {
+                at++;
+                expectName = true;
+                if (at == length) {
+                    throw invalid(); // "a."
+                }
+            } else {
+                throw invalid(); // "a[0]b"
+            }
+            if (components.size() > MAX_COMPONENTS) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_E2BIG);
+            }
+        }
+        return new SubdocPath(components);
+    }
+
+    /** An array position: digits, or -1 for the last element. */
+    private static int index(String digits) throws SubdocFailure {
+        if (digits.equals("-1")) {
+            return Index.LAST;
+        }
+        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(Character::isDigit)) {
+            throw invalid();
+        }
+        return Integer.parseInt(digits);
+    }
+
+    /** A name's JSON escapes, read as JSON reads them. */
+    private static String unescape(String name) throws SubdocFailure {
+        try {
+            return JSON.readValue("\"" + name + "\"", String.class);
+        } catch (JsonProcessingException e) {
+            throw invalid();
+        }
+    }
+
+    private static SubdocFailure invalid() {
+        return new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+    }
+}
