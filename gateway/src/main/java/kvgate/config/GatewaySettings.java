@@ -24,6 +24,8 @@ public final class GatewaySettings {
     public static final String MEMCACHED_PORT = "memcached.port";
     public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
     public static final String MEMCACHED_SASL_PWDB = "memcached.sasl_pwdb";
+    public static final String MEMCACHED_MGMT_ENABLE = "memcached.mgmt_enable";
+    public static final String MEMCACHED_MGMT_BIND = "memcached.mgmt_bind";
     public static final String MEMCACHED_MGMT_PORT = "memcached.mgmt_port";
     public static final String MEMCACHED_ADVERTISED_PORT = "memcached.advertised_port";
     public static final String BUCKETS = "buckets";
@@ -98,10 +100,16 @@ public final class GatewaySettings {
                     "password file (a line user:password each) of the users who may authenticate with SASL; "
                             + "when set, a connection must authenticate before anything else (empty: no "
                             + "authentication required)"),
+            Setting.bool(MEMCACHED_MGMT_ENABLE, false,
+                    "serve the little of a Couchbase node's management (HTTP) port that an SDK's waitUntilReady "
+                            + "asks (GET /pools/default/buckets/<bucket>), on memcached.mgmt_port"),
+            Setting.text(MEMCACHED_MGMT_BIND, "",
+                    "address of the management listener (empty: memcached.bind, as clients reach it at the host "
+                            + "they reach the memcached port at)"),
             Setting.integer(MEMCACHED_MGMT_PORT, 8091, 1, 65535,
                     "the management (HTTP) port the cluster map given to Couchbase clients names: the one their "
                             + "connection string gives for this gateway (Couchbase's 8091 unless it says otherwise); "
-                            + "nothing listens there"),
+                            + "the management listener's port when memcached.mgmt_enable is on"),
             Setting.integer(MEMCACHED_ADVERTISED_PORT, 0, 0, 65535,
                     "the memcached port the cluster map given to Couchbase clients names, where clients reach the "
                             + "gateway through a port mapping (0: the port the client reached)"),

@@ -1,5 +1,6 @@
 package kvgate.memcached;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -11,10 +12,11 @@ import java.nio.charset.StandardCharsets;
  * client replaces {@code $HOST} with the host it dialled, so one map serves every address the gateway listens on.
  *
  * <p>A client also identifies the node by its management (HTTP) port, which must be the one it was given for the
- * node (8091 unless told otherwise). Nothing listens there: the gateway serves no HTTP, and a client needs it only
- * for management calls and {@code waitUntilReady}, not for documents.
+ * node (8091 unless told otherwise). A client needs that port only for management calls and {@code waitUntilReady},
+ * not for documents; with {@code memcached.mgmt_enable} the gateway listens there and answers what
+ * {@code waitUntilReady} asks ({@link ManagementEndpoint}), else nothing does.
  *
- * @param kvPort the port the client connected to
+ * @param kvPort the memcached port to name: the one the client reached, or {@code memcached.advertised_port}
  * @param mgmtPort the management port to name ({@code memcached.mgmt_port})
  */
 public record ClusterConfig(int kvPort, int mgmtPort) {
@@ -26,6 +28,25 @@ public record ClusterConfig(int kvPort, int mgmtPort) {
 
     /** The map of {@code bucket}, as JSON. */
     byte[] json(String bucket) {
+        return map(bucket).toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The map of {@code bucket} as the management port gives it ({@code GET /pools/default/buckets/<bucket>}): the
+     * same map, its node with a status besides, which a client's {@code waitUntilReady} waits to be "healthy".
+     *
+     * @param ready whether the bucket's documents are served: "healthy", else "warmup", as a Couchbase node says
+     *              while it loads a bucket
+     */
+    byte[] managementJson(String bucket, boolean ready) {
+        ObjectNode map = map(bucket);
+        for (JsonNode node : map.get("nodes")) {
+            ((ObjectNode) node).put("status", ready ? "healthy" : "warmup");
+        }
+        return map.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private ObjectNode map(String bucket) {
         JsonNodeFactory nodes = JsonNodeFactory.instance;
         ObjectNode map = nodes.objectNode();
         map.put("rev", REVISION);
@@ -48,6 +69,6 @@ public record ClusterConfig(int kvPort, int mgmtPort) {
         for (String capability : new String[] {"cccp", "collections", "nodesExt", "touch"}) {
             capabilities.add(capability);
         }
-        return map.toString().getBytes(StandardCharsets.UTF_8);
+        return map;
     }
 }

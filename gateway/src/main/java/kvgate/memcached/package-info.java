@@ -1,6 +1,7 @@
 /**
  * The memcached binary protocol: the frame codec (bytes to {@link kvgate.memcached.BinaryFrame} and
  * {@link kvgate.memcached.BinaryResponse} to bytes), the translator between frames and the operation stream, and
- * the per-connection handler that keeps replies in request order.
+ * the per-connection handler that keeps replies in request order; and the management (HTTP) port a Couchbase SDK's
+ * {@code waitUntilReady} asks about a bucket.
  */
 package kvgate.memcached;

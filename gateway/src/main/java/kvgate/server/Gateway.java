@@ -57,6 +57,7 @@ import kvgate.memcached.BinaryFrameDecoder;
 import kvgate.memcached.BinaryResponseEncoder;
 import kvgate.memcached.BinaryTranslator;
 import kvgate.memcached.ClusterConfig;
+import kvgate.memcached.ManagementEndpoint;
 import kvgate.memcached.MemcachedStats;
 import kvgate.memcached.SaslUsers;
 import kvgate.metrics.GatewayMetrics;
@@ -104,10 +105,15 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     static final String OKUYAMA = "okuyama";
     static final String ADMIN = "admin";
     static final String METRICS = "metrics";
+    static final String MANAGEMENT = "management";
     /** A scraper's connection idle this long is closed: Prometheus scrapes every few seconds, or reconnects. */
     private static final int METRICS_IDLE_SECONDS = 300;
     /** A scrape is a GET of one path: nothing longer is needed. */
     private static final int METRICS_MAX_REQUEST = 8192;
+    /** A Couchbase client's connection to the management port idle this long is closed; it reconnects when it asks. */
+    private static final int MANAGEMENT_IDLE_SECONDS = 300;
+    /** What waitUntilReady sends is a GET of one path with basic authentication. */
+    private static final int MANAGEMENT_MAX_REQUEST = 8192;
     /** Connections held at once on each operators' listener (admin, metrics): operators and their scripts. */
     private static final int ADMIN_CONNECTIONS = 64;
     private static final int ADMIN_MAX_LINE = 4096;
@@ -135,6 +141,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     private final ExecutorService adminThread;
     private Channel admin;
     private Channel metricsListener;
+    private Channel management;
 
     /**
      * What a reload needs of the start: where the configuration comes from, the settings in force (to tell what
@@ -206,6 +213,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             throws ConfigurationException, StartupException {
         Configuration configuration = source.read().withAliases(GatewaySettings.ALIASES);
         Settings gateway = configuration.resolve(GatewaySettings.ALL);
+        if (gateway.bool(GatewaySettings.MEMCACHED_MGMT_ENABLE) && !gateway.bool(GatewaySettings.MEMCACHED_ENABLE)) {
+            throw new ConfigurationException(GatewaySettings.MEMCACHED_MGMT_ENABLE + " = true: the management port "
+                    + "serves the memcached port's Couchbase clients, and " + GatewaySettings.MEMCACHED_ENABLE
+                    + " = false");
+        }
         List<Path> pluginDirectories = new ArrayList<>();
         for (String entry : gateway.text(GatewaySettings.PLUGINS_DIR).split(",")) {
             if (!entry.isBlank()) {
@@ -261,14 +273,16 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             int maxConnections = gateway.intValue(GatewaySettings.MAX_CONNECTIONS);
             int maxInFlight = gateway.intValue(GatewaySettings.MAX_INFLIGHT);
             int idleTimeout = gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S);
+            boolean serveMemcached = gateway.bool(GatewaySettings.MEMCACHED_ENABLE);
+            String pwdb = gateway.text(GatewaySettings.MEMCACHED_SASL_PWDB);
+            // The users of the memcached port, and of its management port.
+            SaslUsers users = !serveMemcached || pwdb.isEmpty() ? null : SaslUsers.read(Path.of(pwdb));
             Channel memcached = null;
-            if (gateway.bool(GatewaySettings.MEMCACHED_ENABLE)) {
+            if (serveMemcached) {
                 MemcachedStats stats = new MemcachedStats(metrics, () -> routes.get().instances(), inForce::get,
                         threads.threads());
                 BinaryResponseEncoder encoder = new BinaryResponseEncoder();
                 long maxFrame = gateway.size(GatewaySettings.MEMCACHED_MAX_FRAME);
-                String pwdb = gateway.text(GatewaySettings.MEMCACHED_SASL_PWDB);
-                SaslUsers users = pwdb.isEmpty() ? null : SaslUsers.read(Path.of(pwdb));
                 if (users != null) {
                     warnOfOpenListeners(gateway);
                 }
@@ -367,6 +381,24 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 InetSocketAddress scraped = (InetSocketAddress) started.metricsListener.localAddress();
                 LOG.info("metrics for Prometheus on http://{}:{}{}", scraped.getHostString(), scraped.getPort(),
                         PrometheusEndpoint.PATH);
+            }
+            if (gateway.bool(GatewaySettings.MEMCACHED_MGMT_ENABLE)) {
+                // The map names the memcached port as that port's own map does: the advertised one, else the one its
+                // listener took.
+                int advertised = gateway.intValue(GatewaySettings.MEMCACHED_ADVERTISED_PORT);
+                int mgmtPort = gateway.intValue(GatewaySettings.MEMCACHED_MGMT_PORT);
+                ClusterConfig cluster = new ClusterConfig(advertised != 0 ? advertised : started.memcachedPort(),
+                        mgmtPort);
+                String bind = gateway.text(GatewaySettings.MEMCACHED_MGMT_BIND);
+                started.management = operatorListener(started, MANAGEMENT,
+                        bind.isEmpty() ? gateway.text(GatewaySettings.MEMCACHED_BIND) : bind, mgmtPort,
+                        MANAGEMENT_IDLE_SECONDS,
+                        pipeline -> pipeline.addLast(new HttpServerCodec())
+                                .addLast(new HttpObjectAggregator(MANAGEMENT_MAX_REQUEST))
+                                .addLast(new ManagementEndpoint(bucketManifests, users, cluster)));
+                InetSocketAddress served = (InetSocketAddress) started.management.localAddress();
+                LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",
+                        served.getHostString(), served.getPort(), ManagementEndpoint.BUCKETS_PATH);
             }
             return started;
         } catch (ConfigurationException | StartupException | RuntimeException e) {
@@ -653,6 +685,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     /** The port the metrics listener is bound to. */
     public int metricsPort() {
         return port(metricsListener, GatewaySettings.METRICS_ENABLE);
+    }
+
+    /** The port the Couchbase management listener is bound to. */
+    public int managementPort() {
+        return port(management, GatewaySettings.MEMCACHED_MGMT_ENABLE);
     }
 
     /**
