@@ -15,25 +15,26 @@ import com.couchbase.client.core.error.CouchbaseException;
 import com.couchbase.client.core.error.DocumentExistsException;
 import com.couchbase.client.core.error.DocumentNotFoundException;
 import com.couchbase.client.core.error.TimeoutException;
-import com.couchbase.client.java.Cluster;
-import com.couchbase.client.java.ClusterOptions;
-import com.couchbase.client.java.Collection;
 import com.couchbase.client.core.error.subdoc.PathExistsException;
 import com.couchbase.client.core.error.subdoc.PathMismatchException;
 import com.couchbase.client.core.error.subdoc.PathNotFoundException;
+import com.couchbase.client.java.Bucket;
+import com.couchbase.client.java.Cluster;
+import com.couchbase.client.java.ClusterOptions;
+import com.couchbase.client.java.Collection;
 import com.couchbase.client.java.json.JsonArray;
 import com.couchbase.client.java.json.JsonObject;
 import com.couchbase.client.java.kv.GetOptions;
+import com.couchbase.client.java.kv.GetResult;
+import com.couchbase.client.java.kv.IncrementOptions;
 import com.couchbase.client.java.kv.LookupInResult;
 import com.couchbase.client.java.kv.LookupInSpec;
 import com.couchbase.client.java.kv.MutateInOptions;
 import com.couchbase.client.java.kv.MutateInResult;
 import com.couchbase.client.java.kv.MutateInSpec;
-import com.couchbase.client.java.kv.StoreSemantics;
-import com.couchbase.client.java.kv.GetResult;
-import com.couchbase.client.java.kv.IncrementOptions;
 import com.couchbase.client.java.kv.MutationResult;
 import com.couchbase.client.java.kv.ReplaceOptions;
+import com.couchbase.client.java.kv.StoreSemantics;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,6 +45,7 @@ import java.util.Set;
 import kvgate.testing.BackendServers;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
+import kvgate.testing.Ports;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -52,14 +54,17 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The unmodified Couchbase Java SDK bootstraps from the gateway as from a Couchbase server (HELLO, error map, SCRAM
  * authentication, bucket selection, the cluster map) over the memcached port alone, then works on documents in the
- * default collection and in a named one, which other binary clients see as the same items. Run once per backend:
- * the SDK's clients move onto another store without changing.
+ * default collection and in a named one, which other binary clients see as the same items; with the management port
+ * served, its waitUntilReady returns. Run once per backend: the SDK's clients move onto another store without
+ * changing.
  */
 abstract class CouchbaseSdkSuite {
     private static final int GET_META = 0xa0;
     @TempDir
     static Path directory;
     static TestGateway gateway;
+    /** The management port the gateway serves and its cluster map names, which the SDK is told too. */
+    private static int mgmtPort;
     /** Whether the backend tells an item's expiry when read (a memcached pool cannot: GetMeta then says none). */
     private static boolean backendTellsExpiry;
 
@@ -72,6 +77,9 @@ abstract class CouchbaseSdkSuite {
         backendTellsExpiry = tellsExpiry;
         Map<String, String> settings = TestGateway.passwordFile(directory,
                 "# who may connect\nAdministrator:password\nalice:pass:word,=x\n");
+        mgmtPort = Ports.free();
+        settings = TestGateway.with(settings, "memcached.mgmt_enable", "true",
+                "memcached.mgmt_port", Integer.toString(mgmtPort));
         gateway = servers == null ? TestGateway.start(settings) : TestGateway.start(servers, settings);
         try (BinaryClient admin = new BinaryClient(gateway.port())) {
             assertEquals(0, admin.authenticate("Administrator", "password").status());
@@ -86,10 +94,14 @@ abstract class CouchbaseSdkSuite {
         gateway.close();
     }
 
+    /** The gateway as the SDK is told of it: the memcached port as the KV port, and the management port. */
+    private static Set<SeedNode> seed() {
+        return Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()), Optional.of(mgmtPort)));
+    }
+
     private static Cluster connect(String user, String password) {
-        return Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()), Optional.empty())),
-                ClusterOptions.clusterOptions(user, password).environment(env -> env
-                        .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(5)))));
+        return Cluster.connect(seed(), ClusterOptions.clusterOptions(user, password).environment(env -> env
+                .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(5)))));
     }
 
     @Test
@@ -268,10 +280,25 @@ abstract class CouchbaseSdkSuite {
     }
 
     @Test
+    void waitUntilReadyReturnsOnceTheManagementPortSaysTheNodeIsHealthy() {
+        Cluster cluster = connect("alice", "pass:word,=x");
+        try {
+            Bucket bucket = cluster.bucket("default");
+            // The bucket's wait asks the management port for the bucket's map and every node in it to be healthy,
+            // then pings the memcached port; the cluster's pings only what needs no bucket, of which there is none.
+            bucket.waitUntilReady(Duration.ofSeconds(10));
+            cluster.waitUntilReady(Duration.ofSeconds(10));
+            bucket.defaultCollection().upsert("ready", JsonObject.create().put("ready", true));
+            assertTrue(bucket.defaultCollection().get("ready").contentAsObject().getBoolean("ready"));
+        } finally {
+            cluster.disconnect();
+        }
+    }
+
+    @Test
     void aWrongPasswordGetsTheSdkNothing() {
-        Cluster cluster = Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()),
-                Optional.empty())), ClusterOptions.clusterOptions("alice", "wrong").environment(env -> env
-                        .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(2)))));
+        Cluster cluster = Cluster.connect(seed(), ClusterOptions.clusterOptions("alice", "wrong").environment(env -> env
+                .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(2)))));
         try {
             Collection documents = cluster.bucket("default").defaultCollection();
             CouchbaseException failure = assertThrows(CouchbaseException.class, () -> documents.get("anything"));
