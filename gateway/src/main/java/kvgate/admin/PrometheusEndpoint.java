@@ -1,20 +1,12 @@
 package kvgate.admin;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -25,6 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import kvgate.dispatch.BackendRoute;
+import kvgate.server.HttpAnswer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,10 +38,6 @@ public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHt
     public static final String PATH = "/metrics";
     private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
-
-    /** A response to write: its status and text, and whether the body is left out (HEAD). */
-    private record Answer(HttpResponseStatus status, String text, boolean head) {
-    }
 
     private final PrometheusMeterRegistry registry;
     private final Supplier<List<BackendRoute>> backends;
@@ -93,72 +82,52 @@ public final class PrometheusEndpoint extends SimpleChannelInboundHandler<FullHt
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         boolean keepAlive = HttpUtil.isKeepAlive(request) && request.decoderResult().isSuccess();
-        Supplier<Answer> answer = answer(request);
+        Supplier<HttpAnswer> answer = answer(request);
         waiting++;
         ctx.channel().config().setAutoRead(false);
         try {
             reader.execute(() -> {
-                Answer answered;
+                HttpAnswer answered;
                 try {
                     answered = answer.get();
                 } catch (RuntimeException e) {
                     LOG.warn("the meters could not be read for a scrape", e);
-                    answered = new Answer(HttpResponseStatus.INTERNAL_SERVER_ERROR, "the meters could not be read\n",
-                            false);
+                    answered = HttpAnswer.text(HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                            "the meters could not be read\n");
                 }
-                Answer reply = answered;
+                HttpAnswer reply = answered;
                 ctx.executor().execute(() -> {
-                    respond(ctx, reply, keepAlive);
+                    reply.write(ctx, keepAlive);
                     if (--waiting == 0) {
                         ctx.channel().config().setAutoRead(true);
                     }
                 });
             });
         } catch (RejectedExecutionException e) {
-            respond(ctx, new Answer(HttpResponseStatus.SERVICE_UNAVAILABLE, "the gateway is stopping\n", false),
-                    false);
+            HttpAnswer.text(HttpResponseStatus.SERVICE_UNAVAILABLE, "the gateway is stopping\n").write(ctx, false);
         }
     }
 
     /** What a request gets, made on the admin thread (the scrape is read there). */
-    private Supplier<Answer> answer(FullHttpRequest request) {
+    private Supplier<HttpAnswer> answer(FullHttpRequest request) {
         if (!request.decoderResult().isSuccess()) {
-            return () -> new Answer(HttpResponseStatus.BAD_REQUEST, "bad request\n", false);
+            return () -> HttpAnswer.text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
         }
         if (!new QueryStringDecoder(request.uri()).path().equals(PATH)) {
-            return () -> new Answer(HttpResponseStatus.NOT_FOUND, "the meters are at " + PATH + "\n", false);
+            return () -> HttpAnswer.text(HttpResponseStatus.NOT_FOUND, "the meters are at " + PATH + "\n");
         }
         HttpMethod method = request.method();
         if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
-            return () -> new Answer(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD\n", false);
+            return () -> HttpAnswer.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD\n");
         }
         boolean head = method.equals(HttpMethod.HEAD);
-        return () -> new Answer(HttpResponseStatus.OK, scrape(), head);
+        return () -> new HttpAnswer(HttpResponseStatus.OK, CONTENT_TYPE, scrape().getBytes(StandardCharsets.UTF_8),
+                head, false);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("closing a metrics connection from {} after an error", ctx.channel().remoteAddress(), cause);
         ctx.close();
-    }
-
-    private static void respond(ChannelHandlerContext ctx, Answer answer, boolean keepAlive) {
-        HttpResponseStatus status = answer.status();
-        byte[] body = answer.text().getBytes(StandardCharsets.UTF_8);
-        ByteBuf content = answer.head() ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, status == HttpResponseStatus.OK ? CONTENT_TYPE
-                : "text/plain; charset=utf-8");
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
-            response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
-        }
-        if (keepAlive) {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            ctx.writeAndFlush(response);
-        } else {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        }
     }
 }

@@ -1,22 +1,17 @@
 package kvgate.memcached;
 
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import kvgate.collections.BucketManifests;
+import kvgate.server.HttpAnswer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,24 +33,7 @@ public final class ManagementEndpoint extends SimpleChannelInboundHandler<FullHt
     private static final Logger LOG = LoggerFactory.getLogger(ManagementEndpoint.class);
     /** Where a bucket's map is asked for; the bucket's name, URL-encoded, follows. */
     public static final String BUCKETS_PATH = "/pools/default/buckets/";
-    private static final String TEXT = "text/plain; charset=utf-8";
     private static final String BASIC = "basic ";
-
-    /**
-     * A response to write.
-     *
-     * @param head whether the body is left out (HEAD)
-     * @param close whether the connection is closed after it
-     */
-    private record Answer(HttpResponseStatus status, String contentType, byte[] body, boolean head, boolean close) {
-        static Answer text(HttpResponseStatus status, String text) {
-            return new Answer(status, TEXT, text.getBytes(StandardCharsets.UTF_8), false, false);
-        }
-
-        Answer closing() {
-            return new Answer(status, contentType, body, head, true);
-        }
-    }
 
     private final BucketManifests manifests;
     private final SaslUsers users;
@@ -73,18 +51,17 @@ public final class ManagementEndpoint extends SimpleChannelInboundHandler<FullHt
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        Answer answer = answer(request);
-        respond(ctx, answer, HttpUtil.isKeepAlive(request) && !answer.close());
+        answer(request).write(ctx, HttpUtil.isKeepAlive(request));
     }
 
-    private Answer answer(FullHttpRequest request) {
+    private HttpAnswer answer(FullHttpRequest request) {
         if (!request.decoderResult().isSuccess()) {
-            return Answer.text(HttpResponseStatus.BAD_REQUEST, "bad request\n").closing();
+            return HttpAnswer.text(HttpResponseStatus.BAD_REQUEST, "bad request\n").closing();
         }
         if (users != null) {
             String credentials = request.headers().get(HttpHeaderNames.AUTHORIZATION);
             if (credentials == null || !authenticated(credentials)) {
-                Answer refused = Answer.text(HttpResponseStatus.UNAUTHORIZED,
+                HttpAnswer refused = HttpAnswer.text(HttpResponseStatus.UNAUTHORIZED,
                         "authentication required: a user of the gateway's password file\n");
                 return credentials == null ? refused : refused.closing();
             }
@@ -92,24 +69,24 @@ public final class ManagementEndpoint extends SimpleChannelInboundHandler<FullHt
         String path = new QueryStringDecoder(request.uri()).rawPath();
         if (!path.startsWith(BUCKETS_PATH) || path.length() == BUCKETS_PATH.length()
                 || path.indexOf('/', BUCKETS_PATH.length()) >= 0) {
-            return Answer.text(HttpResponseStatus.NOT_FOUND,
+            return HttpAnswer.text(HttpResponseStatus.NOT_FOUND,
                     "not found: a bucket's map is at " + BUCKETS_PATH + "<bucket>\n");
         }
         HttpMethod method = request.method();
         if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
-            return Answer.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD\n");
+            return HttpAnswer.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET or HEAD\n");
         }
         String name;
         try {
             name = QueryStringDecoder.decodeComponent(path.substring(BUCKETS_PATH.length()), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            return Answer.text(HttpResponseStatus.BAD_REQUEST, "bad escape in the bucket's name\n");
+            return HttpAnswer.text(HttpResponseStatus.BAD_REQUEST, "bad escape in the bucket's name\n");
         }
         BucketManifests.Bucket bucket = manifests.bucket(name);
         if (bucket == null) {
-            return Answer.text(HttpResponseStatus.NOT_FOUND, "no such bucket\n");
+            return HttpAnswer.text(HttpResponseStatus.NOT_FOUND, "no such bucket\n");
         }
-        return new Answer(HttpResponseStatus.OK, "application/json",
+        return new HttpAnswer(HttpResponseStatus.OK, "application/json",
                 cluster.managementJson(bucket.name(), bucket.manifest() != null), method.equals(HttpMethod.HEAD),
                 false);
     }
@@ -135,25 +112,5 @@ public final class ManagementEndpoint extends SimpleChannelInboundHandler<FullHt
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("closing a management connection from {} after an error", ctx.channel().remoteAddress(), cause);
         ctx.close();
-    }
-
-    private static void respond(ChannelHandlerContext ctx, Answer answer, boolean keepAlive) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status(),
-                answer.head() ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(answer.body()));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length);
-        if (answer.status().equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
-            response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
-        }
-        if (answer.status().equals(HttpResponseStatus.UNAUTHORIZED)) {
-            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"kvgate\"");
-        }
-        if (keepAlive) {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-            ctx.writeAndFlush(response);
-        } else {
-            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-        }
     }
 }

@@ -390,9 +390,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 ClusterConfig cluster = new ClusterConfig(advertised != 0 ? advertised : started.memcachedPort(),
                         mgmtPort);
                 String bind = gateway.text(GatewaySettings.MEMCACHED_MGMT_BIND);
-                started.management = operatorListener(started, MANAGEMENT,
+                // Every SDK instance opens its own connections here (a few each, closed when idle): as many as the
+                // protocols' clients may hold, counted apart from them.
+                started.management = auxiliaryListener(started, MANAGEMENT,
                         bind.isEmpty() ? gateway.text(GatewaySettings.MEMCACHED_BIND) : bind, mgmtPort,
-                        MANAGEMENT_IDLE_SECONDS,
+                        MANAGEMENT_IDLE_SECONDS, maxConnections,
                         pipeline -> pipeline.addLast(new HttpServerCodec())
                                 .addLast(new HttpObjectAggregator(MANAGEMENT_MAX_REQUEST))
                                 .addLast(new ManagementEndpoint(bucketManifests, users, cluster)));
@@ -508,8 +510,17 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      */
     private static Channel operatorListener(Gateway started, String name, String host, int port, int idleSeconds,
                                             Consumer<ChannelPipeline> handlers) throws StartupException {
+        return auxiliaryListener(started, name, host, port, idleSeconds, ADMIN_CONNECTIONS, handlers);
+    }
+
+    /**
+     * A listener beside the protocols' (the operators', the Couchbase management port): its connections counted
+     * apart from clients' up to {@code limit}, and closed with the gateway's other listeners.
+     */
+    private static Channel auxiliaryListener(Gateway started, String name, String host, int port, int idleSeconds,
+                                             int limit, Consumer<ChannelPipeline> handlers) throws StartupException {
         Channel listener = Listener.bind(started.threads, name, host, port, idleSeconds,
-                new ConnectionGuard(name, ADMIN_CONNECTIONS, new AtomicInteger(), 0, started.metrics), handlers);
+                new ConnectionGuard(name, limit, new AtomicInteger(), 0, started.metrics), handlers);
         started.listeners.add(listener);
         return listener;
     }
