@@ -1,5 +1,7 @@
 package kvgate.admin;
 
+import static kvgate.testing.HttpHeads.contentLength;
+import static kvgate.testing.HttpHeads.readHead;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -108,10 +110,8 @@ class PrometheusEndpointTest {
                 out.flush();
                 String head = readHead(in);
                 assertTrue(head.startsWith("HTTP/1.1 200 OK"), head);
-                Matcher length = Pattern.compile("content-length: (\\d+)", Pattern.CASE_INSENSITIVE).matcher(head);
-                assertTrue(length.find(), head);
-                assertEquals(Integer.parseInt(length.group(1)), in.readNBytes(Integer.parseInt(length.group(1)))
-                        .length);
+                int length = contentLength(head);
+                assertEquals(length, in.readNBytes(length).length);
             }
         }
         try (Socket socket = new Socket("127.0.0.1", port)) {
@@ -121,9 +121,7 @@ class PrometheusEndpointTest {
             InputStream in = socket.getInputStream();
             String first = readHead(in);
             assertTrue(first.startsWith("HTTP/1.1 200 OK"), first);
-            Matcher length = Pattern.compile("content-length: (\\d+)", Pattern.CASE_INSENSITIVE).matcher(first);
-            assertTrue(length.find(), first);
-            in.readNBytes(Integer.parseInt(length.group(1)));
+            in.readNBytes(contentLength(first));
             String second = readHead(in);
             assertTrue(second.startsWith("HTTP/1.1 404"), second);
         }
@@ -141,18 +139,5 @@ class PrometheusEndpointTest {
         String message = assertThrows(StartupException.class, () -> TestGateway.start(Map.of("metrics.enable", "true",
                 "metrics.port", Integer.toString(taken), "admin.enable", "true", "admin.port", "0"))).getMessage();
         assertTrue(message.contains("metrics") && message.contains(Integer.toString(taken)), message);
-    }
-
-    /** The status line and headers of a response, up to the empty line. */
-    private static String readHead(InputStream in) throws Exception {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                break;
-            }
-            head.append((char) b);
-        }
-        return head.toString();
     }
 }

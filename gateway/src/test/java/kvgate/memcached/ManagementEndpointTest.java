@@ -1,5 +1,7 @@
 package kvgate.memcached;
 
+import static kvgate.testing.HttpHeads.contentLength;
+import static kvgate.testing.HttpHeads.readHead;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,8 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import kvgate.config.ConfigurationException;
 import kvgate.testing.Ports;
 import kvgate.testing.TestGateway;
@@ -198,24 +198,5 @@ class ManagementEndpointTest {
         String message = assertThrows(ConfigurationException.class, () -> TestGateway.start(Map.of(
                 "memcached.enable", "false", "memcached.mgmt_enable", "true"))).getMessage();
         assertTrue(message.contains("memcached.mgmt_enable") && message.contains("memcached.enable"), message);
-    }
-
-    private static int contentLength(String head) {
-        Matcher length = Pattern.compile("content-length: (\\d+)", Pattern.CASE_INSENSITIVE).matcher(head);
-        assertTrue(length.find(), head);
-        return Integer.parseInt(length.group(1));
-    }
-
-    /** The status line and headers of a response, up to the empty line. */
-    private static String readHead(InputStream in) throws Exception {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                break;
-            }
-            head.append((char) b);
-        }
-        return head.toString();
     }
 }
