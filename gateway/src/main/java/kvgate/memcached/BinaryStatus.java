@@ -29,29 +29,35 @@ public enum BinaryStatus {
     CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest", "CANNOT_APPLY_COLLECTIONS_MANIFEST",
             "invalid-input"),
     UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "invalid-input"),
-    // Sub-document statuses, with a Couchbase server's descriptions: a path's own status in a multi-path reply, or
-    // the reply's status for a single-path command.
-    SUBDOC_PATH_ENOENT(0x00c0, "Subdoc: Path not found in document", "SUBDOC_PATH_ENOENT", "subdoc", "item-only"),
-    SUBDOC_PATH_MISMATCH(0x00c1, "Subdoc: Path and document disagree on structure", "SUBDOC_PATH_MISMATCH",
+    // Sub-document statuses: a path's own status in a multi-path reply, or the reply's status for a single-path
+    // command. The names are Couchbase's, so that its clients recognise them.
+    SUBDOC_PATH_ENOENT(0x00c0, "Sub-document: no such path", "SUBDOC_PATH_ENOENT", "subdoc", "item-only"),
+    SUBDOC_PATH_MISMATCH(0x00c1, "Sub-document: the path does not fit the document's shape", "SUBDOC_PATH_MISMATCH",
             "subdoc", "item-only"),
-    SUBDOC_PATH_EINVAL(0x00c2, "Subdoc: Invalid path", "SUBDOC_PATH_EINVAL", "subdoc", "invalid-input"),
-    SUBDOC_PATH_E2BIG(0x00c3, "Subdoc: Path size exceeds limit", "SUBDOC_PATH_E2BIG", "subdoc", "invalid-input"),
-    SUBDOC_DOC_E2DEEP(0x00c4, "Subdoc: Document is too deep to be parsed", "SUBDOC_DOC_E2DEEP", "subdoc",
+    SUBDOC_PATH_EINVAL(0x00c2, "Sub-document: malformed path", "SUBDOC_PATH_EINVAL", "subdoc", "invalid-input"),
+    SUBDOC_PATH_E2BIG(0x00c3, "Sub-document: path too long", "SUBDOC_PATH_E2BIG", "subdoc", "invalid-input"),
+    SUBDOC_DOC_E2DEEP(0x00c4, "Sub-document: document nested too deep to read", "SUBDOC_DOC_E2DEEP", "subdoc",
             "item-only"),
-    SUBDOC_VALUE_CANTINSERT(0x00c5, "Subdoc: Value invalid for insertion", "SUBDOC_VALUE_CANTINSERT", "subdoc",
-            "invalid-input"),
-    SUBDOC_DOC_NOTJSON(0x00c6, "Subdoc: Document not JSON", "SUBDOC_DOC_NOTJSON", "subdoc", "item-only"),
-    SUBDOC_NUM_ERANGE(0x00c7, "Subdoc: Existing numeric value is not within range", "SUBDOC_NUM_ERANGE", "subdoc",
+    SUBDOC_VALUE_CANTINSERT(0x00c5, "Sub-document: the value cannot go there", "SUBDOC_VALUE_CANTINSERT",
+            "subdoc", "invalid-input"),
+    SUBDOC_DOC_NOTJSON(0x00c6, "Sub-document: the document is not JSON", "SUBDOC_DOC_NOTJSON", "subdoc",
             "item-only"),
-    SUBDOC_DELTA_EINVAL(0x00c8, "Subdoc: Invalid value passed for delta", "SUBDOC_DELTA_EINVAL", "subdoc",
+    SUBDOC_NUM_ERANGE(0x00c7, "Sub-document: the number there is beyond 64 bits", "SUBDOC_NUM_ERANGE", "subdoc",
             "item-only"),
-    SUBDOC_PATH_EEXISTS(0x00c9, "Subdoc: Path already exists", "SUBDOC_PATH_EEXISTS", "subdoc", "item-only"),
-    SUBDOC_VALUE_ETOODEEP(0x00ca, "Subdoc: Value is too deep, or would make the document too deep",
+    SUBDOC_DELTA_EINVAL(0x00c8, "Sub-document: the delta is not a non-zero 64-bit integer", "SUBDOC_DELTA_EINVAL",
+            "subdoc", "item-only"),
+    SUBDOC_PATH_EEXISTS(0x00c9, "Sub-document: the path is already there", "SUBDOC_PATH_EEXISTS", "subdoc",
+            "item-only"),
+    SUBDOC_VALUE_ETOODEEP(0x00ca, "Sub-document: the value would nest the document too deep",
             "SUBDOC_VALUE_ETOODEEP", "subdoc", "invalid-input", "item-only"),
-    SUBDOC_INVALID_COMBO(0x00cb, "Subdoc: Invalid combination of commands", "SUBDOC_INVALID_COMBO", "subdoc",
-            "invalid-input"),
-    SUBDOC_MULTI_PATH_FAILURE(0x00cc, "Subdoc: Some (or all) commands failed", "SUBDOC_MULTI_PATH_FAILURE",
-            "subdoc", "special-handling");
+    SUBDOC_INVALID_COMBO(0x00cb, "Sub-document: these commands cannot go together", "SUBDOC_INVALID_COMBO",
+            "subdoc", "invalid-input"),
+    SUBDOC_MULTI_PATH_FAILURE(0x00cc, "Sub-document: a path failed; the body says which and why",
+            "SUBDOC_MULTI_PATH_FAILURE", "subdoc", "special-handling"),
+    SUBDOC_XATTR_UNKNOWN_VATTR(0x00d1, "Sub-document: no such virtual attribute", "SUBDOC_XATTR_UNKNOWN_VATTR",
+            "subdoc", "invalid-input"),
+    SUBDOC_INVALID_XATTR_ORDER(0x00d4, "Sub-document: attribute paths must come before the document's",
+            "SUBDOC_INVALID_XATTR_ORDER", "subdoc", "invalid-input");
 
     private final int code;
     private final byte[] message;

@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
+import kvgate.spi.Item;
 
 /**
  * A document as the sub-document commands see it: JSON, read once, then looked up and changed path by path. The
@@ -34,13 +36,21 @@ final class SubdocDocument {
             .build();
     private static final JsonNodeFactory NODES = JSON.getNodeFactory();
 
+    /** The stored item, whose metadata the virtual attributes tell; null for a document a mutation creates. */
+    private final Item item;
     /** The stored bytes, as long as no change was made; the whole-document get answers them as they are. */
     private byte[] raw;
     /** The parsed document; null until a path needs it. */
     private JsonNode root;
 
-    SubdocDocument(byte[] raw) {
-        this.raw = raw;
+    /** The stored document {@code item} holds. */
+    SubdocDocument(Item item) {
+        this.item = item;
+        this.raw = item.value();
+    }
+
+    private SubdocDocument() {
+        this.item = null;
     }
 
     /** A missing document that a mutation creates: an empty object, or an empty array for a first path that wants one. */
@@ -49,7 +59,7 @@ final class SubdocDocument {
                 && (first.command() == SubdocRequest.Command.ARRAY_PUSH_LAST
                 || first.command() == SubdocRequest.Command.ARRAY_PUSH_FIRST
                 || first.command() == SubdocRequest.Command.ARRAY_ADD_UNIQUE);
-        SubdocDocument document = new SubdocDocument(null);
+        SubdocDocument document = new SubdocDocument();
         document.root = array ? NODES.arrayNode() : NODES.objectNode();
         return document;
     }
@@ -61,15 +71,14 @@ final class SubdocDocument {
 
     /** What a lookup path finds: its value (empty for {@code EXISTS}). */
     byte[] lookUp(SubdocRequest.Spec spec) throws SubdocFailure {
+        if (spec.command() == SubdocRequest.Command.GET_DOC) {
+            return bytes();
+        }
+        JsonNode found = find(spec.xattr() ? attributes(spec.path()) : root(), path(spec));
         return switch (spec.command()) {
-            case GET_DOC -> bytes();
-            case GET -> serialized(find(path(spec)));
-            case EXISTS -> {
-                find(path(spec));
-                yield BinaryResponse.EMPTY;
-            }
+            case GET -> serialized(found);
+            case EXISTS -> BinaryResponse.EMPTY;
             case GET_COUNT -> {
-                JsonNode found = find(path(spec));
                 if (!found.isContainerNode()) {
                     throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
                 }
@@ -257,9 +266,68 @@ final class SubdocDocument {
         return SubdocPath.parse(spec.path());
     }
 
-    /** The value at {@code path}. */
-    private JsonNode find(SubdocPath path) throws SubdocFailure {
-        JsonNode at = root();
+    /**
+     * The extended attributes a lookup of {@code path} reads, as one object keyed by attribute: the virtual ones made
+     * from the item. The gateway stores no others, so any other key finds nothing; an unknown virtual one (a key
+     * starting with {@code $}) is an error.
+     */
+    private JsonNode attributes(String path) throws SubdocFailure {
+        int end = path.length();
+        for (int i = 0; i < path.length(); i++) {
+            if (path.charAt(i) == '.' || path.charAt(i) == '[') {
+                end = i;
+                break;
+            }
+        }
+        String key = path.substring(0, end);
+        ObjectNode attributes = NODES.objectNode();
+        switch (key) {
+            case "$document" -> attributes.set(key, documentAttribute());
+            case "$XTOC" -> attributes.putArray(key); // the keys of the stored attributes: none
+            default -> {
+                if (key.startsWith("$")) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_XATTR_UNKNOWN_VATTR);
+                }
+            }
+        }
+        return attributes;
+    }
+
+    /**
+     * {@code $document}: what the item's metadata says, in a Couchbase server's form. The CAS stands for the sequence
+     * number too, as in GetMeta; the vbucket's uuid is 0, as the gateway's one vbucket never changes hands.
+     */
+    private ObjectNode documentAttribute() {
+        ObjectNode document = NODES.objectNode();
+        document.put("CAS", hex(item.cas(), 16));
+        document.put("vbucket_uuid", hex(0, 16));
+        document.put("seqno", hex(item.cas(), 16));
+        document.put("exptime", item.expiresAt() == Item.NEVER ? 0 : item.expiresAt() / 1000);
+        document.put("flags", Integer.toUnsignedLong(item.flags()));
+        document.put("value_bytes", item.value().length);
+        boolean json;
+        try {
+            root();
+            json = true;
+        } catch (SubdocFailure notJson) {
+            json = false;
+        }
+        document.putArray("datatype").add(json ? "json" : "raw");
+        document.put("deleted", false);
+        CRC32C crc = new CRC32C();
+        crc.update(item.value());
+        document.put("value_crc32c", hex(crc.getValue(), 8));
+        return document;
+    }
+
+    private static String hex(long value, int digits) {
+        String hex = Long.toHexString(value);
+        return "0x" + "0".repeat(Math.max(0, digits - hex.length())) + hex;
+    }
+
+    /** The value at {@code path} below {@code tree}. */
+    private static JsonNode find(JsonNode tree, SubdocPath path) throws SubdocFailure {
+        JsonNode at = tree;
         for (SubdocPath.Component component : path.components()) {
             at = step(at, component);
             if (at == null) {

@@ -43,7 +43,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                 return error(BinaryStatus.of(read.status()));
             }
             Item item = value.item();
-            SubdocDocument document = new SubdocDocument(item.value());
+            SubdocDocument document = new SubdocDocument(item);
             List<SubdocRequest.Spec> specs = subdoc.specs();
             if (!subdoc.multi()) {
                 try {
@@ -79,7 +79,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                 if (subdoc.add() || request.cas() != 0 && request.cas() != item.cas()) {
                     return done(error(BinaryStatus.KEY_EXISTS));
                 }
-                return change(new SubdocDocument(item.value()), item, attempt);
+                return change(new SubdocDocument(item), item, attempt);
             }
             if (read.status() != Status.NOT_FOUND) {
                 return done(error(BinaryStatus.of(read.status())));

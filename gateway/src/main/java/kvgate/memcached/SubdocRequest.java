@@ -28,7 +28,10 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
     static final int ACCESS_DELETED = 0x04;
     /** Path flag: create the objects missing on the way to the path. */
     static final int MKDIR_P = 0x01;
-    /** Path flag: the path names an extended attribute, which this gateway does not serve. */
+    /**
+     * Path flag: the path names an extended attribute. The gateway stores none, so the virtual ones it makes from an
+     * item ({@code $document}, {@code $XTOC}) are all there are: lookups read them, mutations are not served.
+     */
     static final int XATTR_PATH = 0x04;
     /** The most paths a multi-path request may have, as a Couchbase server allows. */
     static final int MAX_SPECS = 16;
@@ -95,6 +98,11 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         boolean mkdir() {
             return (flags & MKDIR_P) != 0;
         }
+
+        /** Whether the path is in the extended attributes rather than the document. */
+        boolean xattr() {
+            return (flags & XATTR_PATH) != 0;
+        }
     }
 
     boolean mkdoc() {
@@ -135,6 +143,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         ByteBuffer body = ByteBuffer.wrap(request.value());
         List<Spec> specs = new ArrayList<>();
         boolean bodyEnded = false; // a whole-document delete must be the request's last (and only) body command
+        boolean bodySeen = false; // extended attributes come first, as a Couchbase server requires
         while (body.hasRemaining()) {
             if (specs.size() == MAX_SPECS || bodyEnded) {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
@@ -161,7 +170,12 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
                 throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
             }
             bodyEnded = command == Command.DELETE_DOC;
-            specs.add(spec(command, flags, path, value));
+            Spec spec = spec(command, flags, path, value);
+            if (spec.xattr() && bodySeen) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_XATTR_ORDER);
+            }
+            bodySeen |= !spec.xattr();
+            specs.add(spec);
         }
         if (specs.isEmpty()) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
@@ -199,14 +213,17 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
 
     /** A path's command checked for its flags, its path and its value: a misfit is invalid arguments. */
     private static Spec spec(Command command, int flags, byte[] path, byte[] value) throws SubdocFailure {
-        if ((flags & ~(command.pathFlags | XATTR_PATH)) != 0 || path.length > SubdocPath.MAX_LENGTH
-                || command.value != (value.length > 0)) {
+        int allowed = command.pathFlags | (command.wholeDocument() ? 0 : XATTR_PATH);
+        if ((flags & ~allowed) != 0 || path.length > SubdocPath.MAX_LENGTH || command.value != (value.length > 0)) {
             throw invalid();
         }
-        if ((flags & XATTR_PATH) != 0) {
-            // Extended attributes need the XATTR feature, which HELLO never grants here: as a Couchbase server
-            // answers a connection without it.
+        boolean xattr = (flags & XATTR_PATH) != 0;
+        if (xattr && command.mutation) {
+            // An extended attribute would have to be stored beside the value, which no backend here can.
             throw new SubdocFailure(BinaryStatus.NOT_SUPPORTED);
+        }
+        if (xattr && path.length == 0) {
+            throw invalid(); // an attribute is named by its key, the path's first step
         }
         boolean pathFine = switch (command.path) {
             case PATH -> path.length > 0;

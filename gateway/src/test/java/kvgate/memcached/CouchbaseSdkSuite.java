@@ -35,9 +35,11 @@ import com.couchbase.client.java.kv.MutateInSpec;
 import com.couchbase.client.java.kv.MutationResult;
 import com.couchbase.client.java.kv.ReplaceOptions;
 import com.couchbase.client.java.kv.StoreSemantics;
+import com.couchbase.client.java.kv.UpsertOptions;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -270,9 +272,18 @@ abstract class CouchbaseSdkSuite {
             assertEquals(JsonObject.create().put("name", "Daniel").put("address", JsonObject.create()
                     .put("city", "Oslo")), documents.get("dan", GetOptions.getOptions().project("name",
                     "address.city")).contentAsObject());
-            // The expiry is an extended attribute, which the gateway does not serve: refused at once, not timed out.
-            CouchbaseException refused = assertThrows(CouchbaseException.class, () -> documents.get("dan",
-                    GetOptions.getOptions().withExpiry(true)));
+            // The expiry comes from the virtual attribute $document, which the gateway makes from the item.
+            Instant expiry = Instant.ofEpochSecond(System.currentTimeMillis() / 1000 + 3600);
+            documents.upsert("gil", JsonObject.create().put("name", "Gil"), UpsertOptions.upsertOptions()
+                    .expiry(expiry));
+            GetResult withExpiry = documents.get("gil", GetOptions.getOptions().withExpiry(true));
+            assertEquals("Gil", withExpiry.contentAsObject().getString("name"));
+            assertEquals(backendTellsExpiry ? Optional.of(expiry) : Optional.empty(), withExpiry.expiryTime());
+            assertEquals(Optional.empty(), documents.get("dan", GetOptions.getOptions().withExpiry(true))
+                    .expiryTime());
+            // Attributes are not stored: writing one is refused at once, not timed out.
+            CouchbaseException refused = assertThrows(CouchbaseException.class, () -> documents.mutateIn("dan",
+                    List.of(MutateInSpec.upsert("meta.tag", 1).xattr())));
             assertFalse(refused instanceof TimeoutException, String.valueOf(refused));
         } finally {
             cluster.disconnect();

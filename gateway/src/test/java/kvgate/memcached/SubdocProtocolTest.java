@@ -209,6 +209,38 @@ class SubdocProtocolTest {
     }
 
     @Test
+    void virtualAttributesTellTheItemsMetadataAndNothingElseIsStored() throws Exception {
+        try (BinaryClient c = new BinaryClient(gateway.port())) {
+            long expiresAt = System.currentTimeMillis() / 1000 + 3600;
+            assertEquals(SUCCESS, c.set("meta", "{\"a\":1}", 0x02000006, (int) expiresAt).status());
+            long cas = c.get("meta").cas();
+            Response read = lookup(c, "meta", lookupSpec(SUBDOC_GET, XATTR, "$document.exptime"),
+                    lookupSpec(SUBDOC_GET, XATTR, "$document.flags"), lookupSpec(SUBDOC_GET, XATTR, "$document.CAS"),
+                    lookupSpec(SUBDOC_GET, XATTR, "$document.value_bytes"),
+                    lookupSpec(SUBDOC_GET, XATTR, "$document.datatype"), lookupSpec(SUBDOC_GET, XATTR, "$XTOC"),
+                    lookupSpec(SUBDOC_GET, XATTR, "_sync"), lookupSpec(SUBDOC_EXISTS, XATTR, "$nothing"),
+                    lookupSpec(GET, 0, ""));
+            assertEquals(MULTI_PATH_FAILURE, read.status());
+            assertEquals(List.of("0:" + expiresAt, "0:" + 0x02000006, "0:\"" + String.format("0x%016x", cas) + "\"",
+                    "0:7", "0:[\"json\"]", "0:[]", "c0:", "d1:", "0:{\"a\":1}"), results(read));
+            assertEquals(SUCCESS, c.set("plain", "text", 0, 0).status());
+            assertEquals(List.of("0:0", "0:[\"raw\"]"), results(lookup(c, "plain",
+                    lookupSpec(SUBDOC_GET, XATTR, "$document.exptime"),
+                    lookupSpec(SUBDOC_GET, XATTR, "$document.datatype"))));
+            // Attributes come before the document's paths; none is stored, so none is written.
+            assertEquals(0xd4, lookup(c, "meta", lookupSpec(SUBDOC_GET, 0, "a"),
+                    lookupSpec(SUBDOC_GET, XATTR, "$document.CAS")).status());
+            assertEquals(EINVAL, lookup(c, "meta", lookupSpec(SUBDOC_GET, XATTR, "")).status());
+            assertEquals(EINVAL, lookup(c, "meta", lookupSpec(GET, XATTR, "")).status());
+            assertEquals(NOT_SUPPORTED, mutate(c, NONE, "meta", 0, mutationSpec(SUBDOC_DICT_UPSERT, XATTR, "_x", "1"))
+                    .status());
+            assertEquals(NOT_SUPPORTED, single(c, SUBDOC_DICT_UPSERT, "meta", "_x.y", "1", XATTR).status());
+            assertEquals(String.valueOf(expiresAt), single(c, SUBDOC_GET, "meta", "$document.exptime", "", XATTR)
+                    .valueText());
+        }
+    }
+
+    @Test
     void multiPathMutationsApplyAllOrNothing() throws Exception {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             assertEquals(SUCCESS, c.set("user", "{\"logins\":1,\"tags\":[]}", 3, 0).status());
@@ -340,12 +372,9 @@ class SubdocProtocolTest {
             assertEquals(INVALID_COMBO, lookup(c, "m", lookupSpec(SUBDOC_DICT_UPSERT, 0, "a")).status());
             assertEquals(INVALID_COMBO, mutate(c, NONE, "m", 0, mutationSpec(SUBDOC_GET, 0, "a", "")).status());
             assertEquals(INVALID_COMBO, lookup(c, "m", lookupSpec(0x7f, 0, "a")).status());
-            // Flags: unknown path flags, extended attributes (not served), add with mkdoc, add with a CAS.
+            // Flags: unknown path flags, add with mkdoc, add with a CAS, unknown document flags.
             assertEquals(EINVAL, lookup(c, "m", lookupSpec(SUBDOC_GET, MKDIR_P, "a")).status());
             assertEquals(EINVAL, mutate(c, NONE, "m", 0, mutationSpec(SUBDOC_DELETE, MKDIR_P, "a", "")).status());
-            assertEquals(NOT_SUPPORTED, lookup(c, "m", lookupSpec(SUBDOC_GET, XATTR, "_sync")).status());
-            assertEquals(NOT_SUPPORTED, mutate(c, NONE, "m", 0, mutationSpec(SUBDOC_DICT_UPSERT, XATTR, "_x", "1"))
-                    .status());
             assertEquals(EINVAL, mutate(c, new byte[] {MKDOC | ADD_DOC}, "m", 0, upsert).status());
             assertEquals(EINVAL, mutate(c, new byte[] {ADD_DOC}, "m", 5, upsert).status());
             assertEquals(EINVAL, c.call(SUBDOC_MULTI_LOOKUP, new byte[] {MKDOC}, bytes("m"), get, 0).status());
