@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -139,8 +140,12 @@ public final class Configuration {
      */
     public Settings resolve(Collection<Setting> declared) throws ConfigurationException {
         Map<String, String> resolved = new HashMap<>();
+        Set<String> secrets = new HashSet<>();
         List<String> problems = new ArrayList<>();
         for (Setting setting : declared) {
+            if (setting.kind() == Setting.Kind.SECRET) {
+                secrets.add(setting.key());
+            }
             Value value = values.get(setting.key());
             if (value == null) {
                 resolved.put(setting.key(), setting.defaultValue());
@@ -156,7 +161,7 @@ public final class Configuration {
         if (!problems.isEmpty()) {
             throw new ConfigurationException(String.join("\n", problems));
         }
-        return new Settings(resolved);
+        return new Settings(resolved, secrets);
     }
 
     /** Fails when a configured key is not among {@code known}, naming each unknown key and where it came from. */

@@ -80,7 +80,7 @@ public final class MemcachedStats {
     Map<String, String> group(String name) {
         return switch (name) {
             case "" -> general();
-            case "settings" -> settings.get().asMap();
+            case "settings" -> settings.get().shown();
             case "routes" -> routes();
             default -> null;
         };

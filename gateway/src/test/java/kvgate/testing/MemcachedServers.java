@@ -1,5 +1,9 @@
 package kvgate.testing;
 
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,10 +14,13 @@ import java.util.stream.Collectors;
 public final class MemcachedServers implements BackendServers {
     private final int[] ports;
     private final Process[] processes;
+    /** Each server's Cyrus SASL configuration directory when it requires authentication (-S), else null. */
+    private final Path[] saslConfigs;
 
     private MemcachedServers(int count) {
         ports = new int[count];
         processes = new Process[count];
+        saslConfigs = new Path[count];
     }
 
     /** Starts {@code count} memcached servers, each on a free port; returns once all of them listen. */
@@ -31,11 +38,57 @@ public final class MemcachedServers implements BackendServers {
         return servers;
     }
 
+    /**
+     * Starts one memcached server per entry of {@code mechanisms}, each requiring SASL authentication (-S) of
+     * {@code user} with {@code password}, offering the mechanisms of its entry (Cyrus SASL's {@code mech_list}, for
+     * example "plain" or "cram-md5"), with a password database made by {@code saslpasswd2} under {@code directory}.
+     */
+    public static MemcachedServers startWithSasl(Path directory, String user, String password, String... mechanisms)
+            throws Exception {
+        MemcachedServers servers = new MemcachedServers(mechanisms.length);
+        try {
+            for (int i = 0; i < mechanisms.length; i++) {
+                Path config = Files.createDirectories(directory.resolve("sasl-" + i));
+                Path database = config.resolve("sasldb2");
+                Process create = new ProcessBuilder(saslpasswd2(), "-p", "-c", "-a", "memcached", "-f",
+                        database.toString(), user).redirectErrorStream(true).start();
+                try (OutputStream in = create.getOutputStream()) {
+                    in.write(password.getBytes(StandardCharsets.UTF_8));
+                }
+                String output = new String(create.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (create.waitFor() != 0) {
+                    throw new IllegalStateException("saslpasswd2 failed: " + output);
+                }
+                // Cyrus SASL reads <application>.conf from SASL_CONF_PATH; memcached's application name is memcached.
+                Files.writeString(config.resolve("memcached.conf"), "mech_list: " + mechanisms[i] + "\nsasldb_path: "
+                        + database + "\n");
+                servers.saslConfigs[i] = config;
+                servers.ports[i] = Ports.free();
+                servers.startServer(i);
+            }
+        } catch (Exception | AssertionError e) {
+            servers.close();
+            throw e;
+        }
+        return servers;
+    }
+
+    /** Debian puts saslpasswd2 in /usr/sbin, which is not on every user's path. */
+    private static String saslpasswd2() {
+        return Files.isExecutable(Path.of("/usr/sbin/saslpasswd2")) ? "/usr/sbin/saslpasswd2" : "saslpasswd2";
+    }
+
     private void startServer(int index) throws Exception {
-        processes[index] = new ProcessBuilder("memcached", "-l", "127.0.0.1", "-p", Integer.toString(ports[index]),
-                "-U", "0", "-m", "64", "-I", "2m", "-t", "1",
+        List<String> command = new ArrayList<>(List.of("memcached", "-l", "127.0.0.1", "-p",
+                Integer.toString(ports[index]), "-U", "0", "-m", "64", "-I", "2m", "-t", "1",
                 // memcached refuses to run as root unless told which user to be; as anyone else this is a no-op.
-                "-u", System.getProperty("user.name"))
+                "-u", System.getProperty("user.name")));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        if (saslConfigs[index] != null) {
+            command.add("-S");
+            builder.command(command).environment().put("SASL_CONF_PATH", saslConfigs[index].toString());
+        }
+        processes[index] = builder
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();

@@ -31,7 +31,12 @@ public record Setting(String key, String defaultValue, String description, Kind 
         /** {@code true} or {@code false}. */
         BOOLEAN,
         /** One of the listed words. */
-        CHOICE
+        CHOICE,
+        /**
+         * Any text, including empty, that must not be shown: a password. The gateway's listings of its configuration
+         * ({@code stats settings}) say only whether it is set.
+         */
+        SECRET
     }
 
     public Setting {
@@ -58,6 +63,11 @@ public record Setting(String key, String defaultValue, String description, Kind 
         return new Setting(key, Boolean.toString(defaultValue), description, Kind.BOOLEAN, 0, 0, List.of());
     }
 
+    /** A secret: any text, empty by default, never shown (see {@link Kind#SECRET}). */
+    public static Setting secret(String key, String description) {
+        return new Setting(key, "", description, Kind.SECRET, 0, 0, List.of());
+    }
+
     public static Setting choice(String key, String defaultValue, String description, String... choices) {
         return new Setting(key, defaultValue, description, Kind.CHOICE, 0, 0, List.of(choices));
     }
@@ -79,7 +89,7 @@ public record Setting(String key, String defaultValue, String description, Kind 
 
     private static String describe(Kind kind, long min, long max, List<String> choices) {
         return switch (kind) {
-            case TEXT -> "any text";
+            case TEXT, SECRET -> "any text";
             case INTEGER -> "an integer from " + min + " to " + max;
             case SIZE -> "a size in bytes from " + min + " to " + max + " (suffix k, m or g allowed)";
             case BOOLEAN -> "true or false";
@@ -93,7 +103,7 @@ public record Setting(String key, String defaultValue, String description, Kind 
             return Optional.of("no value");
         }
         boolean fine = switch (kind) {
-            case TEXT -> true;
+            case TEXT, SECRET -> true;
             case INTEGER -> inRange(parseInteger(value), min, max);
             case SIZE -> inRange(parseSize(value), min, max);
             case BOOLEAN -> value.equals("true") || value.equals("false");

@@ -2,6 +2,8 @@ package kvgate.spi;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.TreeMap;
 
 /**
@@ -9,10 +11,33 @@ import java.util.TreeMap;
  * can therefore not fail on a declared key; asking for an undeclared key is a programming error.
  */
 public final class Settings {
+    /** What {@link #shown()} gives for a secret that is set. */
+    public static final String HIDDEN = "(set)";
+    /** The user information of a URL ({@code redis://password@host}), which holds a password as often as not. */
+    private static final Pattern URL_USER_INFO = Pattern.compile("([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\\s]+@");
+
     private final Map<String, String> values;
+    private final Set<String> secrets;
 
     public Settings(Map<String, String> values) {
+        this(values, Set.of());
+    }
+
+    /** @param secrets the keys whose values must not be shown ({@link Setting.Kind#SECRET}) */
+    public Settings(Map<String, String> values, Set<String> secrets) {
         this.values = new TreeMap<>(values);
+        this.secrets = Set.copyOf(secrets);
+    }
+
+    /**
+     * All values, sorted by key, as they may be shown to whoever can ask (memcached's {@code stats settings}): a
+     * secret as {@link #HIDDEN} when set, and the user information of a URL (where a password goes) as {@code ***}.
+     */
+    public Map<String, String> shown() {
+        Map<String, String> shown = new TreeMap<>();
+        values.forEach((key, value) -> shown.put(key, secrets.contains(key) ? (value.isEmpty() ? "" : HIDDEN)
+                : URL_USER_INFO.matcher(value).replaceAll("$1***@")));
+        return Collections.unmodifiableMap(shown);
     }
 
     /** All values, sorted by key. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,6 +23,25 @@ class SettingTest {
     private static long size(String value) {
         assertEquals(Optional.empty(), MAX_ITEM.problem(value), value);
         return new Settings(Map.of("s", value)).size("s");
+    }
+
+    @Test
+    void secretsAreAnyTextAndShownOnlyAsSetOrNotWhileUrlsLoseTheirUserInformation() {
+        Setting password = Setting.secret("sasl_password", "the password");
+        assertEquals(Setting.Kind.SECRET, password.kind());
+        assertEquals("", password.defaultValue());
+        assertEquals(Optional.empty(), password.problem("p@ss word:,="));
+        Settings settings = new Settings(Map.of("sasl_password", "hunter2", "empty_password", "",
+                "url", "redis://hunter2@cache:6379/0", "urls", "rediss://user:pw@a:1,redis://b:2",
+                "plain", "user@example"), Set.of("sasl_password", "empty_password"));
+        Map<String, String> shown = settings.shown();
+        assertEquals(Settings.HIDDEN, shown.get("sasl_password"));
+        assertEquals("", shown.get("empty_password"));
+        assertEquals("redis://***@cache:6379/0", shown.get("url"));
+        assertEquals("rediss://***@a:1,redis://b:2", shown.get("urls"));
+        assertEquals("user@example", shown.get("plain"));
+        assertFalse(shown.toString().contains("hunter2") || shown.toString().contains("pw@"), shown.toString());
+        assertEquals("hunter2", settings.text("sasl_password"), "the value itself is the backend's to use");
     }
 
     @ParameterizedTest

@@ -53,8 +53,9 @@ final class MemcachedBackend implements Backend {
     private final ScheduledFuture<?> statsPoll;
     private volatile long items;
 
+    /** @param credentials who the connections authenticate as; null when the servers do not ask */
     MemcachedBackend(List<ServerAddress> addresses, EventLoopGroup eventLoops, Clock clock, long timeoutMillis,
-                     int failureLimit, long retryMillis, int maxItemSize) {
+                     int failureLimit, long retryMillis, int maxItemSize, ServerCredentials credentials) {
         this.clock = clock;
         this.ketama = new Ketama(addresses);
         List<EventLoop> loopList = new ArrayList<>();
@@ -68,7 +69,7 @@ final class MemcachedBackend implements Backend {
             ServerConnection[] connections = new ServerConnection[loops.length];
             for (int i = 0; i < loops.length; i++) {
                 connections[i] = new ServerConnection(address, health, loops[i], timeoutMillis,
-                        maxItemSize + 64 * 1024);
+                        maxItemSize + 64 * 1024, credentials);
             }
             pool.add(new Server(health, connections));
         }

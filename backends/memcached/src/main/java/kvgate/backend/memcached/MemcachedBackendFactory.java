@@ -30,7 +30,11 @@ public final class MemcachedBackendFactory implements BackendFactory {
                         "failures in a row (timeouts, refused or lost connections) that eject a server"),
                 Setting.integer("retry_ms", 1000, 10, 3_600_000,
                         "an ejected server's requests fail at once; it is probed again after this many "
-                                + "milliseconds"));
+                                + "milliseconds"),
+                Setting.text("sasl_user", "",
+                        "the user every connection authenticates as, for servers started with SASL (-S); empty: "
+                                + "the servers do not ask"),
+                Setting.secret("sasl_password", "that user's password"));
     }
 
     @Override
@@ -45,7 +49,15 @@ public final class MemcachedBackendFactory implements BackendFactory {
         if (context.eventLoops() == null) {
             throw new IllegalArgumentException("the memcached backend needs the gateway's event loops");
         }
+        String user = settings.text("sasl_user");
+        if (user.isEmpty() != settings.text("sasl_password").isEmpty()) {
+            throw new IllegalArgumentException("memcached.sasl_user and memcached.sasl_password go together: "
+                    + (user.isEmpty() ? "a password without a user" : "a user without a password"));
+        }
+        ServerCredentials credentials = user.isEmpty() ? null
+                : new ServerCredentials(user, settings.text("sasl_password"));
         return new MemcachedBackend(servers, context.eventLoops(), context.clock(), settings.integer("timeout_ms"),
-                settings.intValue("failure_limit"), settings.integer("retry_ms"), context.maxItemSize());
+                settings.intValue("failure_limit"), settings.integer("retry_ms"), context.maxItemSize(),
+                credentials);
     }
 }

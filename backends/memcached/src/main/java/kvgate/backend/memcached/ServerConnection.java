@@ -17,10 +17,12 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * connection watches the oldest pending request (replies come in order, so it is the first to run late), instead
  * of a timer per request.
  *
+ * <p>With credentials, a new connection authenticates before it carries anything else (SASL: the server's list of
+ * mechanisms, then CRAM-MD5 or PLAIN); requests wait for it as they wait for the connection, and a refusal fails
+ * them and counts as a failure, as a refused connection does.
+ *
  * <p>Failures in a row (timeouts, refused or broken connections; a connection given up with all its pending
  * requests is one failure) up to the limit eject the server, on every loop at once ({@link ServerHealth}): its
  * requests fail at once until a probe, one at a time every retry interval, gets a noop answered again.
@@ -43,6 +49,8 @@ import org.slf4j.LoggerFactory;
 final class ServerConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
     private static final int HEADER_LENGTH = 24;
+    /** SASL's "continue": the reply carries the server's challenge. */
+    private static final int AUTH_CONTINUE = 0x21;
 
     private final ServerAddress address;
     private final ServerHealth health;
@@ -50,19 +58,25 @@ final class ServerConnection {
     private final long timeoutMillis;
     private final long timeoutNanos;
     private final Bootstrap bootstrap;
+    /** Who a new connection authenticates as; null when the servers do not ask. */
+    private final ServerCredentials credentials;
     /** Requests written and not yet answered, oldest first. */
     private final ArrayDeque<ServerRequest> pending = new ArrayDeque<>();
     /** Requests waiting for the connection to be established. */
     private final List<ServerRequest> waiting = new ArrayList<>();
     private Channel channel;
+    /** Whether a connection is being made, or made and authenticating: requests wait in {@link #waiting}. */
     private boolean connecting;
     private boolean closed;
     private int nextOpaque;
     /** Fires when the oldest pending request is due; null while nothing is pending. */
     private ScheduledFuture<?> timer;
 
-    ServerConnection(ServerAddress address, ServerHealth health, EventLoop loop, long timeoutMillis, int maxReply) {
+    /** @param credentials who to authenticate as; null when the servers do not ask */
+    ServerConnection(ServerAddress address, ServerHealth health, EventLoop loop, long timeoutMillis, int maxReply,
+                     ServerCredentials credentials) {
         this.address = address;
+        this.credentials = credentials;
         this.health = health;
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
@@ -134,7 +148,7 @@ final class ServerConnection {
                     + " failures in a row");
             return;
         }
-        if (channel != null) {
+        if (channel != null && !connecting) {
             write(requests);
             return;
         }
@@ -189,9 +203,7 @@ final class ServerConnection {
             connecting = false;
             if (!future.isSuccess()) {
                 failed("cannot connect: " + future.cause().getMessage());
-                List<ServerRequest> failed = new ArrayList<>(waiting);
-                waiting.clear();
-                fail(failed, "cannot connect to memcached server " + address + ": " + future.cause().getMessage());
+                failWaiting("cannot connect to memcached server " + address + ": " + future.cause().getMessage());
                 return;
             }
             if (closed) {
@@ -201,12 +213,94 @@ final class ServerConnection {
             Channel connected = future.channel();
             channel = connected;
             connected.closeFuture().addListener(ignored -> disconnected(connected));
-            List<ServerRequest> ready = new ArrayList<>(waiting);
-            waiting.clear();
-            if (!ready.isEmpty()) {
-                write(ready);
+            if (credentials == null) {
+                ready();
+            } else {
+                connecting = true; // until the server has accepted the credentials
+                authenticate(connected);
             }
         });
+    }
+
+    /** The connection carries requests now: those that waited for it go first. */
+    private void ready() {
+        connecting = false;
+        List<ServerRequest> ready = new ArrayList<>(waiting);
+        waiting.clear();
+        if (!ready.isEmpty()) {
+            write(ready);
+        }
+    }
+
+    /** Asks the server which mechanisms it offers, then authenticates with the best of ours among them. */
+    private void authenticate(Channel connected) {
+        step(connected, ServerRequest.SASL_LIST_MECHS, null, null, reply -> {
+            String offered = new String(reply.value(), StandardCharsets.US_ASCII);
+            String mechanism = reply.status() == ServerReply.SUCCESS ? ServerCredentials.mechanism(offered) : null;
+            if (mechanism == null) {
+                refused(connected, "offers no SASL mechanism of ours (CRAM-MD5, PLAIN): status 0x"
+                        + Integer.toHexString(reply.status()) + ", \"" + offered + "\"");
+            } else if (mechanism.equals(ServerCredentials.PLAIN)) {
+                step(connected, ServerRequest.SASL_AUTH, mechanism, credentials.plain(),
+                        done -> authenticated(connected, done, mechanism));
+            } else {
+                step(connected, ServerRequest.SASL_AUTH, mechanism, null, challenge -> {
+                    if (challenge.status() != AUTH_CONTINUE) {
+                        refused(connected, mechanism + " did not start: status 0x"
+                                + Integer.toHexString(challenge.status()));
+                        return;
+                    }
+                    step(connected, ServerRequest.SASL_STEP, mechanism, credentials.cramMd5(challenge.value()),
+                            done -> authenticated(connected, done, mechanism));
+                });
+            }
+        });
+    }
+
+    private void authenticated(Channel connected, ServerReply reply, String mechanism) {
+        if (reply.status() == ServerReply.SUCCESS) {
+            ready();
+        } else {
+            refused(connected, "refused " + credentials.user() + " (" + mechanism + "): status 0x"
+                    + Integer.toHexString(reply.status()));
+        }
+    }
+
+    /**
+     * One request of the authentication on {@code connected}; {@code next} gets its reply, unless the connection was
+     * given up meanwhile (a timeout, a closed connection: counted as a failure, and the requests waiting for the
+     * connection failed, where it was lost).
+     */
+    private void step(Channel connected, int opcode, String mechanism, byte[] data,
+                      Consumer<ServerReply> next) {
+        ServerRequest.ReplyFuture answer = new ServerRequest.ReplyFuture();
+        answer.whenComplete((reply, error) -> { // on the loop, as every answer
+            // A lost reply gave the connection up (lost), which failed what waited for it.
+            if (error == null && connected == channel) {
+                next.accept(reply);
+            }
+        });
+        write(List.of(new ServerRequest(opcode, null, mechanism == null ? null
+                : mechanism.getBytes(StandardCharsets.US_ASCII), data, 0, answer)));
+    }
+
+    /**
+     * The server would not authenticate this connection: it is closed, the requests waiting for it fail, and that
+     * counts as one failure in a row (enough of them eject the server, which is then probed as after any outage).
+     */
+    private void refused(Channel connected, String why) {
+        LOG.warn("memcached server {} {}", address, why);
+        channel = null;
+        connecting = false;
+        connected.close();
+        failed("authentication " + why);
+        failWaiting("memcached server " + address + " " + why);
+    }
+
+    private void failWaiting(String why) {
+        List<ServerRequest> failed = new ArrayList<>(waiting);
+        waiting.clear();
+        fail(failed, why);
     }
 
     private void disconnected(Channel gone) {
@@ -228,6 +322,11 @@ final class ServerConnection {
         if (timer != null) {
             timer.cancel(false);
             timer = null;
+        }
+        if (connecting) {
+            // Lost while authenticating: what waited for the connection will not get it.
+            connecting = false;
+            failWaiting("memcached server " + address + ": " + why + " while authenticating");
         }
         if (!pending.isEmpty()) {
             if (!closed) {
@@ -298,7 +397,10 @@ final class ServerConnection {
         while (!pending.isEmpty()) {
             ServerRequest head = pending.poll();
             if (head.opaque == reply.opaque()) {
-                health.answered();
+                if (!head.authentication()) {
+                    // Only a request served counts: a server that answers but refuses the credentials is not well.
+                    health.answered();
+                }
                 head.answer.replied(reply);
                 return;
             }

@@ -50,6 +50,9 @@ final class ServerRequest {
     static final int PREPEND = 0x0f;
     static final int STAT = 0x10;
     static final int GAT = 0x1d;
+    static final int SASL_LIST_MECHS = 0x20;
+    static final int SASL_AUTH = 0x21;
+    static final int SASL_STEP = 0x22;
     private static final byte[] NONE = new byte[0];
 
     /** Final but for {@link #answerMisses}, before the request is sent. */
@@ -79,6 +82,11 @@ final class ServerRequest {
         return new ServerRequest(NOOP, null, null, null, 0, answer);
     }
 
+    /** Whether this is a step of the authentication a connection starts with, not a client's request. */
+    boolean authentication() {
+        return opcode == SASL_LIST_MECHS || opcode == SASL_AUTH || opcode == SASL_STEP;
+    }
+
     boolean quiet() {
         return opcode == GETQ;
     }
@@ -93,7 +101,7 @@ final class ServerRequest {
     /** Whether a request with this opcode changes data, so that a lost reply leaves its outcome unknown. */
     static boolean mutating(int opcode) {
         return switch (opcode) {
-            case GET, GETQ, NOOP, STAT -> false;
+            case GET, GETQ, NOOP, STAT, SASL_LIST_MECHS, SASL_AUTH, SASL_STEP -> false;
             default -> true;
         };
     }

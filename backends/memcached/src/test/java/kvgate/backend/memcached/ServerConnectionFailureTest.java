@@ -24,6 +24,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,6 +96,37 @@ class ServerConnectionFailureTest {
         long ejectedMillis = millisToFail(connection, noops(1), ServerUnavailable.class);
         assertTrue(ejectedMillis < FAST_MILLIS, "an ejected server's request took " + ejectedMillis + " ms");
         assertEquals(2, silent.accepted(), "connections for two timeouts");
+    }
+
+    @Test
+    void anAuthenticationWithoutAnswerFailsTheRequestsWaitingForItAsOneFailureInARow() throws Exception {
+        FakeServer silent = server(FakeServer::neverAnswer);
+        ServerConnection connection = connection(silent.port(), 200, 2, NO_RETRY, new ServerCredentials("u", "p"));
+
+        // The requests wait for the authentication, which gets no answer: they never reached the server.
+        long millis = millisToFail(connection, noops(3), ServerUnavailable.class);
+        assertTrue(millis >= 150 && millis < 3000, "failed after " + millis + " ms, not at the timeout");
+        assertFalse(connection.ejected(), "ejected after one failed authentication with a failure limit of 2");
+        millisToFail(connection, noops(1), ServerUnavailable.class);
+        assertTrue(connection.ejected(), "not ejected after two failed authentications in a row");
+        assertEquals(2, silent.accepted(), "a connection for each attempt");
+    }
+
+    @Test
+    void aServerRefusingTheCredentialsFailsTheRequestsAtOnceAndIsEjectedThoughItAnswers() throws Exception {
+        AtomicInteger served = new AtomicInteger();
+        FakeServer refusing = server(socket -> FakeServer.refuseAuthentication(socket, served));
+        ServerConnection connection = connection(refusing.port(), 5000, 2, NO_RETRY,
+                new ServerCredentials("u", "wrong"));
+
+        long millis = millisToFail(connection, noops(2), ServerUnavailable.class);
+        assertTrue(millis < 2500, "a refused authentication's requests took " + millis + " ms to fail");
+        assertFalse(connection.ejected(), "ejected after one refusal with a failure limit of 2");
+        // The server answered the authentication, but an answer that refuses does not count as the server being
+        // well: the second refusal in a row ejects it.
+        millisToFail(connection, noops(1), ServerUnavailable.class);
+        assertTrue(connection.ejected(), "not ejected after two refusals in a row");
+        assertEquals(0, served.get(), "no request went to the server unauthenticated");
     }
 
     @Test
@@ -264,9 +296,15 @@ class ServerConnectionFailureTest {
 
     /** A connection of its own to {@code port} on the loopback, closed after the test. */
     private ServerConnection connection(int port, long timeoutMillis, int failureLimit, long retryMillis) {
+        return connection(port, timeoutMillis, failureLimit, retryMillis, null);
+    }
+
+    /** The same, authenticating as {@code credentials} (null: not at all). */
+    private ServerConnection connection(int port, long timeoutMillis, int failureLimit, long retryMillis,
+                                        ServerCredentials credentials) {
         ServerAddress address = new ServerAddress("127.0.0.1", port, 1);
         ServerConnection connection = new ServerConnection(address, new ServerHealth(address, failureLimit,
-                retryMillis), loops.next(), timeoutMillis, 1 << 20);
+                retryMillis), loops.next(), timeoutMillis, 1 << 20, credentials);
         toClose.add(connection::close);
         return connection;
     }
@@ -329,7 +367,7 @@ class ServerConnectionFailureTest {
         // Every request is answered with a success carrying a 3-byte value: an incr's reply should carry 8.
         FakeServer server = server(FakeServer::answerEverythingWithThreeBytes);
         MemcachedBackend backend = new MemcachedBackend(List.of(new ServerAddress("127.0.0.1", server.port(), 1)),
-                loops, Clock.systemUTC(), 5000, 3, NO_RETRY, 1 << 20);
+                loops, Clock.systemUTC(), 5000, 3, NO_RETRY, 1 << 20, null);
         toClose.add(backend::close);
         byte[] key = {'n'};
 
@@ -451,6 +489,26 @@ class ServerConnectionFailureTest {
                         ? ByteBuffer.allocate(24).put(0, (byte) 0x81).put(1, (byte) ServerRequest.NOOP)
                                 .putInt(12, request.getInt(12)).array()
                         : null;
+            });
+        }
+
+        /**
+         * Offers PLAIN and refuses every authentication, as memcached does a wrong password; counts the requests
+         * other than authentication's that reach it.
+         */
+        static void refuseAuthentication(Socket socket, AtomicInteger served) throws IOException {
+            answer(socket, request -> {
+                int opcode = request.get(1) & 0xff;
+                if (opcode == ServerRequest.SASL_LIST_MECHS) {
+                    return ByteBuffer.allocate(29).put(0, (byte) 0x81).put(1, (byte) opcode).putInt(8, 5)
+                            .putInt(12, request.getInt(12)).put(24, "PLAIN".getBytes(StandardCharsets.US_ASCII))
+                            .array();
+                }
+                if (opcode != ServerRequest.SASL_AUTH) {
+                    served.incrementAndGet();
+                }
+                return ByteBuffer.allocate(24).put(0, (byte) 0x81).put(1, (byte) opcode).putShort(6, (short) 0x20)
+                        .putInt(12, request.getInt(12)).array();
             });
         }
 
