@@ -36,8 +36,8 @@ public enum BinaryStatus {
             "subdoc", "item-only"),
     SUBDOC_PATH_EINVAL(0x00c2, "Sub-document: malformed path", "SUBDOC_PATH_EINVAL", "subdoc", "invalid-input"),
     SUBDOC_PATH_E2BIG(0x00c3, "Sub-document: path too long", "SUBDOC_PATH_E2BIG", "subdoc", "invalid-input"),
-    SUBDOC_DOC_E2DEEP(0x00c4, "Sub-document: document nested too deep to read", "SUBDOC_DOC_E2DEEP", "subdoc",
-            "item-only"),
+    SUBDOC_DOC_E2DEEP(0x00c4, "Sub-document: document nested too deep to read", "SUBDOC_PATH_E2DEEP", "subdoc",
+            "invalid-input"),
     SUBDOC_VALUE_CANTINSERT(0x00c5, "Sub-document: the value cannot go there", "SUBDOC_VALUE_CANTINSERT",
             "subdoc", "invalid-input"),
     SUBDOC_DOC_NOTJSON(0x00c6, "Sub-document: the document is not JSON", "SUBDOC_DOC_NOTJSON", "subdoc",
@@ -54,8 +54,12 @@ public enum BinaryStatus {
             "subdoc", "invalid-input"),
     SUBDOC_MULTI_PATH_FAILURE(0x00cc, "Sub-document: a path failed; the body says which and why",
             "SUBDOC_MULTI_PATH_FAILURE", "subdoc", "special-handling"),
+    SUBDOC_XATTR_INVALID_FLAG_COMBO(0x00ce, "Sub-document: these path flags cannot go together",
+            "SUBDOC_XATTR_INVALID_FLAG_COMBO", "subdoc", "invalid-input"),
     SUBDOC_XATTR_UNKNOWN_VATTR(0x00d1, "Sub-document: no such virtual attribute", "SUBDOC_XATTR_UNKNOWN_VATTR",
             "subdoc", "invalid-input"),
+    SUBDOC_XATTR_CANT_MODIFY_VATTR(0x00d2, "Sub-document: a virtual attribute cannot be written",
+            "SUBDOC_XATTR_CANT_MODIFY_VATTR", "subdoc", "invalid-input"),
     SUBDOC_INVALID_XATTR_ORDER(0x00d4, "Sub-document: attribute paths must come before the document's",
             "SUBDOC_INVALID_XATTR_ORDER", "subdoc", "invalid-input");
 

@@ -46,6 +46,10 @@ public enum Opcode {
     GET_META(0xa0, -1, Key.REQUIRED, Value.NONE),
     GET_CLUSTER_CONFIG(0xb5, 0, Key.NONE, Value.NONE),
     SET_COLLECTIONS_MANIFEST(0xb9, 0, Key.NONE, Value.REQUIRED),
+    GET_COLLECTIONS_MANIFEST(0xba, 0, Key.NONE, Value.NONE),
+    /** The path comes in the key (older clients) or the value (newer ones), not both. */
+    GET_COLLECTION_ID(0xbb, 0, Key.OPTIONAL, Value.ANY),
+    GET_SCOPE_ID(0xbc, 0, Key.OPTIONAL, Value.ANY),
     // The sub-document commands: their extras and value are checked by SubdocRequest, which reads them.
     SUBDOC_GET(0xc5, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
     SUBDOC_EXISTS(0xc6, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
@@ -61,10 +65,6 @@ public enum Opcode {
     SUBDOC_MULTI_LOOKUP(0xd0, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
     SUBDOC_MULTI_MUTATION(0xd1, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
     SUBDOC_GET_COUNT(0xd2, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
-    GET_COLLECTIONS_MANIFEST(0xba, 0, Key.NONE, Value.NONE),
-    /** The path comes in the key (older clients) or the value (newer ones), not both. */
-    GET_COLLECTION_ID(0xbb, 0, Key.OPTIONAL, Value.ANY),
-    GET_SCOPE_ID(0xbc, 0, Key.OPTIONAL, Value.ANY),
     /** The value is the highest error map version the client reads, a 16-bit number. */
     GET_ERROR_MAP(0xfe, 0, Key.NONE, Value.U16);
 
@@ -96,7 +96,10 @@ public enum Opcode {
     }
 
     private final int code;
-    /** The one extras length allowed, or minus the one length allowed besides none (flush: none or 4). */
+    /**
+     * The one extras length allowed, or minus the one length allowed besides none (flush: none or 4), or
+     * {@link #SUBDOC_EXTRAS} for a sub-document command, whose several lengths its reader checks.
+     */
     private final int extras;
     private final Key key;
     private final Value value;
@@ -149,14 +152,9 @@ public enum Opcode {
         };
     }
 
-    /** Whether this is a sub-document command (read by {@link SubdocRequest}). */
+    /** Whether this is a sub-document command (read by {@link SubdocRequest}, which checks its extras). */
     public boolean subdocument() {
-        return switch (this) {
-            case SUBDOC_GET, SUBDOC_EXISTS, SUBDOC_DICT_ADD, SUBDOC_DICT_UPSERT, SUBDOC_DELETE, SUBDOC_REPLACE,
-                    SUBDOC_ARRAY_PUSH_LAST, SUBDOC_ARRAY_PUSH_FIRST, SUBDOC_ARRAY_INSERT, SUBDOC_ARRAY_ADD_UNIQUE,
-                    SUBDOC_COUNTER, SUBDOC_MULTI_LOOKUP, SUBDOC_MULTI_MUTATION, SUBDOC_GET_COUNT -> true;
-            default -> false;
-        };
+        return extras == SUBDOC_EXTRAS;
     }
 
     /**

@@ -1,6 +1,8 @@
 package kvgate.memcached;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,13 +25,22 @@ import kvgate.spi.Item;
  * changes of a multi-path mutation apply one after the other to the same tree, so a later path sees an earlier one's
  * effect, and {@link #bytes()} gives the document to store once all have succeeded.
  *
- * <p>Numbers keep their digits (a decimal is read as a decimal, not a double), object members their order. What is
- * written back is compact JSON: the spacing of the stored text is not kept.
+ * <p>What is written back, and what a lookup answers, is the same JSON written compactly: members keep their order
+ * and a decimal its digits (it is read as a decimal, not a double), but the stored text's spacing, a number's
+ * exponent form ({@code 1e5} becomes {@code 1E+5}), a negative zero and a string's optional escapes are not kept, and
+ * of a member given twice the last stays.
  */
 final class SubdocDocument {
-    /** The deepest a document may become through a change, as a Couchbase server allows. */
+    /** The most levels a document may have, its root one of them, as a Couchbase server allows. */
     static final int MAX_DEPTH = 32;
-    private static final ObjectMapper JSON = JsonMapper.builder()
+    /**
+     * Reads documents and values: no deeper than {@link #MAX_DEPTH} (deeper is an answer of its own, not a parse),
+     * strings and names as long as an item may be, one value and nothing after it.
+     */
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH)
+                            .maxStringLength(Integer.MAX_VALUE).maxNameLength(Integer.MAX_VALUE).build())
+                    .build())
             .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -42,6 +53,8 @@ final class SubdocDocument {
     private byte[] raw;
     /** The parsed document; null until a path needs it. */
     private JsonNode root;
+    /** Why the stored bytes are no document to look into, once a path found out; null before, or when they are. */
+    private SubdocFailure unreadable;
 
     /** The stored document {@code item} holds. */
     SubdocDocument(Item item) {
@@ -53,7 +66,7 @@ final class SubdocDocument {
         this.item = null;
     }
 
-    /** A missing document that a mutation creates: an empty object, or an empty array for a first path that wants one. */
+    /** A missing document a mutation creates: an empty object, or an empty array for a first path that wants one. */
     static SubdocDocument created(SubdocRequest.Spec first) {
         boolean array = first.path().startsWith("[") || first.path().isEmpty()
                 && (first.command() == SubdocRequest.Command.ARRAY_PUSH_LAST
@@ -74,7 +87,8 @@ final class SubdocDocument {
         if (spec.command() == SubdocRequest.Command.GET_DOC) {
             return bytes();
         }
-        JsonNode found = find(spec.xattr() ? attributes(spec.path()) : root(), path(spec));
+        SubdocPath path = path(spec);
+        JsonNode found = find(spec.xattr() ? attributes(path) : root(), path);
         return switch (spec.command()) {
             case GET -> serialized(found);
             case EXISTS -> BinaryResponse.EMPTY;
@@ -98,6 +112,7 @@ final class SubdocDocument {
         if (spec.command() == SubdocRequest.Command.SET_DOC) {
             raw = spec.value();
             root = null;
+            unreadable = null;
             return null;
         }
         SubdocPath path = path(spec);
@@ -142,13 +157,7 @@ final class SubdocDocument {
             case ARRAY_PUSH_LAST, ARRAY_PUSH_FIRST -> {
                 List<JsonNode> values = values(spec.value(), path);
                 ArrayNode array = array(tree, path, mkdir);
-                if (spec.command() == SubdocRequest.Command.ARRAY_PUSH_LAST) {
-                    array.addAll(values);
-                } else {
-                    for (int i = values.size() - 1; i >= 0; i--) {
-                        array.insert(0, values.get(i));
-                    }
-                }
+                insert(array, spec.command() == SubdocRequest.Command.ARRAY_PUSH_LAST ? array.size() : 0, values);
             }
             case ARRAY_INSERT -> {
                 if (!(path.last() instanceof SubdocPath.Index index) || index.index() == SubdocPath.Index.LAST) {
@@ -162,9 +171,7 @@ final class SubdocDocument {
                 if (index.index() > array.size()) {
                     throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
                 }
-                for (int i = 0; i < values.size(); i++) {
-                    array.insert(index.index() + i, values.get(i));
-                }
+                insert(array, index.index(), values);
             }
             case ARRAY_ADD_UNIQUE -> {
                 JsonNode value = value(spec.value(), path);
@@ -245,21 +252,70 @@ final class SubdocDocument {
         }
     }
 
-    /** The parsed document: not JSON, or too deep for the parser, fails every path. */
+    /**
+     * Puts {@code values} into {@code array} before position {@code at} in one pass: an insert of each in turn would
+     * move the elements after it once per value, which for the many values a large request carries is quadratic.
+     */
+    private static void insert(ArrayNode array, int at, List<JsonNode> values) {
+        if (at == array.size()) {
+            array.addAll(values);
+            return;
+        }
+        List<JsonNode> elements = new ArrayList<>(array.size() + values.size());
+        array.forEach(elements::add);
+        elements.addAll(at, values);
+        array.removeAll();
+        array.addAll(elements);
+    }
+
+    /**
+     * The parsed document: one that is not JSON, or nests deeper than {@link #MAX_DEPTH} levels, fails every path
+     * (found out once).
+     */
     private JsonNode root() throws SubdocFailure {
+        if (unreadable != null) {
+            throw unreadable;
+        }
         if (root == null) {
             try {
                 root = JSON.readTree(raw);
-            } catch (StreamConstraintsException e) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_E2DEEP);
+                if (root == null || root.isMissingNode()) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_NOTJSON);
+                }
+            } catch (SubdocFailure e) {
+                unreadable = e;
+                throw e;
             } catch (IOException e) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_NOTJSON);
-            }
-            if (root == null || root.isMissingNode()) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_NOTJSON);
+                unreadable = new SubdocFailure(tooDeep(e) ? BinaryStatus.SUBDOC_DOC_E2DEEP
+                        : BinaryStatus.SUBDOC_DOC_NOTJSON);
+                throw unreadable;
             }
         }
         return root;
+    }
+
+    /** Whether the parser gave up for nesting deeper than its limit, rather than for text that is no JSON. */
+    private static boolean tooDeep(IOException e) {
+        return e instanceof StreamConstraintsException && String.valueOf(e.getMessage()).contains("nesting depth");
+    }
+
+    /** Whether the stored bytes are JSON, found by reading them through without making the tree. */
+    private boolean json() {
+        if (root != null) {
+            return true;
+        }
+        if (unreadable != null) {
+            return false;
+        }
+        try (JsonParser parser = JSON.createParser(raw)) {
+            if (parser.nextToken() == null) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static SubdocPath path(SubdocRequest.Spec spec) throws SubdocFailure {
@@ -271,15 +327,11 @@ final class SubdocDocument {
      * from the item. The gateway stores no others, so any other key finds nothing; an unknown virtual one (a key
      * starting with {@code $}) is an error.
      */
-    private JsonNode attributes(String path) throws SubdocFailure {
-        int end = path.length();
-        for (int i = 0; i < path.length(); i++) {
-            if (path.charAt(i) == '.' || path.charAt(i) == '[') {
-                end = i;
-                break;
-            }
+    private JsonNode attributes(SubdocPath path) throws SubdocFailure {
+        if (!(path.components().get(0) instanceof SubdocPath.Name name)) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL); // an attribute is named by a key
         }
-        String key = path.substring(0, end);
+        String key = name.name();
         ObjectNode attributes = NODES.objectNode();
         switch (key) {
             case "$document" -> attributes.set(key, documentAttribute());
@@ -305,14 +357,7 @@ final class SubdocDocument {
         document.put("exptime", item.expiresAt() == Item.NEVER ? 0 : item.expiresAt() / 1000);
         document.put("flags", Integer.toUnsignedLong(item.flags()));
         document.put("value_bytes", item.value().length);
-        boolean json;
-        try {
-            root();
-            json = true;
-        } catch (SubdocFailure notJson) {
-            json = false;
-        }
-        document.putArray("datatype").add(json ? "json" : "raw");
+        document.putArray("datatype").add(json() ? "json" : "raw");
         document.put("deleted", false);
         CRC32C crc = new CRC32C();
         crc.update(item.value());
@@ -454,17 +499,15 @@ final class SubdocDocument {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
             }
             return value;
-        } catch (StreamConstraintsException e) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_ETOODEEP);
-        } catch (JsonProcessingException e) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
         } catch (IOException e) {
-            throw new IllegalStateException("reading bytes in memory failed", e);
+            throw new SubdocFailure(tooDeep(e) ? BinaryStatus.SUBDOC_VALUE_ETOODEEP
+                    : BinaryStatus.SUBDOC_VALUE_CANTINSERT);
         }
     }
 
+    /** Whether {@code value} at {@code path} keeps the document within {@link #MAX_DEPTH} levels, its root one. */
     private static void deepEnough(JsonNode value, SubdocPath path) throws SubdocFailure {
-        if (path.components().size() + depth(value) > MAX_DEPTH) {
+        if (1 + path.components().size() + depth(value) > MAX_DEPTH) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_ETOODEEP);
         }
     }

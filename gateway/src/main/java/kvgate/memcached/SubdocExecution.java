@@ -5,6 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import kvgate.dispatch.Dispatcher;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -19,6 +22,10 @@ import kvgate.spi.StoreMode;
  * loses that race to another writer (another connection, another gateway) starts over from a fresh read, as a
  * Couchbase server does, unless the client named the CAS it expects: then the race is the client's answer.
  *
+ * <p>The JSON work of a small document is done where its read completes, on the connection's network thread; a
+ * large one's is handed to a pool of its own, so that a megabyte of JSON read into a tree never holds up the other
+ * connections of that thread, and only as many trees are built at once as the pool has threads.
+ *
  * @param dispatcher where the reads and writes go
  * @param request the request, for the reply's opcode and opaque, and the CAS the client expects (0: any)
  * @param subdoc what to do
@@ -31,44 +38,79 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                        byte[] key, long expiresAt, int maxItemSize) {
     /** How often a change starts over after losing a race, as a Couchbase server retries, before it gives up. */
     static final int ATTEMPTS = 100;
+    /** The largest document whose JSON work is done on the network thread (a few tens of microseconds). */
+    static final int INLINE_BYTES = 16 * 1024;
+    /**
+     * Where larger documents are read and changed: one thread per core but one (at least one), daemon threads, as
+     * the work is CPU alone and ends with the request.
+     */
+    private static final Executor LARGE_DOCUMENTS = Executors.newFixedThreadPool(
+            Math.max(1, Runtime.getRuntime().availableProcessors() - 1), work -> {
+                Thread thread = new Thread(work, "kvgate-subdoc");
+                thread.setDaemon(true);
+                return thread;
+            });
 
-    /** The reply. The stage never completes exceptionally. */
+    /** What a mutation's paths made of the document: the answer already, or the write to make. */
+    private sealed interface Change permits Answered, Write {
+    }
+
+    /** The answer without a write: a path failed, or the document cannot take the change. */
+    private record Answered(BinaryResponse reply) implements Change {
+    }
+
+    /** The operation that writes the changed document (or removes it), and the reply's body once it is written. */
+    private record Write(Operation operation, byte[] body) implements Change {
+    }
+
+    /** The reply. The stage never completes exceptionally but for a fault (which the caller answers). */
     CompletionStage<BinaryResponse> run() {
         return subdoc.mutation() ? mutate(1) : lookUp();
     }
 
+    /** Runs JSON work on a document of {@code size} bytes: at once when it is small, else on the pool. */
+    private static <T> CompletionStage<T> json(int size, Supplier<T> work) {
+        return size <= INLINE_BYTES ? CompletableFuture.completedFuture(work.get())
+                : CompletableFuture.supplyAsync(work, LARGE_DOCUMENTS);
+    }
+
     private CompletionStage<BinaryResponse> lookUp() {
-        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenApply(read -> {
+        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
             if (!(read instanceof Result.Value value)) {
-                return error(BinaryStatus.of(read.status()));
+                return done(error(BinaryStatus.of(read.status())));
             }
             Item item = value.item();
-            SubdocDocument document = new SubdocDocument(item);
-            List<SubdocRequest.Spec> specs = subdoc.specs();
-            if (!subdoc.multi()) {
-                try {
-                    return reply(BinaryStatus.SUCCESS, item.cas(), document.lookUp(specs.get(0)));
-                } catch (SubdocFailure failure) {
-                    return error(failure.status());
-                }
-            }
-            ByteArrayOutputStream body = new ByteArrayOutputStream();
-            boolean allFound = true;
-            for (SubdocRequest.Spec spec : specs) {
-                BinaryStatus status = BinaryStatus.SUCCESS;
-                byte[] found = BinaryResponse.EMPTY;
-                try {
-                    found = document.lookUp(spec);
-                } catch (SubdocFailure failure) {
-                    status = failure.status();
-                    allFound = false;
-                }
-                body.writeBytes(ByteBuffer.allocate(6).putShort((short) status.code()).putInt(found.length).array());
-                body.writeBytes(found);
-            }
-            return reply(allFound ? BinaryStatus.SUCCESS : BinaryStatus.SUBDOC_MULTI_PATH_FAILURE, item.cas(),
-                    body.toByteArray());
+            return json(item.value().length, () -> lookUpIn(item));
         });
+    }
+
+    /** Every path's lookup in the document {@code item} holds, all from that one version. */
+    private BinaryResponse lookUpIn(Item item) {
+        SubdocDocument document = new SubdocDocument(item);
+        List<SubdocRequest.Spec> specs = subdoc.specs();
+        if (!subdoc.multi()) {
+            try {
+                return reply(BinaryStatus.SUCCESS, item.cas(), document.lookUp(specs.get(0)));
+            } catch (SubdocFailure failure) {
+                return error(failure.status());
+            }
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        boolean allFound = true;
+        for (SubdocRequest.Spec spec : specs) {
+            BinaryStatus status = BinaryStatus.SUCCESS;
+            byte[] found = BinaryResponse.EMPTY;
+            try {
+                found = document.lookUp(spec);
+            } catch (SubdocFailure failure) {
+                status = failure.status();
+                allFound = false;
+            }
+            body.writeBytes(ByteBuffer.allocate(6).putShort((short) status.code()).putInt(found.length).array());
+            body.writeBytes(found);
+        }
+        return reply(allFound ? BinaryStatus.SUCCESS : BinaryStatus.SUBDOC_MULTI_PATH_FAILURE, item.cas(),
+                body.toByteArray());
     }
 
     /** One attempt at a change: read, change, write with the CAS read. */
@@ -79,7 +121,13 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                 if (subdoc.add() || request.cas() != 0 && request.cas() != item.cas()) {
                     return done(error(BinaryStatus.KEY_EXISTS));
                 }
-                return change(new SubdocDocument(item), item, attempt);
+                if (item.cas() == 0) {
+                    // A backend that keeps no CAS (memcached run with -C) cannot write only over what was read: a
+                    // change would overwrite whatever another writer did meanwhile.
+                    return done(error(BinaryStatus.NOT_SUPPORTED));
+                }
+                return json(item.value().length, () -> change(new SubdocDocument(item), item))
+                        .thenCompose(change -> write(change, attempt));
             }
             if (read.status() != Status.NOT_FOUND) {
                 return done(error(BinaryStatus.of(read.status())));
@@ -91,37 +139,38 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
             if (first.command() == SubdocRequest.Command.DELETE_DOC) {
                 return done(error(BinaryStatus.KEY_NOT_FOUND));
             }
-            return change(SubdocDocument.created(first), null, attempt);
+            int size = subdoc.specs().stream().mapToInt(spec -> spec.value().length).sum();
+            return json(size, () -> change(SubdocDocument.created(first), null))
+                    .thenCompose(change -> write(change, attempt));
         });
     }
 
     /**
-     * Applies every path to {@code document}, then writes it: over {@code item} with its CAS, or, where the document
-     * was missing ({@code item} null), as a new one.
+     * Applies every path to {@code document}: the write of the result, over {@code item} with its CAS or, where the
+     * document was missing ({@code item} null), as a new one; or the answer, where a path failed.
      */
-    private CompletionStage<BinaryResponse> change(SubdocDocument document, Item item, int attempt) {
+    private Change change(SubdocDocument document, Item item) {
         boolean mkdir = subdoc.mkdoc() || subdoc.add();
         ByteArrayOutputStream results = new ByteArrayOutputStream();
         byte[] single = BinaryResponse.EMPTY;
-        boolean delete = false;
         List<SubdocRequest.Spec> specs = subdoc.specs();
         for (int index = 0; index < specs.size(); index++) {
             SubdocRequest.Spec spec = specs.get(index);
             if (spec.command() == SubdocRequest.Command.DELETE_DOC) {
-                delete = true;
-                continue;
+                // Alone in its request (as read): nothing else to apply.
+                return new Write(new Operation.Delete(namespace, key, item.cas()), BinaryResponse.EMPTY);
             }
             byte[] returned;
             try {
                 returned = document.mutate(spec, mkdir || spec.mkdir());
             } catch (SubdocFailure failure) {
                 if (!subdoc.multi()) {
-                    return done(error(failure.status()));
+                    return new Answered(error(failure.status()));
                 }
                 // A multi-path mutation fails as a whole, naming the first path that failed and why.
                 byte[] why = ByteBuffer.allocate(3).put((byte) index).putShort((short) failure.status().code())
                         .array();
-                return done(reply(BinaryStatus.SUBDOC_MULTI_PATH_FAILURE, 0, why));
+                return new Answered(reply(BinaryStatus.SUBDOC_MULTI_PATH_FAILURE, 0, why));
             }
             if (returned != null) {
                 single = returned;
@@ -130,15 +179,9 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                 results.writeBytes(returned);
             }
         }
-        byte[] body = subdoc.multi() ? results.toByteArray() : single;
-        if (delete) {
-            return dispatcher.dispatch(new Operation.Delete(namespace, key, item.cas())).thenCompose(removed ->
-                    removed.ok() ? done(reply(BinaryStatus.SUCCESS, 0, BinaryResponse.EMPTY))
-                            : again(removed, attempt));
-        }
         byte[] bytes = document.bytes();
         if (bytes.length > maxItemSize) {
-            return done(error(BinaryStatus.TOO_LARGE));
+            return new Answered(error(BinaryStatus.TOO_LARGE));
         }
         Integer userFlags = subdoc.userFlags();
         Operation.Store store = item == null
@@ -146,8 +189,23 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                         expiresAt, 0)
                 : new Operation.Store(namespace, key, StoreMode.SET, bytes, userFlags == null ? item.flags()
                         : userFlags, expiresAt, item.cas());
-        return dispatcher.dispatch(store).thenCompose(written -> written instanceof Result.Stored stored
-                ? done(reply(BinaryStatus.SUCCESS, stored.cas(), body)) : again(written, attempt));
+        return new Write(store, subdoc.multi() ? results.toByteArray() : single);
+    }
+
+    /** Makes the write a change came to, or answers what it came to instead. */
+    private CompletionStage<BinaryResponse> write(Change change, int attempt) {
+        if (change instanceof Answered answered) {
+            return done(answered.reply());
+        }
+        Write write = (Write) change;
+        return dispatcher.dispatch(write.operation()).thenCompose(result -> {
+            if (!result.ok()) {
+                return again(result, attempt);
+            }
+            // A store gives the document's new CAS; a removal leaves no document to have one.
+            long cas = result instanceof Result.Stored stored ? stored.cas() : 0;
+            return done(reply(BinaryStatus.SUCCESS, cas, write.body()));
+        });
     }
 
     /**

@@ -1,7 +1,9 @@
 package kvgate.memcached;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,12 +16,17 @@ import java.util.List;
  * @param components the steps from the document's root; none for the root itself
  */
 record SubdocPath(List<Component> components) {
-    /** The most steps a path may have, as a Couchbase server allows. */
+    /**
+     * The levels a path may reach, the document's root among them (so a path has at most one step fewer), as a
+     * Couchbase server counts them.
+     */
     static final int MAX_COMPONENTS = 32;
     /** The longest path, in bytes, as a Couchbase server allows. */
     static final int MAX_LENGTH = 1024;
     static final SubdocPath ROOT = new SubdocPath(List.of());
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Reads a name's escapes as one JSON string: anything after the string's end (an unescaped quote) is refused. */
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     /** One step: into an object by name, or into an array by position. */
     sealed interface Component permits Name, Index {
@@ -51,8 +58,8 @@ record SubdocPath(List<Component> components) {
     }
 
     /**
-     * Parses {@code text}: a syntax error is {@link BinaryStatus#SUBDOC_PATH_EINVAL}, more than
-     * {@link #MAX_COMPONENTS} steps {@link BinaryStatus#SUBDOC_PATH_E2BIG}.
+     * Parses {@code text}: a syntax error is {@link BinaryStatus#SUBDOC_PATH_EINVAL}, a path reaching more than
+     * {@link #MAX_COMPONENTS} levels (root included) {@link BinaryStatus#SUBDOC_PATH_E2BIG}.
      */
     static SubdocPath parse(String text) throws SubdocFailure {
         List<Component> components = new ArrayList<>();
@@ -97,12 +104,12 @@ record SubdocPath(List<Component> components) {
                                 at++;
                                 break;
                             }
-                            escapes |= q == '\\';
+                            escapes |= q == '\\' || q == '"';
                             name.append(q);
                             at++;
                         }
                     } else {
-                        escapes |= n == '\\';
+                        escapes |= n == '\\' || n == '"';
                         name.append(n);
                         at++;
                     }
@@ -121,7 +128,7 @@ record SubdocPath(List<Component> components) {
             } else {
                 throw invalid(); // "a[0]b"
             }
-            if (components.size() > MAX_COMPONENTS) {
+            if (components.size() >= MAX_COMPONENTS) {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_E2BIG);
             }
         }
@@ -139,7 +146,10 @@ record SubdocPath(List<Component> components) {
         return Integer.parseInt(digits);
     }
 
-    /** A name's JSON escapes, read as JSON reads them. */
+    /**
+     * A name's JSON escapes, read as JSON reads them; a quote must be escaped too, or the name would end there and
+     * what follows would name another field.
+     */
     private static String unescape(String name) throws SubdocFailure {
         try {
             return JSON.readValue("\"" + name + "\"", String.class);

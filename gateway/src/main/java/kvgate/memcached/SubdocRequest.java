@@ -28,6 +28,8 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
     static final int ACCESS_DELETED = 0x04;
     /** Path flag: create the objects missing on the way to the path. */
     static final int MKDIR_P = 0x01;
+    /** Path flag: expand macros in an attribute's value; without {@link #XATTR_PATH} a combination of its own. */
+    static final int EXPAND_MACROS = 0x10;
     /**
      * Path flag: the path names an extended attribute. The gateway stores none, so the virtual ones it makes from an
      * item ({@code $document}, {@code $XTOC}) are all there are: lookups read them, mutations are not served.
@@ -41,24 +43,30 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
      * and delete with an empty path).
      */
     enum Command {
-        GET_DOC(0x00, false, Needs.NO_PATH, false, 0),
-        GET(0xc5, false, Needs.PATH, false, 0),
-        EXISTS(0xc6, false, Needs.PATH, false, 0),
-        GET_COUNT(0xd2, false, Needs.ANY_PATH, false, 0),
-        SET_DOC(0x01, true, Needs.NO_PATH, true, 0),
-        DELETE_DOC(0x04, true, Needs.NO_PATH, false, 0),
-        DICT_ADD(0xc7, true, Needs.PATH, true, MKDIR_P),
-        DICT_UPSERT(0xc8, true, Needs.PATH, true, MKDIR_P),
-        DELETE(0xc9, true, Needs.PATH, false, 0),
-        REPLACE(0xca, true, Needs.PATH, true, 0),
-        ARRAY_PUSH_LAST(0xcb, true, Needs.ANY_PATH, true, MKDIR_P),
-        ARRAY_PUSH_FIRST(0xcc, true, Needs.ANY_PATH, true, MKDIR_P),
-        ARRAY_INSERT(0xcd, true, Needs.PATH, true, 0),
-        ARRAY_ADD_UNIQUE(0xce, true, Needs.ANY_PATH, true, MKDIR_P),
-        COUNTER(0xcf, true, Needs.PATH, true, MKDIR_P);
+        GET_DOC(0x00, Acts.LOOKUP, Needs.NO_PATH, Takes.NO_VALUE, 0),
+        GET(0xc5, Acts.LOOKUP, Needs.PATH, Takes.NO_VALUE, 0),
+        EXISTS(0xc6, Acts.LOOKUP, Needs.PATH, Takes.NO_VALUE, 0),
+        GET_COUNT(0xd2, Acts.LOOKUP, Needs.ANY_PATH, Takes.NO_VALUE, 0),
+        SET_DOC(0x01, Acts.MUTATION, Needs.NO_PATH, Takes.VALUE, 0),
+        DELETE_DOC(0x04, Acts.MUTATION, Needs.NO_PATH, Takes.NO_VALUE, 0),
+        DICT_ADD(0xc7, Acts.MUTATION, Needs.PATH, Takes.VALUE, MKDIR_P),
+        DICT_UPSERT(0xc8, Acts.MUTATION, Needs.PATH, Takes.VALUE, MKDIR_P),
+        DELETE(0xc9, Acts.MUTATION, Needs.PATH, Takes.NO_VALUE, 0),
+        REPLACE(0xca, Acts.MUTATION, Needs.PATH, Takes.VALUE, 0),
+        ARRAY_PUSH_LAST(0xcb, Acts.MUTATION, Needs.ANY_PATH, Takes.VALUE, MKDIR_P),
+        ARRAY_PUSH_FIRST(0xcc, Acts.MUTATION, Needs.ANY_PATH, Takes.VALUE, MKDIR_P),
+        ARRAY_INSERT(0xcd, Acts.MUTATION, Needs.PATH, Takes.VALUE, 0),
+        ARRAY_ADD_UNIQUE(0xce, Acts.MUTATION, Needs.ANY_PATH, Takes.VALUE, MKDIR_P),
+        COUNTER(0xcf, Acts.MUTATION, Needs.PATH, Takes.VALUE, MKDIR_P);
+
+        /** Whether the command reads the document or changes it: the two go in requests of their own. */
+        enum Acts { LOOKUP, MUTATION }
 
         /** Whether the command's path may, must or must not be empty (the document's root). */
         enum Needs { PATH, ANY_PATH, NO_PATH }
+
+        /** Whether the command carries a value (a JSON fragment, a delta, a whole document) or must not. */
+        enum Takes { VALUE, NO_VALUE }
 
         private static final Command[] BY_CODE = new Command[256];
 
@@ -75,11 +83,11 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         /** The path flags the command takes besides {@link #XATTR_PATH} (which every one names, to refuse it). */
         final int pathFlags;
 
-        Command(int code, boolean mutation, Needs path, boolean value, int pathFlags) {
+        Command(int code, Acts acts, Needs path, Takes takes, int pathFlags) {
             this.code = code;
-            this.mutation = mutation;
+            this.mutation = acts == Acts.MUTATION;
             this.path = path;
-            this.value = value;
+            this.value = takes == Takes.VALUE;
             this.pathFlags = pathFlags;
         }
 
@@ -213,14 +221,20 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
 
     /** A path's command checked for its flags, its path and its value: a misfit is invalid arguments. */
     private static Spec spec(Command command, int flags, byte[] path, byte[] value) throws SubdocFailure {
-        int allowed = command.pathFlags | (command.wholeDocument() ? 0 : XATTR_PATH);
+        boolean xattr = (flags & XATTR_PATH) != 0;
+        if ((flags & EXPAND_MACROS) != 0 && !xattr && command.mutation) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_XATTR_INVALID_FLAG_COMBO); // macros are for attributes
+        }
+        int allowed = command.pathFlags | (command.wholeDocument() ? 0 : XATTR_PATH)
+                | (command.mutation && !command.wholeDocument() ? EXPAND_MACROS : 0);
         if ((flags & ~allowed) != 0 || path.length > SubdocPath.MAX_LENGTH || command.value != (value.length > 0)) {
             throw invalid();
         }
-        boolean xattr = (flags & XATTR_PATH) != 0;
         if (xattr && command.mutation) {
-            // An extended attribute would have to be stored beside the value, which no backend here can.
-            throw new SubdocFailure(BinaryStatus.NOT_SUPPORTED);
+            // A virtual attribute is made from the item and cannot be written; any other would have to be stored
+            // beside the value, which no backend here can.
+            throw new SubdocFailure(path.length > 0 && path[0] == '$' ? BinaryStatus.SUBDOC_XATTR_CANT_MODIFY_VATTR
+                    : BinaryStatus.NOT_SUPPORTED);
         }
         if (xattr && path.length == 0) {
             throw invalid(); // an attribute is named by its key, the path's first step

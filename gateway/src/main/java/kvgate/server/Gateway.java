@@ -805,8 +805,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                     .anyMatch(type -> key.startsWith(type + ".")
                             && !(separateCounterStore && type.equals(counterStore)));
             if (!tree && !backendType) {
-                changed.add(key + " (" + old.getOrDefault(key, "unset") + " -> " + now.getOrDefault(key, "unset")
-                        + ")");
+                // Shown as stats shows them: the refusal goes to the admin port and the log, never a password.
+                changed.add(key + " (" + before.shown().getOrDefault(key, "unset") + " -> "
+                        + after.shown().getOrDefault(key, "unset") + ")");
             }
         }
         return changed;

@@ -258,8 +258,9 @@ abstract class CouchbaseSdkSuite {
                     MutateInSpec.upsert("seen", true))));
 
             // Store semantics: upsert and insert create the document, insert only where there is none.
-            documents.mutateIn("eve", List.of(MutateInSpec.upsert("name", "Eve"), MutateInSpec.arrayAppend("tags",
-                    List.of("x")).createPath()), MutateInOptions.mutateInOptions().storeSemantics(StoreSemantics.UPSERT));
+            documents.mutateIn("eve", List.of(MutateInSpec.upsert("name", "Eve"),
+                    MutateInSpec.arrayAppend("tags", List.of("x")).createPath()),
+                    MutateInOptions.mutateInOptions().storeSemantics(StoreSemantics.UPSERT));
             assertEquals(JsonObject.create().put("name", "Eve").put("tags", JsonArray.from("x")),
                     documents.get("eve").contentAsObject());
             assertThrows(DocumentExistsException.class, () -> documents.mutateIn("eve", List.of(

@@ -33,7 +33,7 @@ class SubdocProtocolTest {
     private static final int GET_META = 0xa0;
     private static final int MKDIR_P = 0x01, XATTR = 0x04;
     private static final int MKDOC = 0x01, ADD_DOC = 0x02;
-    private static final int MAX_ITEM = 2048;
+    private static final int MAX_ITEM = 512 * 1024;
     private static TestGateway gateway;
 
     @BeforeAll
@@ -72,6 +72,11 @@ class SubdocProtocolTest {
             results.add(Integer.toHexString(status) + ":" + new String(value, StandardCharsets.UTF_8));
         }
         return results;
+    }
+
+    /** Arrays inside arrays, {@code levels} deep. */
+    private static String nested(int levels) {
+        return "[".repeat(levels) + "]".repeat(levels);
     }
 
     private static String document(BinaryClient c, String key) throws Exception {
@@ -163,8 +168,13 @@ class SubdocProtocolTest {
                     "a.[0]"}) {
                 assertEquals(PATH_EINVAL, single(c, SUBDOC_GET, "syntax", bad, "", 0).status(), bad);
             }
-            String deep = "a" + ".a".repeat(SubdocPath.MAX_COMPONENTS);
-            assertEquals(PATH_E2BIG, single(c, SUBDOC_GET, "syntax", deep, "", 0).status());
+            // The root is one of the 32 levels: 31 steps are the most a path may take.
+            String deepest = "a" + ".a".repeat(SubdocPath.MAX_COMPONENTS - 2);
+            assertEquals(PATH_ENOENT, single(c, SUBDOC_GET, "syntax", deepest, "", 0).status());
+            assertEquals(PATH_E2BIG, single(c, SUBDOC_GET, "syntax", deepest + ".a", "", 0).status());
+            // A quote must be escaped: unescaped, it would end the name and what follows would name another field.
+            assertEquals(PATH_EINVAL, single(c, SUBDOC_DICT_UPSERT, "syntax", "n\"zz\\n", "99", 0).status());
+            assertEquals(PATH_EINVAL, single(c, SUBDOC_GET, "syntax", "q\"uote", "", 0).status());
             String tooLong = "a".repeat(SubdocPath.MAX_LENGTH + 1);
             assertEquals(EINVAL, single(c, SUBDOC_GET, "syntax", tooLong, "", 0).status());
             // A root array, reached by index from the start.
@@ -176,8 +186,17 @@ class SubdocProtocolTest {
             assertEquals(VALUE_CANTINSERT, single(c, SUBDOC_DICT_UPSERT, "syntax", "v", "{", 0).status());
             assertEquals(VALUE_CANTINSERT, single(c, SUBDOC_DICT_UPSERT, "syntax", "v", "1 2", 0).status());
             assertEquals(VALUE_CANTINSERT, single(c, SUBDOC_ARRAY_PUSH_LAST, "list", "", ",", 0).status());
-            String nested = "[".repeat(SubdocDocument.MAX_DEPTH) + "]".repeat(SubdocDocument.MAX_DEPTH);
-            assertEquals(VALUE_ETOODEEP, single(c, SUBDOC_DICT_UPSERT, "syntax", "v", nested, 0).status());
+            // The root, the member and the value's levels: 32 at the most.
+            int levels = SubdocDocument.MAX_DEPTH - 2;
+            assertEquals(SUCCESS, single(c, SUBDOC_DICT_UPSERT, "syntax", "v", nested(levels), 0).status());
+            assertEquals(VALUE_ETOODEEP, single(c, SUBDOC_DICT_UPSERT, "syntax", "v", nested(levels + 1), 0)
+                    .status());
+            assertEquals(VALUE_ETOODEEP, single(c, SUBDOC_DICT_UPSERT, "syntax", "v", nested(1000), 0).status());
+            // A document nesting deeper than that is not read.
+            assertEquals(SUCCESS, c.set("deep", nested(SubdocDocument.MAX_DEPTH + 1), 0, 0).status());
+            assertEquals(0xc4, single(c, SUBDOC_GET, "deep", "[0]", "", 0).status());
+            assertEquals(SUCCESS, c.set("deep", nested(SubdocDocument.MAX_DEPTH), 0, 0).status());
+            assertEquals(SUCCESS, single(c, SUBDOC_GET, "deep", "[0]", "", 0).status());
         }
     }
 
@@ -235,6 +254,8 @@ class SubdocProtocolTest {
             assertEquals(NOT_SUPPORTED, mutate(c, NONE, "meta", 0, mutationSpec(SUBDOC_DICT_UPSERT, XATTR, "_x", "1"))
                     .status());
             assertEquals(NOT_SUPPORTED, single(c, SUBDOC_DICT_UPSERT, "meta", "_x.y", "1", XATTR).status());
+            assertEquals(0xd2, single(c, SUBDOC_DICT_UPSERT, "meta", "$document.flags", "1", XATTR).status());
+            assertEquals(0xce, single(c, SUBDOC_DICT_UPSERT, "meta", "a", "1", 0x10).status(), "macros want xattr");
             assertEquals(String.valueOf(expiresAt), single(c, SUBDOC_GET, "meta", "$document.exptime", "", XATTR)
                     .valueText());
         }
@@ -388,6 +409,29 @@ class SubdocProtocolTest {
             assertEquals(EINVAL, single(c, SUBDOC_GET, "m", "a", "extra", 0).status());
             // None of it changed the document, and the connection still serves.
             assertEquals("{\"a\":1}", document(c, "m"));
+        }
+    }
+
+    @Test
+    void largeDocumentsAreWorkedOnAwayFromTheNetworkThreadAndLargeInsertsKeepTheirOrder() throws Exception {
+        int count = 20_000; // well above the size worked on inline
+        StringBuilder initial = new StringBuilder("{\"list\":[");
+        StringBuilder front = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            initial.append(i == 0 ? "" : ",").append(i);
+            front.append(i == 0 ? "" : ",").append(-i - 1);
+        }
+        initial.append("]}");
+        try (BinaryClient c = new BinaryClient(gateway.port())) {
+            assertEquals(SUCCESS, c.set("large", initial.toString(), 0, 0).status());
+            assertEquals(SUCCESS, single(c, SUBDOC_ARRAY_PUSH_FIRST, "large", "list", front.toString(), 0).status());
+            assertEquals(SUCCESS, single(c, SUBDOC_ARRAY_INSERT, "large", "list[" + count + "]", "\"mid\"", 0)
+                    .status());
+            Response read = lookup(c, "large", lookupSpec(SUBDOC_GET_COUNT, 0, "list"),
+                    lookupSpec(SUBDOC_GET, 0, "list[0]"), lookupSpec(SUBDOC_GET, 0, "list[" + (count - 1) + "]"),
+                    lookupSpec(SUBDOC_GET, 0, "list[" + count + "]"), lookupSpec(SUBDOC_GET, 0, "list[-1]"));
+            assertEquals(List.of("0:" + (2 * count + 1), "0:-1", "0:-" + count, "0:\"mid\"", "0:" + (count - 1)),
+                    results(read));
         }
     }
 

@@ -1,6 +1,7 @@
 package kvgate.spi;
 
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -53,6 +54,15 @@ public final class Settings {
         return value.trim();
     }
 
+    /** A secret's value as given, spaces and all (a password may begin or end with one). */
+    public String secret(String key) {
+        String value = values.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException("undeclared setting: " + key);
+        }
+        return value;
+    }
+
     public long integer(String key) {
         return Setting.parseInteger(text(key));
     }
@@ -77,11 +87,18 @@ public final class Settings {
                 inner.put(key.substring(prefix.length()), value);
             }
         });
-        return new Settings(inner);
+        Set<String> innerSecrets = new HashSet<>();
+        secrets.forEach(key -> {
+            if (key.startsWith(prefix)) {
+                innerSecrets.add(key.substring(prefix.length()));
+            }
+        });
+        return new Settings(inner, innerSecrets);
     }
 
+    /** The values as {@link #shown()} shows them: a log line must not carry a password either. */
     @Override
     public String toString() {
-        return values.toString();
+        return shown().toString();
     }
 }

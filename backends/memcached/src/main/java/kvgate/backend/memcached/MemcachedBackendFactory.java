@@ -50,12 +50,12 @@ public final class MemcachedBackendFactory implements BackendFactory {
             throw new IllegalArgumentException("the memcached backend needs the gateway's event loops");
         }
         String user = settings.text("sasl_user");
-        if (user.isEmpty() != settings.text("sasl_password").isEmpty()) {
+        String password = settings.secret("sasl_password");
+        if (user.isEmpty() != password.isEmpty()) {
             throw new IllegalArgumentException("memcached.sasl_user and memcached.sasl_password go together: "
                     + (user.isEmpty() ? "a password without a user" : "a user without a password"));
         }
-        ServerCredentials credentials = user.isEmpty() ? null
-                : new ServerCredentials(user, settings.text("sasl_password"));
+        ServerCredentials credentials = user.isEmpty() ? null : new ServerCredentials(user, password);
         return new MemcachedBackend(servers, context.eventLoops(), context.clock(), settings.integer("timeout_ms"),
                 settings.intValue("failure_limit"), settings.integer("retry_ms"), context.maxItemSize(),
                 credentials);

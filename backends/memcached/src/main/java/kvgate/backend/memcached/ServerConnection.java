@@ -16,8 +16,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.util.ArrayDeque;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -293,6 +293,10 @@ final class ServerConnection {
         channel = null;
         connecting = false;
         connected.close();
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
         failed("authentication " + why);
         failWaiting("memcached server " + address + " " + why);
     }
@@ -323,11 +327,6 @@ final class ServerConnection {
             timer.cancel(false);
             timer = null;
         }
-        if (connecting) {
-            // Lost while authenticating: what waited for the connection will not get it.
-            connecting = false;
-            failWaiting("memcached server " + address + ": " + why + " while authenticating");
-        }
         if (!pending.isEmpty()) {
             if (!closed) {
                 failed(why + " with " + pending.size() + " requests pending");
@@ -337,6 +336,12 @@ final class ServerConnection {
                 request.answer.failed(failure);
             }
             pending.clear();
+        }
+        if (connecting) {
+            // Lost while authenticating (counted above, before anyone hears of it): what waited for the connection
+            // will not get it.
+            connecting = false;
+            failWaiting("memcached server " + address + ": " + why + " while authenticating");
         }
     }
 
