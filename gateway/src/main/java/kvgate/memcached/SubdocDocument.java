@@ -318,8 +318,13 @@ final class SubdocDocument {
         }
     }
 
+    /** The spec's path; the root only for a command that may take it (the request's reader refuses it earlier). */
     private static SubdocPath path(SubdocRequest.Spec spec) throws SubdocFailure {
-        return SubdocPath.parse(spec.path());
+        SubdocPath path = SubdocPath.parse(spec.path());
+        if (path.isRoot() && spec.command().path == SubdocRequest.Command.Needs.PATH) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+        }
+        return path;
     }
 
     /**
@@ -328,7 +333,7 @@ final class SubdocDocument {
      * starting with {@code $}) is an error.
      */
     private JsonNode attributes(SubdocPath path) throws SubdocFailure {
-        if (!(path.components().get(0) instanceof SubdocPath.Name name)) {
+        if (path.isRoot() || !(path.components().get(0) instanceof SubdocPath.Name name)) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL); // an attribute is named by a key
         }
         String key = name.name();
