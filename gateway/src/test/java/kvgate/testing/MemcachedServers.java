@@ -25,9 +25,32 @@ public final class MemcachedServers implements BackendServers {
 
     /** Starts {@code count} memcached servers, each on a free port; returns once all of them listen. */
     public static MemcachedServers start(int count) throws Exception {
+        return started(count, (servers, index) -> {
+        });
+    }
+
+    /**
+     * Starts one memcached server per entry of {@code mechanisms}, each requiring SASL authentication (-S) of
+     * {@code user} with {@code password}, offering the mechanisms of its entry (Cyrus SASL's {@code mech_list}, for
+     * example "plain" or "cram-md5"), with a password database made by {@code saslpasswd2} under {@code directory}.
+     */
+    public static MemcachedServers startWithSasl(Path directory, String user, String password, String... mechanisms)
+            throws Exception {
+        return started(mechanisms.length, (servers, index) -> servers.saslConfigs[index] =
+                saslConfig(directory.resolve("sasl-" + index), user, password, mechanisms[index]));
+    }
+
+    /** What a server needs before it starts. */
+    private interface Preparation {
+        void prepare(MemcachedServers servers, int index) throws Exception;
+    }
+
+    /** Starts {@code count} servers, each prepared first; closes those started when one fails. */
+    private static MemcachedServers started(int count, Preparation preparation) throws Exception {
         MemcachedServers servers = new MemcachedServers(count);
         try {
             for (int i = 0; i < count; i++) {
+                preparation.prepare(servers, i);
                 servers.ports[i] = Ports.free();
                 servers.startServer(i);
             }
@@ -38,39 +61,24 @@ public final class MemcachedServers implements BackendServers {
         return servers;
     }
 
-    /**
-     * Starts one memcached server per entry of {@code mechanisms}, each requiring SASL authentication (-S) of
-     * {@code user} with {@code password}, offering the mechanisms of its entry (Cyrus SASL's {@code mech_list}, for
-     * example "plain" or "cram-md5"), with a password database made by {@code saslpasswd2} under {@code directory}.
-     */
-    public static MemcachedServers startWithSasl(Path directory, String user, String password, String... mechanisms)
+    /** A Cyrus SASL configuration directory for memcached: a password database of one user, the mechanisms. */
+    private static Path saslConfig(Path directory, String user, String password, String mechanisms)
             throws Exception {
-        MemcachedServers servers = new MemcachedServers(mechanisms.length);
-        try {
-            for (int i = 0; i < mechanisms.length; i++) {
-                Path config = Files.createDirectories(directory.resolve("sasl-" + i));
-                Path database = config.resolve("sasldb2");
-                Process create = new ProcessBuilder(saslpasswd2(), "-p", "-c", "-a", "memcached", "-f",
-                        database.toString(), user).redirectErrorStream(true).start();
-                try (OutputStream in = create.getOutputStream()) {
-                    in.write(password.getBytes(StandardCharsets.UTF_8));
-                }
-                String output = new String(create.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (create.waitFor() != 0) {
-                    throw new IllegalStateException("saslpasswd2 failed: " + output);
-                }
-                // Cyrus SASL reads <application>.conf from SASL_CONF_PATH; memcached's application name is memcached.
-                Files.writeString(config.resolve("memcached.conf"), "mech_list: " + mechanisms[i] + "\nsasldb_path: "
-                        + database + "\n");
-                servers.saslConfigs[i] = config;
-                servers.ports[i] = Ports.free();
-                servers.startServer(i);
-            }
-        } catch (Exception | AssertionError e) {
-            servers.close();
-            throw e;
+        Path config = Files.createDirectories(directory);
+        Path database = config.resolve("sasldb2");
+        Process create = new ProcessBuilder(saslpasswd2(), "-p", "-c", "-a", "memcached", "-f",
+                database.toString(), user).redirectErrorStream(true).start();
+        try (OutputStream in = create.getOutputStream()) {
+            in.write(password.getBytes(StandardCharsets.UTF_8));
         }
-        return servers;
+        String output = new String(create.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (create.waitFor() != 0) {
+            throw new IllegalStateException("saslpasswd2 failed: " + output);
+        }
+        // Cyrus SASL reads <application>.conf from SASL_CONF_PATH; memcached's application name is memcached.
+        Files.writeString(config.resolve("memcached.conf"), "mech_list: " + mechanisms + "\nsasldb_path: " + database
+                + "\n");
+        return config;
     }
 
     /** Debian puts saslpasswd2 in /usr/sbin, which is not on every user's path. */
