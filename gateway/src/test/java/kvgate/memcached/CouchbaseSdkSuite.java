@@ -273,6 +273,13 @@ abstract class CouchbaseSdkSuite {
             assertEquals(JsonObject.create().put("name", "Daniel").put("address", JsonObject.create()
                     .put("city", "Oslo")), documents.get("dan", GetOptions.getOptions().project("name",
                     "address.city")).contentAsObject());
+            // Replica reads: the map has no replicas, so they read the one copy there is.
+            assertEquals("Daniel", documents.getAnyReplica("dan").contentAsObject().getString("name"));
+            assertEquals(1, documents.getAllReplicas("dan").count());
+            // Locks are not served: refused at once (unknown command), not timed out.
+            CouchbaseException unlocked = assertThrows(CouchbaseException.class,
+                    () -> documents.getAndLock("dan", Duration.ofSeconds(5)));
+            assertFalse(unlocked instanceof TimeoutException, String.valueOf(unlocked));
             // The expiry comes from the virtual attribute $document, which the gateway makes from the item.
             Instant expiry = Instant.ofEpochSecond(System.currentTimeMillis() / 1000 + 3600);
             documents.upsert("gil", JsonObject.create().put("name", "Gil"), UpsertOptions.upsertOptions()
