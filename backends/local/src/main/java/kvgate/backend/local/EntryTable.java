@@ -483,7 +483,7 @@ final class EntryTable {
             if (stop.getAsBoolean()) {
                 break;
             }
-            if (segment.live == 0) {
+            if (segment.live == 0 || !anyDoomed(segment, doomed)) {
                 continue;
             }
             synchronized (segment) {
@@ -499,6 +499,21 @@ final class EntryTable {
             }
         }
         return removed;
+    }
+
+    /**
+     * Whether a segment seems to hold an entry {@code doomed} picks, read without its lock as a get reads: most
+     * segments hold none (nothing expired), and a purge that locked each in turn would hold up the writes to it, on a
+     * core it may share with the network thread, for every segment of the table. Only a hint: the caller asks
+     * again under the lock, where no rewrite is under way, and an entry rewritten meanwhile is the next pass's.
+     */
+    private static boolean anyDoomed(Segment segment, Predicate<byte[]> doomed) {
+        for (byte[] entry : segment.slots.entries) {
+            if (entry != null && entry != TOMBSTONE && doomed.test(entry)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -17,8 +17,12 @@ import java.util.function.LongSupplier;
 final class PurgePace implements BooleanSupplier {
     /** The share of a core the purge may take: a pass over a million items then takes a few seconds. */
     static final double SHARE = 0.1;
-    /** Work between two sleeps: short enough that a sleep comes before the network thread notices. */
-    static final long SLICE_NANOS = 1_000_000;
+    /**
+     * Work between two sleeps: short enough that a sleep comes before the network thread notices. Where the two
+     * share a core, the network thread waits for the rest of a slice whenever it wakes during one; at 1 ms slices a
+     * gateway with 1,400,000 items at 800,000 requests a second had a p99 a third higher than with no purge.
+     */
+    static final long SLICE_NANOS = 100_000;
 
     /** Sleeps; interrupted, it says so, so that the purge stops. */
     interface Sleeper {

@@ -38,13 +38,13 @@ class PurgePaceTest {
         // 2 ms of work at a tenth of a core: 18 ms of sleep, 20 ms in all.
         assertEquals(18_000_000, sleeps.get(0), 1);
         // The next slice counts from the end of the sleep.
-        now += 500_000;
+        now += PurgePace.SLICE_NANOS / 2;
         assertFalse(pace.getAsBoolean());
         assertEquals(1, sleeps.size());
-        now += 600_000;
+        now += PurgePace.SLICE_NANOS;
         assertFalse(pace.getAsBoolean());
         assertEquals(2, sleeps.size());
-        assertEquals(9_900_000, sleeps.get(1), 1);
+        assertEquals(PurgePace.SLICE_NANOS * 3 / 2 * 9, sleeps.get(1), 1);
     }
 
     @Test
