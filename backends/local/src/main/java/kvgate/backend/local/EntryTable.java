@@ -97,6 +97,11 @@ final class EntryTable {
         int used;
         /** Entries; volatile for {@link #size()}, written under the lock. */
         volatile int live;
+        /**
+         * Whether the segment may hold an entry {@link #removeIf} will be asked to remove (an item with an expiry):
+         * set by {@link #watch} and cleared by a removal pass that found none left, both under the lock.
+         */
+        volatile boolean watched;
     }
 
     /**
@@ -474,27 +479,48 @@ final class EntryTable {
     }
 
     /**
-     * Removes the entries {@code doomed} accepts, one segment at a time under its lock; stops between segments when
-     * {@code stop} says so. Returns how many it removed.
+     * Marks the segment of {@code hash} as holding an entry that {@link #removeIf} may one day remove (an item with
+     * an expiry): only such segments are read by it. Hold its {@link #lockFor}.
      */
-    long removeIf(Predicate<byte[]> doomed, BooleanSupplier stop) {
+    void watch(int hash) {
+        Segment segment = segmentOf(hash);
+        assert Thread.holdsLock(segment) : "watch without the segment's lock";
+        if (!segment.watched) {
+            segment.watched = true;
+        }
+    }
+
+    /**
+     * Removes the entries {@code doomed} accepts from the segments {@link #watch}ed, one segment at a time under its
+     * lock; a segment left with no entry {@code watched} accepts is no longer watched. Stops between segments when
+     * {@code stop} says so. Returns how many it removed.
+     *
+     * <p>A store whose items do not expire has no segment watched, and its purge reads nothing.
+     */
+    long removeIf(Predicate<byte[]> doomed, Predicate<byte[]> watched, BooleanSupplier stop) {
         long removed = 0;
         for (Segment segment : segments) {
             if (stop.getAsBoolean()) {
                 break;
             }
-            if (segment.live == 0 || !anyDoomed(segment, doomed)) {
+            if (!segment.watched || !worthLocking(segment, doomed, watched)) {
                 continue;
             }
             synchronized (segment) {
                 byte[][] entries = segment.slots.entries;
+                boolean stillWatched = false;
                 for (int i = 0; i < entries.length; i++) {
                     byte[] entry = entries[i];
-                    if (entry != null && entry != TOMBSTONE && doomed.test(entry)) {
-                        removeAt(segment, entries, i);
-                        removed++;
+                    if (entry != null && entry != TOMBSTONE) {
+                        if (doomed.test(entry)) {
+                            removeAt(segment, entries, i);
+                            removed++;
+                        } else {
+                            stillWatched |= watched.test(entry);
+                        }
                     }
                 }
+                segment.watched = stillWatched;
                 shrinkIfSparse(segment);
             }
         }
@@ -502,18 +528,23 @@ final class EntryTable {
     }
 
     /**
-     * Whether a segment seems to hold an entry {@code doomed} picks, read without its lock as a get reads: most
-     * segments hold none (nothing expired), and a purge that locked each in turn would hold up the writes to it, on a
-     * core it may share with the network thread, for every segment of the table. Only a hint: the caller asks
-     * again under the lock, where no rewrite is under way, and an entry rewritten meanwhile is the next pass's.
+     * Whether a watched segment is worth its lock: it seems to hold an entry {@code doomed} picks, or no longer any
+     * entry {@code watched} picks (the lock then ends the watch). Read without the lock, as a get reads: a purge that
+     * locked every watched segment in turn would hold up the writes to it, on a core it may share with the network
+     * thread, where most hold nothing expired yet. Only a hint: the caller asks again under the lock, where no
+     * rewrite is under way, and an entry rewritten meanwhile is the next pass's.
      */
-    private static boolean anyDoomed(Segment segment, Predicate<byte[]> doomed) {
+    private static boolean worthLocking(Segment segment, Predicate<byte[]> doomed, Predicate<byte[]> watched) {
+        boolean anyWatched = false;
         for (byte[] entry : segment.slots.entries) {
-            if (entry != null && entry != TOMBSTONE && doomed.test(entry)) {
-                return true;
+            if (entry != null && entry != TOMBSTONE) {
+                if (doomed.test(entry)) {
+                    return true;
+                }
+                anyWatched = anyWatched || watched.test(entry);
             }
         }
-        return false;
+        return !anyWatched;
     }
 
     /**

@@ -74,7 +74,12 @@ final class ItemType extends BasicDataType<byte[]> {
 
     /** Whether the stored item in {@code array} from {@code at} has expired at {@code now}. */
     static boolean isExpiredAt(byte[] array, int at, long now) {
-        return Item.isExpiredAt((long) LONGS.get(array, at + EXPIRES_AT), now);
+        return Item.isExpiredAt(expiresAt(array, at), now);
+    }
+
+    /** The expiry of the stored item in {@code array} from {@code at} ({@link Item#NEVER} for none). */
+    static long expiresAt(byte[] array, int at) {
+        return (long) LONGS.get(array, at + EXPIRES_AT);
     }
 
     @Override

@@ -83,6 +83,9 @@ final class MemoryItems implements Items {
                         ItemType.pack(next, entry, EntryTable.payloadAt(entry));
                         table.put(entry);
                     }
+                    if (next.expiresAt() != Item.NEVER) {
+                        table.watch(hash); // the purge reads only the parts of the table that hold such items
+                    }
                 }
                 case REMOVE -> table.remove(key, hash);
                 case NONE -> {
@@ -102,7 +105,7 @@ final class MemoryItems implements Items {
 
     @Override
     public void removeExpired(long now, BooleanSupplier stop) {
-        table.removeIf(entry -> isExpiredAt(entry, now), stop);
+        table.removeIf(entry -> isExpiredAt(entry, now), MemoryItems::expires, stop);
     }
 
     @Override
@@ -138,5 +141,10 @@ final class MemoryItems implements Items {
     /** Whether an entry's item has expired; for the purge, under the key's lock, where no rewrite is under way. */
     private static boolean isExpiredAt(byte[] entry, long now) {
         return ItemType.isExpiredAt(entry, EntryTable.payloadAt(entry), now);
+    }
+
+    /** Whether an entry's item has an expiry at all; as {@link #isExpiredAt}. */
+    private static boolean expires(byte[] entry) {
+        return ItemType.expiresAt(entry, EntryTable.payloadAt(entry)) != Item.NEVER;
     }
 }

@@ -27,6 +27,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntUnaryOperator;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 class EntryTableTest {
@@ -284,19 +285,56 @@ class EntryTableTest {
         assertEquals(10, visited[0]);
     }
 
+    /** Marks the segment of {@code key} as one {@link EntryTable#removeIf} reads. */
+    private void watch(String key) {
+        byte[] bytes = bytes(key);
+        int hash = table.hash(bytes);
+        synchronized (table.lockFor(hash)) {
+            table.watch(hash);
+        }
+    }
+
     @Test
     void removeIfRemovesWhatItAcceptsAndStopsWhenTold() {
         for (int i = 0; i < 2_000; i++) {
             put("k" + i, i % 3 == 0 ? "doomed" : "kept");
+            watch("k" + i);
         }
-        long removed = table.removeIf(entry -> payload(entry)[0] == 'd', () -> false);
+        long removed = table.removeIf(entry -> payload(entry)[0] == 'd', entry -> true, () -> false);
         assertEquals(667, removed);
         assertEquals(2_000 - 667, table.size());
         for (int i = 0; i < 2_000; i++) {
             assertEquals(i % 3 == 0 ? null : "kept", get("k" + i));
         }
-        assertEquals(0, table.removeIf(entry -> true, () -> true));
+        assertEquals(0, table.removeIf(entry -> true, entry -> true, () -> true));
         assertEquals(2_000 - 667, table.size());
+    }
+
+    @Test
+    void removeIfReadsOnlyWatchedSegmentsAndEndsTheWatchOfThoseLeftWithNothingToWatch() {
+        for (int i = 0; i < 2_000; i++) {
+            put("k" + i, i < 100 ? "watched" : "plain");
+            if (i < 100) {
+                watch("k" + i);
+            }
+        }
+        int[] read = {0};
+        Predicate<byte[]> doomed = entry -> {
+            read[0]++;
+            return false;
+        };
+        Predicate<byte[]> watched = entry -> payload(entry)[0] == 'w';
+        assertEquals(0, table.removeIf(doomed, watched, () -> false));
+        assertTrue(read[0] > 0 && read[0] < 2_000, "read " + read[0] + " of 2000 entries: only watched segments");
+        // Nothing watched is left once the watched items are gone (or no longer watched): nothing is read then.
+        for (int i = 0; i < 100; i++) {
+            put("k" + i, "plain");
+        }
+        table.removeIf(doomed, watched, () -> false); // ends the watches
+        read[0] = 0;
+        assertEquals(0, table.removeIf(doomed, watched, () -> false));
+        assertEquals(0, read[0], "no segment is watched any more");
+        assertEquals(2_000, table.size());
     }
 
     // --- the hash ---
