@@ -19,6 +19,11 @@ public record BinaryResponse(int opcode, int status, int opaque, long cas, byte[
         return new BinaryResponse(request.opcode(), 0, request.opaque(), 0, EMPTY, key, value);
     }
 
+    /** A reply of any status carrying a CAS and a value, no extras and no key (SASL's challenges, sub-documents). */
+    static BinaryResponse of(BinaryRequest request, BinaryStatus status, long cas, byte[] value) {
+        return new BinaryResponse(request.opcode(), status.code(), request.opaque(), cas, EMPTY, EMPTY, value);
+    }
+
     /** An error: memcached's message as the value, CAS 0, no extras. */
     static BinaryResponse error(int opcode, int opaque, BinaryStatus status) {
         return new BinaryResponse(opcode, status.code(), opaque, 0, EMPTY, EMPTY, status.message());

@@ -439,8 +439,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             stats.authenticated(step instanceof SaslExchange.Done);
         }
         if (step instanceof SaslExchange.Continue more) {
-            return answer(new BinaryResponse(request.opcode(), BinaryStatus.AUTH_CONTINUE.code(), request.opaque(), 0,
-                    BinaryResponse.EMPTY, BinaryResponse.EMPTY, more.challenge()));
+            return answer(BinaryResponse.of(request, BinaryStatus.AUTH_CONTINUE, 0, more.challenge()));
         }
         if (step instanceof SaslExchange.Done done) {
             user = done.user();

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 import kvgate.spi.Item;
 
@@ -46,6 +47,8 @@ final class SubdocDocument {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
     private static final JsonNodeFactory NODES = JSON.getNodeFactory();
+    /** A counter's delta as a Couchbase server takes it: an optional minus and at most 19 digits. */
+    private static final Pattern DELTA = Pattern.compile("-?[0-9]{1,19}");
 
     /** The stored item, whose metadata the virtual attributes tell; null for a document a mutation creates. */
     private final Item item;
@@ -55,6 +58,8 @@ final class SubdocDocument {
     private JsonNode root;
     /** Why the stored bytes are no document to look into, once a path found out; null before, or when they are. */
     private SubdocFailure unreadable;
+    /** The virtual attribute {@code $document}, made once for all the paths that read it. */
+    private ObjectNode documentAttribute;
 
     /** The stored document {@code item} holds. */
     SubdocDocument(Item item) {
@@ -75,6 +80,11 @@ final class SubdocDocument {
         SubdocDocument document = new SubdocDocument();
         document.root = array ? NODES.arrayNode() : NODES.objectNode();
         return document;
+    }
+
+    /** The item the document was read from; null for one a mutation creates. */
+    Item stored() {
+        return item;
     }
 
     /** The document to store: the stored bytes when nothing changed them, else the changed tree as JSON. */
@@ -117,42 +127,33 @@ final class SubdocDocument {
         }
         SubdocPath path = path(spec);
         JsonNode tree = root();
+        byte[] returned = null;
         switch (spec.command()) {
             case DICT_ADD, DICT_UPSERT -> {
-                if (!(path.last() instanceof SubdocPath.Name name)) {
+                if (!(path.last() instanceof SubdocPath.Name)) {
                     throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
                 }
                 JsonNode value = value(spec.value(), path);
-                ObjectNode object = object(container(tree, path.parent(), mkdir));
-                if (spec.command() == SubdocRequest.Command.DICT_ADD && object.has(name.name())) {
+                Place place = place(tree, path, mkdir);
+                if (spec.command() == SubdocRequest.Command.DICT_ADD && place.get() != null) {
                     throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EEXISTS);
                 }
-                object.set(name.name(), value);
+                place.set(value);
             }
             case REPLACE -> {
                 JsonNode value = value(spec.value(), path);
-                ContainerNode<?> parent = container(tree, path.parent(), false);
-                if (parent instanceof ObjectNode object) {
-                    String name = name(path);
-                    if (!object.has(name)) {
-                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
-                    }
-                    object.set(name, value);
-                } else {
-                    ArrayNode array = (ArrayNode) parent;
-                    array.set(position(array, path), value);
+                Place place = place(tree, path, false);
+                if (place.get() == null) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
                 }
+                place.set(value);
             }
             case DELETE -> {
-                ContainerNode<?> parent = container(tree, path.parent(), false);
-                if (parent instanceof ObjectNode object) {
-                    if (object.remove(name(path)) == null) {
-                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
-                    }
-                } else {
-                    ArrayNode array = (ArrayNode) parent;
-                    array.remove(position(array, path));
+                Place place = place(tree, path, false);
+                if (place.get() == null) {
+                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
                 }
+                place.remove();
             }
             case ARRAY_PUSH_LAST, ARRAY_PUSH_FIRST -> {
                 List<JsonNode> values = values(spec.value(), path);
@@ -191,25 +192,16 @@ final class SubdocDocument {
                 }
                 array.add(value);
             }
-            case COUNTER -> {
-                return counter(tree, path, delta(spec.value()), mkdir);
-            }
+            case COUNTER -> returned = counter(place(tree, path, mkdir), delta(spec.value()));
             default -> throw new IllegalArgumentException(spec.command() + " is not a path mutation");
         }
         raw = null;
-        return null;
+        return returned;
     }
 
-    /** Adds {@code delta} to the integer at {@code path}, creating it as {@code delta} where it is missing. */
-    private byte[] counter(JsonNode tree, SubdocPath path, long delta, boolean mkdir) throws SubdocFailure {
-        ContainerNode<?> parent = container(tree, path.parent(), mkdir);
-        JsonNode current;
-        if (parent instanceof ObjectNode object) {
-            current = object.get(name(path));
-        } else {
-            ArrayNode array = (ArrayNode) parent;
-            current = array.get(position(array, path));
-        }
+    /** Adds {@code delta} to the integer at {@code place}, creating it as {@code delta} where it is missing. */
+    private static byte[] counter(Place place, long delta) throws SubdocFailure {
+        JsonNode current = place.get();
         long result;
         if (current == null) {
             result = delta;
@@ -224,32 +216,25 @@ final class SubdocDocument {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
             }
         }
-        LongNode counted = LongNode.valueOf(result);
-        if (parent instanceof ObjectNode object) {
-            object.set(name(path), counted);
-        } else {
-            ArrayNode array = (ArrayNode) parent;
-            array.set(position(array, path), counted);
-        }
-        raw = null;
+        place.set(LongNode.valueOf(result));
         return Long.toString(result).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** A counter's delta: a non-zero integer that fits 64 signed bits, in plain digits. */
     private static long delta(byte[] value) throws SubdocFailure {
         String text = new String(value, StandardCharsets.US_ASCII);
-        if (!text.matches("-?[0-9]{1,19}")) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
-        }
-        try {
-            long delta = Long.parseLong(text);
-            if (delta == 0) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
+        long delta = 0;
+        if (DELTA.matcher(text).matches()) {
+            try {
+                delta = Long.parseLong(text);
+            } catch (NumberFormatException beyond64Bits) {
+                delta = 0;
             }
-            return delta;
-        } catch (NumberFormatException e) {
+        }
+        if (delta == 0) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
         }
+        return delta;
     }
 
     /**
@@ -339,7 +324,12 @@ final class SubdocDocument {
         String key = name.name();
         ObjectNode attributes = NODES.objectNode();
         switch (key) {
-            case "$document" -> attributes.set(key, documentAttribute());
+            case "$document" -> {
+                if (documentAttribute == null) {
+                    documentAttribute = documentAttribute();
+                }
+                attributes.set(key, documentAttribute);
+            }
             case "$XTOC" -> attributes.putArray(key); // the keys of the stored attributes: none
             default -> {
                 if (key.startsWith("$")) {
@@ -409,14 +399,7 @@ final class SubdocDocument {
     private static ContainerNode<?> container(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
         JsonNode at = tree;
         for (SubdocPath.Component component : path.components()) {
-            JsonNode next = step(at, component);
-            if (next == null) {
-                if (!mkdir || !(component instanceof SubdocPath.Name name)) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
-                }
-                next = ((ObjectNode) at).putObject(name.name());
-            }
-            at = next;
+            at = stepOrMake(at, component, mkdir, false);
         }
         if (!at.isContainerNode()) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
@@ -424,11 +407,20 @@ final class SubdocDocument {
         return (ContainerNode<?>) at;
     }
 
-    private static ObjectNode object(ContainerNode<?> container) throws SubdocFailure {
-        if (!(container instanceof ObjectNode object)) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+    /**
+     * One step down from {@code at}; where nothing is there, with {@code mkdir} and a named step, a new empty object
+     * (or array, {@code array}) put there, else {@link BinaryStatus#SUBDOC_PATH_ENOENT}.
+     */
+    private static JsonNode stepOrMake(JsonNode at, SubdocPath.Component component, boolean mkdir, boolean array)
+            throws SubdocFailure {
+        JsonNode next = step(at, component);
+        if (next != null) {
+            return next;
         }
-        return object;
+        if (!mkdir || !(component instanceof SubdocPath.Name name)) {
+            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+        }
+        return array ? ((ObjectNode) at).putArray(name.name()) : ((ObjectNode) at).putObject(name.name());
     }
 
     /** The array at {@code path}; with {@code mkdir}, a missing one is created empty (its parents too). */
@@ -439,38 +431,73 @@ final class SubdocDocument {
             }
             return (ArrayNode) tree;
         }
-        ContainerNode<?> parent = container(tree, path.parent(), mkdir);
-        JsonNode found = step(parent, path.last());
-        if (found == null) {
-            if (!mkdir || !(path.last() instanceof SubdocPath.Name name)) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
-            }
-            return ((ObjectNode) parent).putArray(name.name());
-        }
+        JsonNode found = stepOrMake(container(tree, path.parent(), mkdir), path.last(), mkdir, true);
         if (!found.isArray()) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
         }
         return (ArrayNode) found;
     }
 
-    /** The last step's name, where the parent is an object. */
-    private static String name(SubdocPath path) throws SubdocFailure {
-        if (!(path.last() instanceof SubdocPath.Name name)) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
-        }
-        return name.name();
+    /**
+     * Where a path's last step lands: a member of an object, which may be missing, or an existing element of an
+     * array. A step of the other kind is a mismatch; an element past the array's end is not there.
+     */
+    private sealed interface Place permits Member, Element {
+        /** What is there, or null for a missing member. */
+        JsonNode get();
+
+        void set(JsonNode value);
+
+        void remove();
     }
 
-    /** The existing element the last step names, where the parent is an array. */
-    private static int position(ArrayNode array, SubdocPath path) throws SubdocFailure {
-        if (!(path.last() instanceof SubdocPath.Index index)) {
+    private record Member(ObjectNode object, String name) implements Place {
+        public JsonNode get() {
+            return object.get(name);
+        }
+
+        public void set(JsonNode value) {
+            object.set(name, value);
+        }
+
+        public void remove() {
+            object.remove(name);
+        }
+    }
+
+    private record Element(ArrayNode array, int position) implements Place {
+        public JsonNode get() {
+            return array.get(position);
+        }
+
+        public void set(JsonNode value) {
+            array.set(position, value);
+        }
+
+        public void remove() {
+            array.remove(position);
+        }
+    }
+
+    /** The place of {@code path}'s last step, in the container the steps before it reach. */
+    private static Place place(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
+        ContainerNode<?> parent = container(tree, path.parent(), mkdir);
+        SubdocPath.Component last = path.last();
+        if (parent instanceof ObjectNode object) {
+            if (!(last instanceof SubdocPath.Name name)) {
+                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            }
+            return new Member(object, name.name());
+        }
+        ArrayNode array = (ArrayNode) parent;
+        if (!(last instanceof SubdocPath.Index index)) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
         }
         int position = index.index() == SubdocPath.Index.LAST ? array.size() - 1 : index.index();
         if (position < 0 || position >= array.size()) {
             throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
         }
-        return position;
+        return new Element(array, position);
     }
 
     /** A value to insert: one JSON value, which must not make the document deeper than {@link #MAX_DEPTH}. */

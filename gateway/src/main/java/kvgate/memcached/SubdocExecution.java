@@ -126,7 +126,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                     // change would overwrite whatever another writer did meanwhile.
                     return done(error(BinaryStatus.NOT_SUPPORTED));
                 }
-                return json(item.value().length, () -> change(new SubdocDocument(item), item))
+                return json(item.value().length, () -> change(new SubdocDocument(item)))
                         .thenCompose(change -> write(change, attempt));
             }
             if (read.status() != Status.NOT_FOUND) {
@@ -140,16 +140,17 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                 return done(error(BinaryStatus.KEY_NOT_FOUND));
             }
             int size = subdoc.specs().stream().mapToInt(spec -> spec.value().length).sum();
-            return json(size, () -> change(SubdocDocument.created(first), null))
+            return json(size, () -> change(SubdocDocument.created(first)))
                     .thenCompose(change -> write(change, attempt));
         });
     }
 
     /**
-     * Applies every path to {@code document}: the write of the result, over {@code item} with its CAS or, where the
-     * document was missing ({@code item} null), as a new one; or the answer, where a path failed.
+     * Applies every path to {@code document}: the write of the result, over the item it was read from with that
+     * item's CAS or, where the document was missing, as a new one; or the answer, where a path failed.
      */
-    private Change change(SubdocDocument document, Item item) {
+    private Change change(SubdocDocument document) {
+        Item item = document.stored();
         boolean mkdir = subdoc.mkdoc() || subdoc.add();
         ByteArrayOutputStream results = new ByteArrayOutputStream();
         byte[] single = BinaryResponse.EMPTY;
@@ -228,8 +229,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
     }
 
     private BinaryResponse reply(BinaryStatus status, long cas, byte[] body) {
-        return new BinaryResponse(request.opcode(), status.code(), request.opaque(), cas, BinaryResponse.EMPTY,
-                BinaryResponse.EMPTY, body);
+        return BinaryResponse.of(request, status, cas, body);
     }
 
     private BinaryResponse error(BinaryStatus status) {

@@ -80,44 +80,7 @@ record SubdocPath(List<Component> components) {
                 at = close + 1;
                 expectName = false;
             } else if (expectName) {
-                StringBuilder name = new StringBuilder();
-                boolean escapes = false;
-                while (at < length && text.charAt(at) != '.' && text.charAt(at) != '[') {
-                    char n = text.charAt(at);
-                    if (n == ']') {
-                        throw invalid();
-                    }
-                    if (n == '`') {
-                        // Quoted: up to the closing backtick, a doubled one standing for itself.
-                        at++;
-                        while (true) {
-                            if (at >= length) {
-                                throw invalid();
-                            }
-                            char q = text.charAt(at);
-                            if (q == '`') {
-                                if (at + 1 < length && text.charAt(at + 1) == '`') {
-                                    name.append('`');
-                                    at += 2;
-                                    continue;
-                                }
-                                at++;
-                                break;
-                            }
-                            escapes |= q == '\\' || q == '"';
-                            name.append(q);
-                            at++;
-                        }
-                    } else {
-                        escapes |= n == '\\' || n == '"';
-                        name.append(n);
-                        at++;
-                    }
-                }
-                if (name.length() == 0) {
-                    throw invalid(); // "a..b", ".a"
-                }
-                components.add(new Name(escapes ? unescape(name.toString()) : name.toString()));
+                at = name(text, at, components);
                 expectName = false;
             } else if (c == '.') {
                 at++;
@@ -133,6 +96,45 @@ record SubdocPath(List<Component> components) {
             }
         }
         return new SubdocPath(components);
+    }
+
+    /**
+     * Reads the name starting at {@code at} into {@code components}, up to the next dot or bracket; returns where it
+     * ends. Backticks quote what would end it, a doubled backtick standing for itself.
+     */
+    private static int name(String text, int at, List<Component> components) throws SubdocFailure {
+        StringBuilder name = new StringBuilder();
+        int length = text.length();
+        while (at < length && text.charAt(at) != '.' && text.charAt(at) != '[') {
+            char c = text.charAt(at++);
+            if (c == ']') {
+                throw invalid();
+            }
+            if (c != '`') {
+                name.append(c);
+                continue;
+            }
+            while (true) { // quoted: up to the closing backtick
+                if (at >= length) {
+                    throw invalid();
+                }
+                char q = text.charAt(at++);
+                if (q != '`') {
+                    name.append(q);
+                } else if (at < length && text.charAt(at) == '`') {
+                    name.append('`');
+                    at++;
+                } else {
+                    break;
+                }
+            }
+        }
+        if (name.length() == 0) {
+            throw invalid(); // "a..b", ".a"
+        }
+        String read = name.toString();
+        components.add(new Name(read.indexOf('\\') >= 0 || read.indexOf('"') >= 0 ? unescape(read) : read));
+        return at;
     }
 
     /** An array position: digits, or -1 for the last element. */

@@ -150,10 +150,10 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         int docFlags = length % 2 == 1 ? extras.get(length - 1) & 0xff : 0;
         ByteBuffer body = ByteBuffer.wrap(request.value());
         List<Spec> specs = new ArrayList<>();
-        boolean bodyEnded = false; // a whole-document delete must be the request's last (and only) body command
-        boolean bodySeen = false; // extended attributes come first, as a Couchbase server requires
         while (body.hasRemaining()) {
-            if (specs.size() == MAX_SPECS || bodyEnded) {
+            Spec previous = specs.isEmpty() ? null : specs.get(specs.size() - 1);
+            // A whole-document delete stands alone: nothing after it (nor, below, before it).
+            if (specs.size() == MAX_SPECS || previous != null && previous.command() == Command.DELETE_DOC) {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
             }
             int header = mutation ? 8 : 4;
@@ -174,15 +174,14 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
             body.get(path);
             byte[] value = new byte[(int) valueLength];
             body.get(value);
-            if (command == Command.DELETE_DOC && !specs.isEmpty()) {
+            if (command == Command.DELETE_DOC && previous != null) {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
             }
-            bodyEnded = command == Command.DELETE_DOC;
             Spec spec = spec(command, flags, path, value);
-            if (spec.xattr() && bodySeen) {
+            // Extended attributes come first, as a Couchbase server requires: none after a path of the document.
+            if (spec.xattr() && previous != null && !previous.xattr()) {
                 throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_XATTR_ORDER);
             }
-            bodySeen |= !spec.xattr();
             specs.add(spec);
         }
         if (specs.isEmpty()) {

@@ -2,6 +2,7 @@ package kvgate.server;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -41,6 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.collections.BucketManifests;
@@ -106,14 +108,13 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     static final String ADMIN = "admin";
     static final String METRICS = "metrics";
     static final String MANAGEMENT = "management";
-    /** A scraper's connection idle this long is closed: Prometheus scrapes every few seconds, or reconnects. */
-    private static final int METRICS_IDLE_SECONDS = 300;
-    /** A scrape is a GET of one path: nothing longer is needed. */
-    private static final int METRICS_MAX_REQUEST = 8192;
-    /** A Couchbase client's connection to the management port idle this long is closed; it reconnects when it asks. */
-    private static final int MANAGEMENT_IDLE_SECONDS = 300;
-    /** What waitUntilReady sends is a GET of one path with basic authentication. */
-    private static final int MANAGEMENT_MAX_REQUEST = 8192;
+    /**
+     * A connection to an HTTP listener (metrics, management) idle this long is closed: Prometheus scrapes every few
+     * seconds and an SDK asks when it waits, and either reconnects.
+     */
+    private static final int HTTP_IDLE_SECONDS = 300;
+    /** What the HTTP listeners serve are GETs of one path (with basic authentication): nothing longer is needed. */
+    private static final int HTTP_MAX_REQUEST = 8192;
     /** Connections held at once on each operators' listener (admin, metrics): operators and their scripts. */
     private static final int ADMIN_CONNECTIONS = 64;
     private static final int ADMIN_MAX_LINE = 4096;
@@ -294,7 +295,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                                 .addLast(new ProtocolConnection<>(MEMCACHED,
                                         new BinaryTranslator(bucketManifests, clock, stats, users,
-                                                new ClusterConfig(advertisedPort(pipeline, advertisedPort), mgmtPort),
+                                                new ClusterConfig(advertisedPort(advertisedPort,
+                                                        ((InetSocketAddress) pipeline.channel().localAddress())
+                                                                .getPort()), mgmtPort),
                                                 dispatcher, maxItemSize),
                                         encoder, dispatcher, maxInFlight)));
                 listeners.add(memcached);
@@ -373,11 +376,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             if (gateway.bool(GatewaySettings.METRICS_ENABLE)) {
                 PrometheusMeterRegistry prometheus = metrics.prometheus();
                 started.metricsListener = operatorListener(started, METRICS, gateway.text(GatewaySettings.METRICS_BIND),
-                        gateway.intValue(GatewaySettings.METRICS_PORT), METRICS_IDLE_SECONDS,
-                        pipeline -> pipeline.addLast(new HttpServerCodec())
-                                .addLast(new HttpObjectAggregator(METRICS_MAX_REQUEST))
-                                .addLast(new PrometheusEndpoint(prometheus, () -> routes.get().instances(),
-                                        started.adminThread)));
+                        gateway.intValue(GatewaySettings.METRICS_PORT), HTTP_IDLE_SECONDS,
+                        http(() -> new PrometheusEndpoint(prometheus, () -> routes.get().instances(),
+                                started.adminThread)));
                 InetSocketAddress scraped = (InetSocketAddress) started.metricsListener.localAddress();
                 LOG.info("metrics for Prometheus on http://{}:{}{}", scraped.getHostString(), scraped.getPort(),
                         PrometheusEndpoint.PATH);
@@ -385,19 +386,17 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             if (gateway.bool(GatewaySettings.MEMCACHED_MGMT_ENABLE)) {
                 // The map names the memcached port as that port's own map does: the advertised one, else the one its
                 // listener took.
-                int advertised = gateway.intValue(GatewaySettings.MEMCACHED_ADVERTISED_PORT);
                 int mgmtPort = gateway.intValue(GatewaySettings.MEMCACHED_MGMT_PORT);
-                ClusterConfig cluster = new ClusterConfig(advertised != 0 ? advertised : started.memcachedPort(),
-                        mgmtPort);
+                int kvPort = advertisedPort(gateway.intValue(GatewaySettings.MEMCACHED_ADVERTISED_PORT),
+                        started.memcachedPort());
+                ClusterConfig cluster = new ClusterConfig(kvPort, mgmtPort);
                 String bind = gateway.text(GatewaySettings.MEMCACHED_MGMT_BIND);
                 // Every SDK instance opens its own connections here (a few each, closed when idle): as many as the
                 // protocols' clients may hold, counted apart from them.
                 started.management = auxiliaryListener(started, MANAGEMENT,
                         bind.isEmpty() ? gateway.text(GatewaySettings.MEMCACHED_BIND) : bind, mgmtPort,
-                        MANAGEMENT_IDLE_SECONDS, maxConnections,
-                        pipeline -> pipeline.addLast(new HttpServerCodec())
-                                .addLast(new HttpObjectAggregator(MANAGEMENT_MAX_REQUEST))
-                                .addLast(new ManagementEndpoint(bucketManifests, users, cluster)));
+                        HTTP_IDLE_SECONDS, maxConnections, http(() -> new ManagementEndpoint(bucketManifests, users,
+                                cluster)));
                 InetSocketAddress served = (InetSocketAddress) started.management.localAddress();
                 LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",
                         served.getHostString(), served.getPort(), ManagementEndpoint.BUCKETS_PATH);
@@ -526,11 +525,17 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     }
 
     /**
-     * The port Couchbase clients are told to use: {@code memcached.advertised_port}, or, when it is 0, the port the
-     * accepted connection reached.
+     * The memcached port Couchbase clients are told to use: {@code memcached.advertised_port}, or, when it is 0, the
+     * port they reached.
      */
-    private static int advertisedPort(ChannelPipeline pipeline, int advertised) {
-        return advertised != 0 ? advertised : ((InetSocketAddress) pipeline.channel().localAddress()).getPort();
+    private static int advertisedPort(int advertised, int reached) {
+        return advertised != 0 ? advertised : reached;
+    }
+
+    /** The pipeline of an HTTP listener: a request whole, then {@code endpoint}, a new one per connection. */
+    private static Consumer<ChannelPipeline> http(Supplier<ChannelHandler> endpoint) {
+        return pipeline -> pipeline.addLast(new HttpServerCodec()).addLast(new HttpObjectAggregator(HTTP_MAX_REQUEST))
+                .addLast(endpoint.get());
     }
 
     /**
