@@ -10,6 +10,7 @@ import kvgate.spi.Capability;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
+import kvgate.spi.Status;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -25,6 +26,8 @@ public final class BackendRoute implements Route {
     private final KeyDirectory directory;
     private final GenericTags tags;
     private final GenericSearch search;
+    /** Whether the backend keeps an item's expiry through a store that asks it to; such stores are refused if not. */
+    private final boolean keepsExpiry;
 
     /**
      * @param name the instance's name ({@code backends.<name>}, or {@code default})
@@ -42,6 +45,7 @@ public final class BackendRoute implements Route {
                 ? null : new KeyDirectory(lists, KeyDirectory.Scope.parse(directoryScope));
         this.tags = native_.contains(Capability.TAGS) ? null : new GenericTags(lists);
         this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
+        this.keepsExpiry = native_.contains(Capability.KEEP_EXPIRY);
     }
 
     public String name() {
@@ -83,8 +87,11 @@ public final class BackendRoute implements Route {
         return results;
     }
 
-    /** Whether the generic layer, not the backend, carries out this operation. */
+    /** Whether the generic layer, not the backend, carries out (or refuses) this operation. */
     private boolean isGeneric(Operation operation) {
+        if (operation instanceof Operation.Store store) {
+            return store.keepExpiry() && !keepsExpiry;
+        }
         if (operation instanceof Operation.Scan) {
             return directory != null;
         }
@@ -99,7 +106,10 @@ public final class BackendRoute implements Route {
     }
 
     private CompletionStage<Result> generic(Operation operation) {
-        if (operation instanceof Operation.Scan scan) {
+        if (operation instanceof Operation.Store) {
+            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
+                    + type + ") cannot keep an item's expiry through a store"));
+        } else if (operation instanceof Operation.Scan scan) {
             return directory.scan(scan);
         } else if (operation instanceof Operation.Tag tag) {
             return tags.tag(tag);

@@ -15,14 +15,17 @@ import kvgate.server.SkippingFrameDecoder;
  *       garbage, or a client gone wrong);</li>
  *   <li>a value longer than {@code max_item_size}: "too large", the body is skipped as it arrives without being
  *       kept, and the connection goes on, as memcached does;</li>
- *   <li>bad magic, or key and extras longer than the body: "invalid arguments", the frame is skipped by its
- *       length and the connection goes on.</li>
+ *   <li>bad magic, or framing extras, extras and key longer than the body: "invalid arguments", the frame is skipped
+ *       by its length and the connection goes on.</li>
  * </ul>
+ * A request in Couchbase's alternative framing (magic 0x08: framing extras ahead of the extras, their length in
+ * byte 2, and a one-byte key length in byte 3) is cut the same way; whether the connection negotiated it, and what
+ * its framing extras say, is the translator's to judge.
  */
 public final class BinaryFrameDecoder extends SkippingFrameDecoder {
     static final int HEADER_LENGTH = 24;
     static final int REQUEST_MAGIC = 0x80;
-    /** Couchbase's alternative request framing, allowed only after HELLO grants feature 0x10. */
+    /** Couchbase's alternative request framing, served only after HELLO grants feature 0x10. */
     static final int ALT_REQUEST_MAGIC = 0x08;
 
     private final int maxItemSize;
@@ -57,28 +60,29 @@ public final class BinaryFrameDecoder extends SkippingFrameDecoder {
                     BinaryResponse.EMPTY));
             return;
         }
-        if (magic != REQUEST_MAGIC) {
-            String reason = magic == ALT_REQUEST_MAGIC
-                    ? "alternative request framing (magic 0x08) was not negotiated"
-                    : "bad magic 0x" + Integer.toHexString(magic);
-            reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.INVALID_ARGUMENTS, reason, false,
-                    BinaryResponse.EMPTY), out);
-            return;
-        }
-        int keyLength = in.getUnsignedShort(start + 2);
-        int extrasLength = in.getUnsignedByte(start + 4);
-        if (keyLength + extrasLength > bodyLength) {
+        boolean flexible = magic == ALT_REQUEST_MAGIC;
+        if (magic != REQUEST_MAGIC && !flexible) {
             reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.INVALID_ARGUMENTS,
-                    "key and extras lengths exceed the body length", false, BinaryResponse.EMPTY), out);
+                    "bad magic 0x" + Integer.toHexString(magic), false, BinaryResponse.EMPTY), out);
             return;
         }
-        long valueLength = bodyLength - keyLength - extrasLength;
+        int framingLength = flexible ? in.getUnsignedByte(start + 2) : 0;
+        int keyLength = flexible ? in.getUnsignedByte(start + 3) : in.getUnsignedShort(start + 2);
+        int extrasLength = in.getUnsignedByte(start + 4);
+        int headLength = framingLength + extrasLength + keyLength;
+        if (headLength > bodyLength) {
+            reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.INVALID_ARGUMENTS,
+                    "framing extras, extras and key lengths exceed the body length", false, BinaryResponse.EMPTY),
+                    out);
+            return;
+        }
+        long valueLength = bodyLength - headLength;
         if (valueLength > maxItemSize) {
-            // Wait for the key (bounded: at most 255 + 65535 bytes) so the translator can drop a stale item.
-            if (in.readableBytes() < HEADER_LENGTH + extrasLength + keyLength) {
+            // Wait for the key (bounded: at most 2 * 255 + 65535 bytes) so the translator can drop a stale item.
+            if (in.readableBytes() < HEADER_LENGTH + headLength) {
                 return;
             }
-            byte[] key = ByteBufUtil.getBytes(in, start + HEADER_LENGTH + extrasLength, keyLength);
+            byte[] key = ByteBufUtil.getBytes(in, start + HEADER_LENGTH + framingLength + extrasLength, keyLength);
             reject(in, bodyLength, new MalformedFrame(opcode, opaque, BinaryStatus.TOO_LARGE,
                     "value of " + valueLength + " bytes exceeds max_item_size", false, key), out);
             return;
@@ -90,10 +94,11 @@ public final class BinaryFrameDecoder extends SkippingFrameDecoder {
         int vbucket = in.getUnsignedShort(start + 6);
         long cas = in.getLong(start + 16);
         in.skipBytes(HEADER_LENGTH);
+        byte[] framing = flexible ? readBytes(in, framingLength) : null;
         byte[] extras = readBytes(in, extrasLength);
         byte[] key = readBytes(in, keyLength);
         byte[] value = readBytes(in, (int) valueLength);
-        out.add(new BinaryRequest(opcode, dataType, vbucket, opaque, cas, extras, key, value));
+        out.add(new BinaryRequest(opcode, dataType, vbucket, opaque, cas, extras, key, value, framing));
     }
 
     private void reject(ByteBuf in, long bodyLength, MalformedFrame frame, List<Object> out) {

@@ -9,7 +9,14 @@ package kvgate.memcached;
  * @param vbucket the vbucket id, which this gateway does not use
  * @param opaque echoed in the reply
  * @param cas the CAS the client asks to compare with, 0 for none
+ * @param framing the flexible framing extras of a request in Couchbase's alternative framing (magic 0x08), read by
+ *     {@link FrameExtras}; null for a request in the classic framing (magic 0x80)
  */
 public record BinaryRequest(int opcode, int dataType, int vbucket, int opaque, long cas, byte[] extras, byte[] key,
-                            byte[] value) implements BinaryFrame {
+                            byte[] value, byte[] framing) implements BinaryFrame {
+    /** A request in the classic framing. */
+    public BinaryRequest(int opcode, int dataType, int vbucket, int opaque, long cas, byte[] extras, byte[] key,
+                         byte[] value) {
+        this(opcode, dataType, vbucket, opaque, cas, extras, key, value, null);
+    }
 }

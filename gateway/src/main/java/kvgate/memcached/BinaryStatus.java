@@ -19,6 +19,8 @@ public enum BinaryStatus {
     AUTH_ERROR(0x0020, "Auth failure", "AUTH_ERROR", "auth"),
     AUTH_CONTINUE(0x0021, "", "AUTH_CONTINUE", "auth", "special-handling"),
     OUT_OF_RANGE(0x0022, "Out of range", "ERANGE", "invalid-input"),
+    NO_ACCESS(0x0024, "No access", "EACCESS", "support"),
+    UNKNOWN_FRAME_INFO(0x0080, "Unknown frame info", "UNKNOWN_FRAME_INFO", "support"),
     UNKNOWN_COMMAND(0x0081, "Unknown command", "UNKNOWN_COMMAND", "support"),
     OUT_OF_MEMORY(0x0082, "Out of memory", "ENOMEM", "temp", "retry-later"),
     NOT_SUPPORTED(0x0083, "Not supported", "NOT_SUPPORTED", "support"),
@@ -29,6 +31,9 @@ public enum BinaryStatus {
     CANNOT_APPLY_MANIFEST(0x008a, "Cannot apply collections manifest", "CANNOT_APPLY_COLLECTIONS_MANIFEST",
             "invalid-input"),
     UNKNOWN_SCOPE(0x008c, "Unknown scope", "UNKNOWN_SCOPE", "invalid-input"),
+    DURABILITY_INVALID_LEVEL(0x00a0, "Invalid durability requirement", "DurabilityInvalidLevel", "invalid-input"),
+    DURABILITY_IMPOSSIBLE(0x00a1, "Durability cannot be promised here", "DurabilityImpossible", "item-only",
+            "invalid-input"),
     // Sub-document statuses: a path's own status in a multi-path reply, or the reply's status for a single-path
     // command. The names are Couchbase's, so that its clients recognise them.
     SUBDOC_PATH_ENOENT(0x00c0, "Sub-document: no such path", "SUBDOC_PATH_ENOENT", "subdoc", "item-only"),

@@ -46,10 +46,14 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /** Incr/decr expiry meaning "do not create a missing counter". */
     private static final int NO_CREATE = 0xffffffff;
 
-    /** The HELLO features granted when asked: XError, SelectBucket, Json, Collections. Others are dropped. */
-    static final Set<Integer> GRANTABLE = Set.of(0x07, 0x08, 0x0b, 0x12);
+    /**
+     * The HELLO features granted when asked: XError, SelectBucket, Json, AltRequestSupport, Collections, PreserveTtl.
+     * Others are dropped.
+     */
+    static final Set<Integer> GRANTABLE = Set.of(0x07, 0x08, 0x0b, 0x10, 0x12, 0x14);
     private static final int FEATURE_XERROR = 0x07;
     private static final int FEATURE_JSON = 0x0b;
+    private static final int FEATURE_ALT_REQUEST = 0x10;
     private static final int FEATURE_COLLECTIONS = 0x12;
     private static final int DATATYPE_JSON = 0x01;
     /** The longest logical key in a collection other than the default one: 251 bytes less a 5-byte id. */
@@ -96,6 +100,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private boolean bucketSelected;
     private boolean collections;
     private boolean json;
+    /** Whether requests may come in the alternative framing (magic 0x08), with framing extras. */
+    private boolean altRequests;
     /** Whether errors may carry a JSON body saying why (XError granted). */
     private boolean xerror;
     /** The selected bucket; null when none is selected and there is no default bucket. */
@@ -130,8 +136,17 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (opcode == null) {
             return error(request, BinaryStatus.UNKNOWN_COMMAND);
         }
+        if (request.framing() != null && !altRequests) {
+            return error(request, BinaryStatus.INVALID_ARGUMENTS); // a framing the client did not negotiate
+        }
         if (!authenticated() && !opcode.beforeAuthentication()) {
             return error(request, BinaryStatus.AUTH_ERROR);
+        }
+        FrameExtras framing;
+        try {
+            framing = request.framing() == null ? FrameExtras.NONE : FrameExtras.read(request.framing(), opcode);
+        } catch (BinaryRefusal refusal) {
+            return error(request, refusal.status());
         }
         // A sub-document command's value is paths and fragments, not a document: raw, as Couchbase requires.
         boolean dataTypeFine = request.dataType() == 0
@@ -142,7 +157,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         if (opcode.namesDocument()) {
             Target target = target(request.opcode(), request.opaque(), request.key());
             return target instanceof Refused refused ? answer(refused.reply())
-                    : translateDocument(request, opcode, (Document) target);
+                    : translateDocument(request, opcode, (Document) target, framing);
         }
         return switch (opcode) {
             case FLUSH, FLUSHQ -> {
@@ -176,12 +191,13 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         };
     }
 
-    private Translation<BinaryResponse> translateDocument(BinaryRequest request, Opcode opcode, Document document) {
+    private Translation<BinaryResponse> translateDocument(BinaryRequest request, Opcode opcode, Document document,
+                                                          FrameExtras framing) {
         // Gets, most of the traffic, read neither the clock nor the extras: only the requests that need them do.
         Namespace namespace = document.namespace();
         byte[] key = document.key();
         if (opcode.subdocument()) {
-            return subdocument(request, opcode, document);
+            return subdocument(request, opcode, document, framing.preserveTtl());
         }
         return switch (opcode) {
             case GET, GETQ, GETK, GETKQ -> forward(new Operation.Get(namespace, key), request);
@@ -189,12 +205,12 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
             case GET_META -> request.extras().length == 1 && (request.extras()[0] < 1 || request.extras()[0] > 2)
                     ? error(request, BinaryStatus.INVALID_ARGUMENTS)
                     : forward(new Operation.Get(namespace, key), request);
-            case SET, SETQ -> store(request, document, StoreMode.SET);
+            case SET, SETQ -> store(request, document, StoreMode.SET, framing.preserveTtl());
             case ADD, ADDQ -> request.cas() != 0
                     // An add compares with nothing, so a CAS makes no sense (Couchbase refuses it too).
                     ? error(request, BinaryStatus.INVALID_ARGUMENTS)
-                    : store(request, document, StoreMode.ADD);
-            case REPLACE, REPLACEQ -> store(request, document, StoreMode.REPLACE);
+                    : store(request, document, StoreMode.ADD, false);
+            case REPLACE, REPLACEQ -> store(request, document, StoreMode.REPLACE, framing.preserveTtl());
             case APPEND, APPENDQ -> forward(new Operation.Store(namespace, key, StoreMode.APPEND, request.value(), 0,
                     Item.NEVER, request.cas()), request);
             case PREPEND, PREPENDQ -> forward(new Operation.Store(namespace, key, StoreMode.PREPEND, request.value(),
@@ -220,15 +236,17 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
      * A sub-document command: read (a malformed one is refused whole), then run as reads and a compare-and-swap
      * write; the connection's later requests wait for it, as they would on a Couchbase server.
      */
-    private Translation<BinaryResponse> subdocument(BinaryRequest request, Opcode opcode, Document document) {
+    private Translation<BinaryResponse> subdocument(BinaryRequest request, Opcode opcode, Document document,
+                                                    boolean preserveTtl) {
         SubdocRequest subdoc;
         try {
             subdoc = SubdocRequest.read(opcode, request);
-        } catch (SubdocFailure failure) {
+        } catch (BinaryRefusal failure) {
             return error(request, failure.status());
         }
         SubdocExecution execution = new SubdocExecution(dispatcher, request, subdoc, document.namespace(),
-                document.key(), subdoc.mutation() ? expiresAt(subdoc.expiry(), document) : Item.NEVER, maxItemSize);
+                document.key(), subdoc.mutation() ? expiresAt(subdoc.expiry(), document) : Item.NEVER, preserveTtl,
+                maxItemSize);
         return new Translation.Await<>(() -> execution.run()
                 .exceptionally(failure -> BinaryResponse.error(request.opcode(), request.opaque(),
                         BinaryStatus.INTERNAL_ERROR))
@@ -357,10 +375,12 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
                 BinaryResponse.EMPTY, BinaryResponse.EMPTY);
     }
 
-    private Translation<BinaryResponse> store(BinaryRequest request, Document document, StoreMode mode) {
+    /** A set, add or replace; {@code keepExpiry}: an item already there keeps its expiry (Preserve TTL). */
+    private Translation<BinaryResponse> store(BinaryRequest request, Document document, StoreMode mode,
+                                              boolean keepExpiry) {
         ByteBuffer extras = ByteBuffer.wrap(request.extras());
         return forward(new Operation.Store(document.namespace(), document.key(), mode, request.value(),
-                extras.getInt(0), expiresAt(extras.getInt(4), document), request.cas()), request);
+                extras.getInt(0), expiresAt(extras.getInt(4), document), request.cas(), keepExpiry), request);
     }
 
     private Translation<BinaryResponse> translateMalformed(MalformedFrame frame) {
@@ -416,6 +436,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         }
         collections = granted.contains(FEATURE_COLLECTIONS);
         json = granted.contains(FEATURE_JSON);
+        altRequests = granted.contains(FEATURE_ALT_REQUEST);
         xerror = granted.contains(FEATURE_XERROR);
         ByteBuffer reply = ByteBuffer.allocate(granted.size() * 2);
         granted.forEach(feature -> reply.putShort((short) (int) feature));

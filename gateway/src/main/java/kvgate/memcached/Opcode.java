@@ -152,6 +152,36 @@ public enum Opcode {
         };
     }
 
+    /**
+     * Whether the request may ask, in its framing extras, to keep the expiry of the item it changes (Preserve TTL):
+     * the commands that replace or change a document. Add, which only creates, and touch, which sets an expiry, may
+     * not; append, prepend and arithmetic keep the expiry anyway.
+     */
+    public boolean takesPreserveTtl() {
+        return switch (this) {
+            case SET, SETQ, REPLACE, REPLACEQ, INCREMENT, INCREMENTQ, DECREMENT, DECREMENTQ, APPEND, APPENDQ, PREPEND,
+                    PREPENDQ -> true;
+            default -> subdocumentMutation();
+        };
+    }
+
+    /** Whether the request may carry a durability requirement: the writes (quiet ones not, as on Couchbase). */
+    public boolean takesDurability() {
+        return switch (this) {
+            case SET, ADD, REPLACE, DELETE, INCREMENT, DECREMENT, APPEND, PREPEND, TOUCH, GAT -> true;
+            default -> subdocumentMutation();
+        };
+    }
+
+    private boolean subdocumentMutation() {
+        return switch (this) {
+            case SUBDOC_DICT_ADD, SUBDOC_DICT_UPSERT, SUBDOC_DELETE, SUBDOC_REPLACE, SUBDOC_ARRAY_PUSH_LAST,
+                    SUBDOC_ARRAY_PUSH_FIRST, SUBDOC_ARRAY_INSERT, SUBDOC_ARRAY_ADD_UNIQUE, SUBDOC_COUNTER,
+                    SUBDOC_MULTI_MUTATION -> true;
+            default -> false;
+        };
+    }
+
     /** Whether this is a sub-document command (read by {@link SubdocRequest}, which checks its extras). */
     public boolean subdocument() {
         return extras == SUBDOC_EXTRAS;

@@ -57,7 +57,7 @@ final class SubdocDocument {
     /** The parsed document; null until a path needs it. */
     private JsonNode root;
     /** Why the stored bytes are no document to look into, once a path found out; null before, or when they are. */
-    private SubdocFailure unreadable;
+    private BinaryRefusal unreadable;
     /** The virtual attribute {@code $document}, made once for all the paths that read it. */
     private ObjectNode documentAttribute;
 
@@ -93,7 +93,7 @@ final class SubdocDocument {
     }
 
     /** What a lookup path finds: its value (empty for {@code EXISTS}). */
-    byte[] lookUp(SubdocRequest.Spec spec) throws SubdocFailure {
+    byte[] lookUp(SubdocRequest.Spec spec) throws BinaryRefusal {
         if (spec.command() == SubdocRequest.Command.GET_DOC) {
             return bytes();
         }
@@ -104,7 +104,7 @@ final class SubdocDocument {
             case EXISTS -> BinaryResponse.EMPTY;
             case GET_COUNT -> {
                 if (!found.isContainerNode()) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
                 }
                 yield Integer.toString(found.size()).getBytes(StandardCharsets.US_ASCII);
             }
@@ -118,7 +118,7 @@ final class SubdocDocument {
      * @param mkdir whether missing objects on the way are created (the path's flag, or a document flag that may
      *     create the document)
      */
-    byte[] mutate(SubdocRequest.Spec spec, boolean mkdir) throws SubdocFailure {
+    byte[] mutate(SubdocRequest.Spec spec, boolean mkdir) throws BinaryRefusal {
         if (spec.command() == SubdocRequest.Command.SET_DOC) {
             raw = spec.value();
             root = null;
@@ -131,12 +131,12 @@ final class SubdocDocument {
         switch (spec.command()) {
             case DICT_ADD, DICT_UPSERT -> {
                 if (!(path.last() instanceof SubdocPath.Name)) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EINVAL);
                 }
                 JsonNode value = value(spec.value(), path);
                 Place place = place(tree, path, mkdir);
                 if (spec.command() == SubdocRequest.Command.DICT_ADD && place.get() != null) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EEXISTS);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EEXISTS);
                 }
                 place.set(value);
             }
@@ -144,14 +144,14 @@ final class SubdocDocument {
                 JsonNode value = value(spec.value(), path);
                 Place place = place(tree, path, false);
                 if (place.get() == null) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_ENOENT);
                 }
                 place.set(value);
             }
             case DELETE -> {
                 Place place = place(tree, path, false);
                 if (place.get() == null) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_ENOENT);
                 }
                 place.remove();
             }
@@ -162,32 +162,32 @@ final class SubdocDocument {
             }
             case ARRAY_INSERT -> {
                 if (!(path.last() instanceof SubdocPath.Index index) || index.index() == SubdocPath.Index.LAST) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EINVAL);
                 }
                 List<JsonNode> values = values(spec.value(), path);
                 ContainerNode<?> parent = container(tree, path.parent(), false);
                 if (!(parent instanceof ArrayNode array)) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
                 }
                 if (index.index() > array.size()) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_ENOENT);
                 }
                 insert(array, index.index(), values);
             }
             case ARRAY_ADD_UNIQUE -> {
                 JsonNode value = value(spec.value(), path);
                 if (value.isContainerNode()) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
                 }
                 ArrayNode array = array(tree, path, mkdir);
                 String text = value.toString();
                 for (JsonNode element : array) {
                     if (element.isContainerNode()) {
-                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                        throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
                     }
                     // As a Couchbase server compares: as JSON text, so 1 and 1.0, or "1" and 1, differ.
                     if (element.toString().equals(text)) {
-                        throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EEXISTS);
+                        throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EEXISTS);
                     }
                 }
                 array.add(value);
@@ -200,20 +200,20 @@ final class SubdocDocument {
     }
 
     /** Adds {@code delta} to the integer at {@code place}, creating it as {@code delta} where it is missing. */
-    private static byte[] counter(Place place, long delta) throws SubdocFailure {
+    private static byte[] counter(Place place, long delta) throws BinaryRefusal {
         JsonNode current = place.get();
         long result;
         if (current == null) {
             result = delta;
         } else if (!current.isIntegralNumber()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
         } else if (!current.canConvertToLong()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_NUM_ERANGE);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_NUM_ERANGE);
         } else {
             try {
                 result = Math.addExact(current.longValue(), delta);
             } catch (ArithmeticException e) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
             }
         }
         place.set(LongNode.valueOf(result));
@@ -221,7 +221,7 @@ final class SubdocDocument {
     }
 
     /** A counter's delta: a non-zero integer that fits 64 signed bits, in plain digits. */
-    private static long delta(byte[] value) throws SubdocFailure {
+    private static long delta(byte[] value) throws BinaryRefusal {
         String text = new String(value, StandardCharsets.US_ASCII);
         long delta = 0;
         if (DELTA.matcher(text).matches()) {
@@ -232,7 +232,7 @@ final class SubdocDocument {
             }
         }
         if (delta == 0) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_DELTA_EINVAL);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_DELTA_EINVAL);
         }
         return delta;
     }
@@ -257,7 +257,7 @@ final class SubdocDocument {
      * The parsed document: one that is not JSON, or nests deeper than {@link #MAX_DEPTH} levels, fails every path
      * (found out once).
      */
-    private JsonNode root() throws SubdocFailure {
+    private JsonNode root() throws BinaryRefusal {
         if (unreadable != null) {
             throw unreadable;
         }
@@ -265,13 +265,13 @@ final class SubdocDocument {
             try {
                 root = JSON.readTree(raw);
                 if (root == null || root.isMissingNode()) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_DOC_NOTJSON);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_DOC_NOTJSON);
                 }
-            } catch (SubdocFailure e) {
+            } catch (BinaryRefusal e) {
                 unreadable = e;
                 throw e;
             } catch (IOException e) {
-                unreadable = new SubdocFailure(tooDeep(e) ? BinaryStatus.SUBDOC_DOC_E2DEEP
+                unreadable = new BinaryRefusal(tooDeep(e) ? BinaryStatus.SUBDOC_DOC_E2DEEP
                         : BinaryStatus.SUBDOC_DOC_NOTJSON);
                 throw unreadable;
             }
@@ -304,10 +304,10 @@ final class SubdocDocument {
     }
 
     /** The spec's path; the root only for a command that may take it (the request's reader refuses it earlier). */
-    private static SubdocPath path(SubdocRequest.Spec spec) throws SubdocFailure {
+    private static SubdocPath path(SubdocRequest.Spec spec) throws BinaryRefusal {
         SubdocPath path = SubdocPath.parse(spec.path());
         if (path.isRoot() && spec.command().path == SubdocRequest.Command.Needs.PATH) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EINVAL);
         }
         return path;
     }
@@ -317,9 +317,9 @@ final class SubdocDocument {
      * from the item. The gateway stores no others, so any other key finds nothing; an unknown virtual one (a key
      * starting with {@code $}) is an error.
      */
-    private JsonNode attributes(SubdocPath path) throws SubdocFailure {
+    private JsonNode attributes(SubdocPath path) throws BinaryRefusal {
         if (path.isRoot() || !(path.components().get(0) instanceof SubdocPath.Name name)) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL); // an attribute is named by a key
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EINVAL); // an attribute is named by a key
         }
         String key = name.name();
         ObjectNode attributes = NODES.objectNode();
@@ -333,7 +333,7 @@ final class SubdocDocument {
             case "$XTOC" -> attributes.putArray(key); // the keys of the stored attributes: none
             default -> {
                 if (key.startsWith("$")) {
-                    throw new SubdocFailure(BinaryStatus.SUBDOC_XATTR_UNKNOWN_VATTR);
+                    throw new BinaryRefusal(BinaryStatus.SUBDOC_XATTR_UNKNOWN_VATTR);
                 }
             }
         }
@@ -366,27 +366,27 @@ final class SubdocDocument {
     }
 
     /** The value at {@code path} below {@code tree}. */
-    private static JsonNode find(JsonNode tree, SubdocPath path) throws SubdocFailure {
+    private static JsonNode find(JsonNode tree, SubdocPath path) throws BinaryRefusal {
         JsonNode at = tree;
         for (SubdocPath.Component component : path.components()) {
             at = step(at, component);
             if (at == null) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_ENOENT);
             }
         }
         return at;
     }
 
     /** One step down from {@code at}, or null where nothing is there; a step of the wrong kind is a mismatch. */
-    private static JsonNode step(JsonNode at, SubdocPath.Component component) throws SubdocFailure {
+    private static JsonNode step(JsonNode at, SubdocPath.Component component) throws BinaryRefusal {
         if (component instanceof SubdocPath.Name name) {
             if (!at.isObject()) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
             }
             return at.get(name.name());
         }
         if (!at.isArray()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
         }
         int index = ((SubdocPath.Index) component).index();
         return index == SubdocPath.Index.LAST ? (at.isEmpty() ? null : at.get(at.size() - 1)) : at.get(index);
@@ -396,13 +396,13 @@ final class SubdocDocument {
      * The object or array at {@code path}, creating the objects missing on the way when {@code mkdir} (never an array
      * element: there is no saying what would come before it).
      */
-    private static ContainerNode<?> container(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
+    private static ContainerNode<?> container(JsonNode tree, SubdocPath path, boolean mkdir) throws BinaryRefusal {
         JsonNode at = tree;
         for (SubdocPath.Component component : path.components()) {
             at = stepOrMake(at, component, mkdir, false);
         }
         if (!at.isContainerNode()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
         }
         return (ContainerNode<?>) at;
     }
@@ -412,28 +412,28 @@ final class SubdocDocument {
      * (or array, {@code array}) put there, else {@link BinaryStatus#SUBDOC_PATH_ENOENT}.
      */
     private static JsonNode stepOrMake(JsonNode at, SubdocPath.Component component, boolean mkdir, boolean array)
-            throws SubdocFailure {
+            throws BinaryRefusal {
         JsonNode next = step(at, component);
         if (next != null) {
             return next;
         }
         if (!mkdir || !(component instanceof SubdocPath.Name name)) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_ENOENT);
         }
         return array ? ((ObjectNode) at).putArray(name.name()) : ((ObjectNode) at).putObject(name.name());
     }
 
     /** The array at {@code path}; with {@code mkdir}, a missing one is created empty (its parents too). */
-    private static ArrayNode array(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
+    private static ArrayNode array(JsonNode tree, SubdocPath path, boolean mkdir) throws BinaryRefusal {
         if (path.isRoot()) {
             if (!tree.isArray()) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
             }
             return (ArrayNode) tree;
         }
         JsonNode found = stepOrMake(container(tree, path.parent(), mkdir), path.last(), mkdir, true);
         if (!found.isArray()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
         }
         return (ArrayNode) found;
     }
@@ -480,42 +480,42 @@ final class SubdocDocument {
     }
 
     /** The place of {@code path}'s last step, in the container the steps before it reach. */
-    private static Place place(JsonNode tree, SubdocPath path, boolean mkdir) throws SubdocFailure {
+    private static Place place(JsonNode tree, SubdocPath path, boolean mkdir) throws BinaryRefusal {
         ContainerNode<?> parent = container(tree, path.parent(), mkdir);
         SubdocPath.Component last = path.last();
         if (parent instanceof ObjectNode object) {
             if (!(last instanceof SubdocPath.Name name)) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
             }
             return new Member(object, name.name());
         }
         ArrayNode array = (ArrayNode) parent;
         if (!(last instanceof SubdocPath.Index index)) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_MISMATCH);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_MISMATCH);
         }
         int position = index.index() == SubdocPath.Index.LAST ? array.size() - 1 : index.index();
         if (position < 0 || position >= array.size()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_ENOENT);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_ENOENT);
         }
         return new Element(array, position);
     }
 
     /** A value to insert: one JSON value, which must not make the document deeper than {@link #MAX_DEPTH}. */
-    private static JsonNode value(byte[] text, SubdocPath path) throws SubdocFailure {
+    private static JsonNode value(byte[] text, SubdocPath path) throws BinaryRefusal {
         JsonNode value = parse(text);
         deepEnough(value, path);
         return value;
     }
 
     /** Values to insert into an array: one or more JSON values separated by commas. */
-    private static List<JsonNode> values(byte[] text, SubdocPath path) throws SubdocFailure {
+    private static List<JsonNode> values(byte[] text, SubdocPath path) throws BinaryRefusal {
         byte[] list = new byte[text.length + 2];
         list[0] = '[';
         System.arraycopy(text, 0, list, 1, text.length);
         list[list.length - 1] = ']';
         JsonNode parsed = parse(list);
         if (parsed.isEmpty()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
         }
         // Each value goes one level below the array, which is itself at the path.
         deepEnough(parsed, path);
@@ -524,23 +524,23 @@ final class SubdocDocument {
         return values;
     }
 
-    private static JsonNode parse(byte[] text) throws SubdocFailure {
+    private static JsonNode parse(byte[] text) throws BinaryRefusal {
         try {
             JsonNode value = JSON.readTree(text);
             if (value == null || value.isMissingNode()) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_VALUE_CANTINSERT);
             }
             return value;
         } catch (IOException e) {
-            throw new SubdocFailure(tooDeep(e) ? BinaryStatus.SUBDOC_VALUE_ETOODEEP
+            throw new BinaryRefusal(tooDeep(e) ? BinaryStatus.SUBDOC_VALUE_ETOODEEP
                     : BinaryStatus.SUBDOC_VALUE_CANTINSERT);
         }
     }
 
     /** Whether {@code value} at {@code path} keeps the document within {@link #MAX_DEPTH} levels, its root one. */
-    private static void deepEnough(JsonNode value, SubdocPath path) throws SubdocFailure {
+    private static void deepEnough(JsonNode value, SubdocPath path) throws BinaryRefusal {
         if (1 + path.components().size() + depth(value) > MAX_DEPTH) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_VALUE_ETOODEEP);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_VALUE_ETOODEEP);
         }
     }
 

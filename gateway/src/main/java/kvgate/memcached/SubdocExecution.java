@@ -32,10 +32,12 @@ import kvgate.spi.StoreMode;
  * @param namespace the document's collection
  * @param key the document's key in it
  * @param expiresAt when a changed document expires (the request's expiry, within its collection's maxTTL)
+ * @param preserveTtl whether a document already there keeps its expiry ({@code expiresAt} then applies only to one
+ *     created here); the backend keeps it in the write, as the expiry a read tells is not always the item's
  * @param maxItemSize the largest document a change may make
  */
 record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocRequest subdoc, Namespace namespace,
-                       byte[] key, long expiresAt, int maxItemSize) {
+                       byte[] key, long expiresAt, boolean preserveTtl, int maxItemSize) {
     /** How often a change starts over after losing a race, as a Couchbase server retries, before it gives up. */
     static final int ATTEMPTS = 100;
     /** The largest document whose JSON work is done on the network thread (a few tens of microseconds). */
@@ -91,7 +93,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
         if (!subdoc.multi()) {
             try {
                 return reply(BinaryStatus.SUCCESS, item.cas(), document.lookUp(specs.get(0)));
-            } catch (SubdocFailure failure) {
+            } catch (BinaryRefusal failure) {
                 return error(failure.status());
             }
         }
@@ -102,7 +104,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
             byte[] found = BinaryResponse.EMPTY;
             try {
                 found = document.lookUp(spec);
-            } catch (SubdocFailure failure) {
+            } catch (BinaryRefusal failure) {
                 status = failure.status();
                 allFound = false;
             }
@@ -164,7 +166,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
             byte[] returned;
             try {
                 returned = document.mutate(spec, mkdir || spec.mkdir());
-            } catch (SubdocFailure failure) {
+            } catch (BinaryRefusal failure) {
                 if (!subdoc.multi()) {
                     return new Answered(error(failure.status()));
                 }
@@ -189,7 +191,7 @@ record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocReque
                 ? new Operation.Store(namespace, key, StoreMode.ADD, bytes, userFlags == null ? 0 : userFlags,
                         expiresAt, 0)
                 : new Operation.Store(namespace, key, StoreMode.SET, bytes, userFlags == null ? item.flags()
-                        : userFlags, expiresAt, item.cas());
+                        : userFlags, expiresAt, item.cas(), preserveTtl);
         return new Write(store, subdoc.multi() ? results.toByteArray() : single);
     }
 

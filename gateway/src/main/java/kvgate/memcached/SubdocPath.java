@@ -61,7 +61,7 @@ record SubdocPath(List<Component> components) {
      * Parses {@code text}: a syntax error is {@link BinaryStatus#SUBDOC_PATH_EINVAL}, a path reaching more than
      * {@link #MAX_COMPONENTS} levels (root included) {@link BinaryStatus#SUBDOC_PATH_E2BIG}.
      */
-    static SubdocPath parse(String text) throws SubdocFailure {
+    static SubdocPath parse(String text) throws BinaryRefusal {
         List<Component> components = new ArrayList<>();
         int at = 0;
         int length = text.length();
@@ -92,7 +92,7 @@ record SubdocPath(List<Component> components) {
                 throw invalid(); // "a[0]b"
             }
             if (components.size() >= MAX_COMPONENTS) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_PATH_E2BIG);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_PATH_E2BIG);
             }
         }
         return new SubdocPath(components);
@@ -102,7 +102,7 @@ record SubdocPath(List<Component> components) {
      * Reads the name starting at {@code at} into {@code components}, up to the next dot or bracket; returns where it
      * ends. Backticks quote what would end it, a doubled backtick standing for itself.
      */
-    private static int name(String text, int at, List<Component> components) throws SubdocFailure {
+    private static int name(String text, int at, List<Component> components) throws BinaryRefusal {
         StringBuilder name = new StringBuilder();
         int length = text.length();
         while (at < length && text.charAt(at) != '.' && text.charAt(at) != '[') {
@@ -138,7 +138,7 @@ record SubdocPath(List<Component> components) {
     }
 
     /** An array position: digits, or -1 for the last element. */
-    private static int index(String digits) throws SubdocFailure {
+    private static int index(String digits) throws BinaryRefusal {
         if (digits.equals("-1")) {
             return Index.LAST;
         }
@@ -152,7 +152,7 @@ record SubdocPath(List<Component> components) {
      * A name's JSON escapes, read as JSON reads them; a quote must be escaped too, or the name would end there and
      * what follows would name another field.
      */
-    private static String unescape(String name) throws SubdocFailure {
+    private static String unescape(String name) throws BinaryRefusal {
         try {
             return JSON.readValue("\"" + name + "\"", String.class);
         } catch (JsonProcessingException e) {
@@ -160,7 +160,7 @@ record SubdocPath(List<Component> components) {
         }
     }
 
-    private static SubdocFailure invalid() {
-        return new SubdocFailure(BinaryStatus.SUBDOC_PATH_EINVAL);
+    private static BinaryRefusal invalid() {
+        return new BinaryRefusal(BinaryStatus.SUBDOC_PATH_EINVAL);
     }
 }

@@ -126,7 +126,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
      *
      * @param opcode the request's opcode (one of the sub-document opcodes)
      */
-    static SubdocRequest read(Opcode opcode, BinaryRequest request) throws SubdocFailure {
+    static SubdocRequest read(Opcode opcode, BinaryRequest request) throws BinaryRefusal {
         SubdocRequest read = opcode == Opcode.SUBDOC_MULTI_LOOKUP || opcode == Opcode.SUBDOC_MULTI_MUTATION
                 ? readMulti(opcode == Opcode.SUBDOC_MULTI_MUTATION, request) : readSingle(opcode, request);
         int docFlags = read.docFlags;
@@ -137,7 +137,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         return read;
     }
 
-    private static SubdocRequest readMulti(boolean mutation, BinaryRequest request) throws SubdocFailure {
+    private static SubdocRequest readMulti(boolean mutation, BinaryRequest request) throws BinaryRefusal {
         ByteBuffer extras = ByteBuffer.wrap(request.extras());
         int length = extras.remaining();
         boolean fine = mutation ? length == 0 || length == 1 || length == 4 || length == 5 || length == 8
@@ -154,7 +154,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
             Spec previous = specs.isEmpty() ? null : specs.get(specs.size() - 1);
             // A whole-document delete stands alone: nothing after it (nor, below, before it).
             if (specs.size() == MAX_SPECS || previous != null && previous.command() == Command.DELETE_DOC) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_INVALID_COMBO);
             }
             int header = mutation ? 8 : 4;
             if (body.remaining() < header) {
@@ -168,24 +168,24 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
                 throw invalid();
             }
             if (command == null || command.mutation != mutation) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_INVALID_COMBO);
             }
             byte[] path = new byte[pathLength];
             body.get(path);
             byte[] value = new byte[(int) valueLength];
             body.get(value);
             if (command == Command.DELETE_DOC && previous != null) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_INVALID_COMBO);
             }
             Spec spec = spec(command, flags, path, value);
             // Extended attributes come first, as a Couchbase server requires: none after a path of the document.
             if (spec.xattr() && previous != null && !previous.xattr()) {
-                throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_XATTR_ORDER);
+                throw new BinaryRefusal(BinaryStatus.SUBDOC_INVALID_XATTR_ORDER);
             }
             specs.add(spec);
         }
         if (specs.isEmpty()) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_INVALID_COMBO);
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_INVALID_COMBO);
         }
         return new SubdocRequest(true, mutation, docFlags, expiry, userFlags, specs);
     }
@@ -194,7 +194,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
      * A single-path command: extras of the path's length and flags, then optionally the expiry, the flags of the
      * document and the document flags; the value is the path, then the command's value.
      */
-    private static SubdocRequest readSingle(Opcode opcode, BinaryRequest request) throws SubdocFailure {
+    private static SubdocRequest readSingle(Opcode opcode, BinaryRequest request) throws BinaryRefusal {
         Command command = Command.of(opcode.code());
         ByteBuffer extras = ByteBuffer.wrap(request.extras());
         int length = extras.remaining();
@@ -219,10 +219,10 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
     }
 
     /** A path's command checked for its flags, its path and its value: a misfit is invalid arguments. */
-    private static Spec spec(Command command, int flags, byte[] path, byte[] value) throws SubdocFailure {
+    private static Spec spec(Command command, int flags, byte[] path, byte[] value) throws BinaryRefusal {
         boolean xattr = (flags & XATTR_PATH) != 0;
         if ((flags & EXPAND_MACROS) != 0 && !xattr && command.mutation) {
-            throw new SubdocFailure(BinaryStatus.SUBDOC_XATTR_INVALID_FLAG_COMBO); // macros are for attributes
+            throw new BinaryRefusal(BinaryStatus.SUBDOC_XATTR_INVALID_FLAG_COMBO); // macros are for attributes
         }
         int allowed = command.pathFlags | (command.wholeDocument() ? 0 : XATTR_PATH)
                 | (command.mutation && !command.wholeDocument() ? EXPAND_MACROS : 0);
@@ -232,7 +232,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         if (xattr && command.mutation) {
             // A virtual attribute is made from the item and cannot be written; any other would have to be stored
             // beside the value, which no backend here can.
-            throw new SubdocFailure(path.length > 0 && path[0] == '$' ? BinaryStatus.SUBDOC_XATTR_CANT_MODIFY_VATTR
+            throw new BinaryRefusal(path.length > 0 && path[0] == '$' ? BinaryStatus.SUBDOC_XATTR_CANT_MODIFY_VATTR
                     : BinaryStatus.NOT_SUPPORTED);
         }
         if (xattr && path.length == 0) {
@@ -249,7 +249,7 @@ record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, 
         return new Spec(command, flags, new String(path, StandardCharsets.UTF_8), value);
     }
 
-    private static SubdocFailure invalid() {
-        return new SubdocFailure(BinaryStatus.INVALID_ARGUMENTS);
+    private static BinaryRefusal invalid() {
+        return new BinaryRefusal(BinaryStatus.INVALID_ARGUMENTS);
     }
 }

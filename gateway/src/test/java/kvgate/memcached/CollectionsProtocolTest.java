@@ -98,9 +98,9 @@ class CollectionsProtocolTest {
     @Test
     void helloGrantsCollectionsXerrorSelectBucketAndJsonOnlyAndANewHelloResets() throws Exception {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
-            // TcpNoDelay, MutationSeqno, Snappy, AltRequest and an unknown code are dropped; order is the client's.
-            assertArrayEquals(new int[] {0x0b, 0x12, 0x08, 0x07},
-                    c.hello(0x03, 0x0b, 0x04, 0x12, 0x0a, 0x08, 0x10, 0x07, 0x7777));
+            // TcpNoDelay, MutationSeqno, Snappy, SyncReplication and an unknown code are dropped; the client's order.
+            assertArrayEquals(new int[] {0x0b, 0x12, 0x08, 0x10, 0x07, 0x14},
+                    c.hello(0x03, 0x0b, 0x04, 0x12, 0x0a, 0x08, 0x10, 0x11, 0x07, 0x14, 0x7777));
             assertArrayEquals(new int[] {0x12}, c.hello(0x12, 0x12), "a feature is granted once");
             select(c, "hello");
             assertEquals(0x88, store(c, SET, collectionKey(8, "k"), "v", 0).status(), "collection 8 is unknown");

@@ -1,6 +1,7 @@
 package kvgate.memcached;
 
 import static kvgate.testing.BinaryClient.COLLECTIONS;
+import static kvgate.testing.BinaryClient.GET_META;
 import static kvgate.testing.BinaryClient.NONE;
 import static kvgate.testing.BinaryClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,7 +62,6 @@ import org.junit.jupiter.api.io.TempDir;
  * changing.
  */
 abstract class CouchbaseSdkSuite {
-    private static final int GET_META = 0xa0;
     @TempDir
     static Path directory;
     static TestGateway gateway;
@@ -191,6 +191,46 @@ abstract class CouchbaseSdkSuite {
                 assertEquals(0x0001, plain.call(BinaryClient.GET, NONE, BinaryClient.collectionKey(0, "carol"),
                         NONE, 0).status());
             }
+        } finally {
+            cluster.disconnect();
+        }
+    }
+
+    @Test
+    void preserveExpiryKeepsADocumentsExpiryWhereTheBackendCanAndIsRefusedAtOnceWhereItCannot() throws Exception {
+        Cluster cluster = connect("Administrator", "password");
+        try {
+            Collection documents = cluster.bucket("default").scope("app").collection("users");
+            Instant expiry = Instant.ofEpochSecond(System.currentTimeMillis() / 1000 + 3600);
+            documents.upsert("kim", JsonObject.create().put("name", "Kim"), UpsertOptions.upsertOptions()
+                    .expiry(expiry));
+            if (!backendTellsExpiry) {
+                // A memcached pool cannot keep an expiry through a write: refused at once, nothing written.
+                CouchbaseException refused = assertThrows(CouchbaseException.class, () -> documents.upsert("kim",
+                        JsonObject.create().put("name", "Kimberly"), UpsertOptions.upsertOptions()
+                                .preserveExpiry(true)));
+                assertFalse(refused instanceof TimeoutException, String.valueOf(refused));
+                assertEquals("Kim", documents.get("kim").contentAsObject().getString("name"));
+                return;
+            }
+            documents.upsert("kim", JsonObject.create().put("name", "Kimberly"), UpsertOptions.upsertOptions()
+                    .preserveExpiry(true));
+            GetResult upserted = documents.get("kim", GetOptions.getOptions().withExpiry(true));
+            assertEquals("Kimberly", upserted.contentAsObject().getString("name"));
+            assertEquals(Optional.of(expiry), upserted.expiryTime(), "kept by an upsert");
+            documents.replace("kim", JsonObject.create().put("name", "Kim").put("logins", 1),
+                    ReplaceOptions.replaceOptions().preserveExpiry(true));
+            assertEquals(Optional.of(expiry), documents.get("kim", GetOptions.getOptions().withExpiry(true))
+                    .expiryTime(), "kept by a replace");
+            documents.mutateIn("kim", List.of(MutateInSpec.increment("logins", 1)),
+                    MutateInOptions.mutateInOptions().preserveExpiry(true));
+            GetResult mutated = documents.get("kim", GetOptions.getOptions().withExpiry(true));
+            assertEquals(2, mutated.contentAsObject().getInt("logins"));
+            assertEquals(Optional.of(expiry), mutated.expiryTime(), "kept by a sub-document mutation");
+            // Without it, an upsert that gives no expiry clears it, as on a Couchbase server.
+            documents.upsert("kim", JsonObject.create().put("name", "Kim"));
+            assertEquals(Optional.empty(), documents.get("kim", GetOptions.getOptions().withExpiry(true))
+                    .expiryTime());
         } finally {
             cluster.disconnect();
         }

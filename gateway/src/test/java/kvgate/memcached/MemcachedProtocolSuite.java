@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -348,6 +349,35 @@ abstract class MemcachedProtocolSuite {
             assertEquals(0, hello.status());
             assertArrayEquals(new byte[] {0, 0x12, 0, 0x07}, hello.value(),
                     "Collections and XError granted in the order asked; TcpNoDelay and Snappy dropped");
+        }
+    }
+
+    @Test
+    void preserveTtlKeepsTheItemsExpiryOnABackendThatCanAndIsNotSupportedOnOneThatCannot() throws Exception {
+        try (BinaryClient c = client()) {
+            assertArrayEquals(new int[] {ALT_REQUEST, PRESERVE_TTL}, c.hello(ALT_REQUEST, PRESERVE_TTL));
+            // What the backend declares is in the stats; what it does must match it.
+            boolean keeps = c.stats("").get("backend_capabilities").contains("KEEP_EXPIRY");
+            int hour = (int) (System.currentTimeMillis() / 1000) + 3600;
+            long cas = c.set("preserved", "v1", 0, 3600).cas();
+            c.send(altFrame(SET, PRESERVE_TTL_INFO, storeExtras(0, 0), bytes("preserved"), bytes("v2"), 0, 1));
+            Response set = c.read();
+            Response meta = c.call(GET_META, NONE, bytes("preserved"), NONE, 0);
+            int expiry = ByteBuffer.wrap(meta.extras()).getInt(8);
+            if (keeps) {
+                assertEquals(0, set.status());
+                assertEquals("v2", c.get("preserved").valueText());
+                assertTrue(Math.abs(expiry - hour) <= 2, "kept: " + expiry + ", not about " + hour);
+            } else {
+                assertEquals(0x0083, set.status(), "refused without asking the backend");
+                Response kept = c.get("preserved");
+                assertEquals("v1", kept.valueText(), "nothing written");
+                assertEquals(cas, kept.cas());
+            }
+            // An item the store creates takes the request's expiry either way: refused all the same where the
+            // backend cannot keep one, as the gateway cannot know beforehand that there is none.
+            c.send(altFrame(SET, PRESERVE_TTL_INFO, storeExtras(0, 0), bytes("preserved-new"), bytes("v"), 0, 2));
+            assertEquals(keeps ? 0 : 0x0083, c.read().status());
         }
     }
 

@@ -51,7 +51,6 @@ class MutatedInputTest {
             .collect(Collectors.toSet());
     /** A collection the seeds' manifests add to bucket fuzz, so collection ids other than 0 have somewhere to go. */
     private static final long FUZZ_COLLECTION = 8;
-    private static final int GET_META = 0xa0;
     private static TestGateway gateway;
 
     @BeforeAll
@@ -111,7 +110,8 @@ class MutatedInputTest {
         boolean fuzzBucket = false;
         if (m.chance(40)) {
             List<Integer> features = new ArrayList<>();
-            for (int feature : new int[] {XERROR, SELECT_BUCKET_FEATURE, JSON, COLLECTIONS}) {
+            for (int feature : new int[] {XERROR, SELECT_BUCKET_FEATURE, JSON, ALT_REQUEST, COLLECTIONS,
+                    PRESERVE_TTL}) {
                 if (m.chance(50)) {
                     features.add(feature);
                 }
@@ -153,6 +153,22 @@ class MutatedInputTest {
                         : request(GET_SCOPE_ID, NONE, bytes("_default"), NONE, 0, opaque);
                 case 17 -> fuzzBucket ? request(SET_COLLECTIONS_MANIFEST, NONE, NONE, manifest(seed, i), 0, opaque)
                         : request(GET, NONE, key, NONE, 0, opaque);
+                // The alternative framing, negotiated or not, with frame infos served, refused or malformed.
+                case 18, 19 -> {
+                    int opcode = m.pick(SET, SETQ, REPLACE, ADD, GET, APPEND, INCREMENT, SUBDOC_DICT_UPSERT);
+                    byte[] extras = switch (opcode) {
+                        case SET, SETQ, REPLACE, ADD -> storeExtras(m.nextInt(), m.pick(0, 60));
+                        case INCREMENT -> arithmeticExtras(1, 0, 0);
+                        case SUBDOC_DICT_UPSERT -> subdocExtras("a", 1);
+                        default -> NONE;
+                    };
+                    byte[] body = opcode == SUBDOC_DICT_UPSERT ? pathAndValue("a", "1") : opcode == GET
+                            || opcode == INCREMENT ? NONE : value;
+                    byte[] framing = m.pick(NONE, PRESERVE_TTL_INFO, new byte[] {0x00}, new byte[] {0x11, 1},
+                            new byte[] {0x13, 1, 0, 0}, new byte[] {(byte) 0xf0, 9}, new byte[] {0x52, 1},
+                            new byte[] {0x43, 'b', 'o', 'b'}, new byte[] {0x50, 0x00});
+                    yield new Sent(altFrame(opcode, framing, extras, key, body, cas, opaque[0]++), -1);
+                }
                 // What a Couchbase client sends besides documents; without a password file, PLAIN and CRAM-MD5
                 // succeed for anyone (a CRAM-MD5 exchange may be left half done).
                 case 20 -> request(m.pick(SASL_LIST_MECHS, GET_CLUSTER_CONFIG), NONE, NONE, NONE, 0, opaque);
@@ -258,9 +274,13 @@ class MutatedInputTest {
         int opcode = request.opcode();
         switch (m.below(8)) {
             case 0 -> {
-                // The decoder answers a frame of bad magic "invalid arguments" and skips it by its length.
-                int magic = m.between(0, 254);
-                return request.with(Mutator.put(bytes, 0, 1, magic >= 0x80 ? magic + 1 : magic), 0x0004);
+                // The decoder answers a frame of bad magic "invalid arguments" and skips it by its length (0x08, the
+                // alternative framing, is another case: served where negotiated).
+                int magic;
+                do {
+                    magic = m.below(256);
+                } while (magic == 0x80 || magic == 0x08);
+                return request.with(Mutator.put(bytes, 0, 1, magic), 0x0004);
             }
             case 1 -> {
                 int unknown;
@@ -306,8 +326,10 @@ class MutatedInputTest {
                 return request.with(withValue(bytes, m.bytes(MAX_ITEM)), -1); // exactly the limit
             }
             default -> {
-                // A key around memcached's 250-byte limit, or far past it.
-                byte[] key = bytes("k".repeat(m.pick(250, 251, 252, 1000)));
+                // A key around memcached's 250-byte limit, or far past it (as far as the alternative framing's
+                // one-byte key length goes).
+                byte[] key = bytes("k".repeat(bytes[0] == 0x08 ? m.pick(250, 251, 252, 255)
+                        : m.pick(250, 251, 252, 1000)));
                 return request.with(withKey(bytes, key), -1);
             }
         }
@@ -325,27 +347,38 @@ class MutatedInputTest {
         return new Sent(Mutator.put(frame, 8, 4, frame.length - 24), -1);
     }
 
+    /** The parts of a well-formed request frame, in either framing (framing extras empty in the classic one). */
+    private record Parts(byte[] header, byte[] framing, byte[] extras, byte[] key, byte[] value) {
+        static Parts of(byte[] frame) {
+            boolean flexible = frame[0] == 0x08;
+            int framing = flexible ? frame[2] & 0xff : 0;
+            int key = flexible ? frame[3] & 0xff : ((frame[2] & 0xff) << 8) | (frame[3] & 0xff);
+            int extrasAt = 24 + framing;
+            int keyAt = extrasAt + (frame[4] & 0xff);
+            return new Parts(Arrays.copyOf(frame, 24), Arrays.copyOfRange(frame, 24, extrasAt),
+                    Arrays.copyOfRange(frame, extrasAt, keyAt), Arrays.copyOfRange(frame, keyAt, keyAt + key),
+                    Arrays.copyOfRange(frame, keyAt + key, frame.length));
+        }
+
+        /** The frame of these parts, with the lengths that go with them. */
+        byte[] frame() {
+            byte[] lengths = header[0] == 0x08
+                    ? Mutator.put(Mutator.put(header, 2, 1, framing.length), 3, 1, key.length)
+                    : Mutator.put(header, 2, 2, key.length);
+            lengths = Mutator.put(Mutator.put(lengths, 4, 1, extras.length), 8, 4,
+                    framing.length + extras.length + key.length + value.length);
+            return Mutator.concat(List.of(lengths, framing, extras, key, value));
+        }
+    }
+
     private static byte[] withValue(byte[] frame, byte[] value) {
-        int extras = frame[4] & 0xff;
-        int key = ((frame[2] & 0xff) << 8) | (frame[3] & 0xff);
-        return rebuild(frame, Arrays.copyOfRange(frame, 24, 24 + extras),
-                Arrays.copyOfRange(frame, 24 + extras, 24 + extras + key), value);
+        Parts parts = Parts.of(frame);
+        return new Parts(parts.header(), parts.framing(), parts.extras(), parts.key(), value).frame();
     }
 
     private static byte[] withKey(byte[] frame, byte[] key) {
-        int extras = frame[4] & 0xff;
-        int oldKey = ((frame[2] & 0xff) << 8) | (frame[3] & 0xff);
-        return rebuild(frame, Arrays.copyOfRange(frame, 24, 24 + extras), key,
-                Arrays.copyOfRange(frame, 24 + extras + oldKey, frame.length));
-    }
-
-    /** The frame's header with new parts and the lengths that go with them. */
-    private static byte[] rebuild(byte[] frame, byte[] extras, byte[] key, byte[] value) {
-        byte[] header = Arrays.copyOf(frame, 24);
-        header = Mutator.put(header, 2, 2, key.length);
-        header = Mutator.put(header, 4, 1, extras.length);
-        header = Mutator.put(header, 8, 4, extras.length + key.length + value.length);
-        return Mutator.concat(List.of(header, extras, key, value));
+        Parts parts = Parts.of(frame);
+        return new Parts(parts.header(), parts.framing(), parts.extras(), key, parts.value()).frame();
     }
 
     // --- broken framing ---

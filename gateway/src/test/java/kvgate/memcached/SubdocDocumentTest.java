@@ -70,7 +70,7 @@ class SubdocDocumentTest {
                     } else {
                         document.lookUp(spec);
                     }
-                } catch (SubdocFailure failure) {
+                } catch (BinaryRefusal failure) {
                     assertTrue(allowed.contains(failure.status()), command + " " + path + ": " + failure.status());
                 } catch (RuntimeException e) {
                     fail("case " + i + ": " + command + " at '" + path + "' with " + value + " threw " + e, e);

@@ -30,7 +30,6 @@ class SubdocProtocolTest {
             NOT_SUPPORTED = 0x83, PATH_ENOENT = 0xc0, PATH_MISMATCH = 0xc1, PATH_EINVAL = 0xc2, PATH_E2BIG = 0xc3,
             VALUE_CANTINSERT = 0xc5, DOC_NOTJSON = 0xc6, NUM_ERANGE = 0xc7, DELTA_EINVAL = 0xc8, PATH_EEXISTS = 0xc9,
             VALUE_ETOODEEP = 0xca, INVALID_COMBO = 0xcb, MULTI_PATH_FAILURE = 0xcc;
-    private static final int GET_META = 0xa0;
     private static final int MKDIR_P = 0x01, XATTR = 0x04;
     private static final int MKDOC = 0x01, ADD_DOC = 0x02;
     private static final int MAX_ITEM = 512 * 1024;

@@ -24,7 +24,7 @@ public final class BinaryClient implements AutoCloseable {
             PREPENDQ = 0x1a, VERBOSITY = 0x1b, TOUCH = 0x1c, GAT = 0x1d, GATQ = 0x1e, HELLO = 0x1f,
             SASL_LIST_MECHS = 0x20, SASL_AUTH = 0x21, SASL_STEP = 0x22, SELECT_BUCKET = 0x89,
             GET_CLUSTER_CONFIG = 0xb5, SET_COLLECTIONS_MANIFEST = 0xb9, GET_COLLECTIONS_MANIFEST = 0xba,
-            GET_COLLECTION_ID = 0xbb, GET_SCOPE_ID = 0xbc, GET_ERROR_MAP = 0xfe;
+            GET_META = 0xa0, GET_COLLECTION_ID = 0xbb, GET_SCOPE_ID = 0xbc, GET_ERROR_MAP = 0xfe;
     /** The sub-document opcodes, which are also the commands of a multi-path request's specs. */
     public static final int SUBDOC_GET = 0xc5, SUBDOC_EXISTS = 0xc6, SUBDOC_DICT_ADD = 0xc7,
             SUBDOC_DICT_UPSERT = 0xc8, SUBDOC_DELETE = 0xc9, SUBDOC_REPLACE = 0xca, SUBDOC_ARRAY_PUSH_LAST = 0xcb,
@@ -32,7 +32,10 @@ public final class BinaryClient implements AutoCloseable {
             SUBDOC_COUNTER = 0xcf, SUBDOC_MULTI_LOOKUP = 0xd0, SUBDOC_MULTI_MUTATION = 0xd1,
             SUBDOC_GET_COUNT = 0xd2;
     /** HELLO feature codes. */
-    public static final int XERROR = 0x07, SELECT_BUCKET_FEATURE = 0x08, JSON = 0x0b, COLLECTIONS = 0x12;
+    public static final int XERROR = 0x07, SELECT_BUCKET_FEATURE = 0x08, JSON = 0x0b, ALT_REQUEST = 0x10,
+            COLLECTIONS = 0x12, PRESERVE_TTL = 0x14;
+    /** The frame info asking a store to keep the item's expiry: id 5, no data. */
+    public static final byte[] PRESERVE_TTL_INFO = {0x50};
     public static final byte[] NONE = new byte[0];
 
     /** One response frame, fields as on the wire. */
@@ -89,6 +92,20 @@ public final class BinaryClient implements AutoCloseable {
         buffer.put((byte) 0x80).put((byte) opcode).putShort((short) key.length).put((byte) extras.length)
                 .put((byte) dataType).putShort((short) vbucket).putInt(extras.length + key.length + value.length)
                 .putInt(opaque).putLong(cas).put(extras).put(key).put(value);
+        return buffer.array();
+    }
+
+    /**
+     * A request frame in Couchbase's alternative framing (magic 0x08): the framing extras ahead of the extras,
+     * their length in byte 2 and the key's (one byte) in byte 3.
+     */
+    public static byte[] altFrame(int opcode, byte[] framing, byte[] extras, byte[] key, byte[] value, long cas,
+                                  int opaque) {
+        int body = framing.length + extras.length + key.length + value.length;
+        ByteBuffer buffer = ByteBuffer.allocate(24 + body);
+        buffer.put((byte) 0x08).put((byte) opcode).put((byte) framing.length).put((byte) key.length)
+                .put((byte) extras.length).put((byte) 0).putShort((short) 0).putInt(body).putInt(opaque).putLong(cas)
+                .put(framing).put(extras).put(key).put(value);
         return buffer.array();
     }
 

@@ -135,7 +135,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
             }
             value = store.value();
             flags = store.flags();
-            expiresAt = store.expiresAt();
+            expiresAt = store.keepExpiry() && live != null ? live.expiresAt() : store.expiresAt();
         }
         long cas = newCas.getAsLong();
         Item next = new Item(value, flags, cas, expiresAt);

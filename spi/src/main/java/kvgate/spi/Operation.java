@@ -44,9 +44,18 @@ public sealed interface Operation {
      * @param expiresAt absolute expiry; ignored by append and prepend, which keep the old one
      * @param cas 0, or the CAS the existing item must have: a mismatch is {@link Status#EXISTS}, a missing item
      *     {@link Status#NOT_FOUND}
+     * @param keepExpiry whether an item already there keeps its own expiry, {@code expiresAt} then applying only to
+     *     an item created here (Couchbase's Preserve TTL); only a backend declaring {@link Capability#KEEP_EXPIRY}
+     *     receives such a store, others are answered {@link Status#UNSUPPORTED} without being asked
      */
-    record Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt, long cas)
-            implements KeyOperation {
+    record Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt, long cas,
+                 boolean keepExpiry) implements KeyOperation {
+        /** A store whose {@code expiresAt} applies to the item whether or not one was there. */
+        public Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt,
+                     long cas) {
+            this(namespace, key, mode, value, flags, expiresAt, cas, false);
+        }
+
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.store(this);

@@ -132,6 +132,23 @@ class ItemTransitionTest {
     }
 
     @Test
+    void aStoreKeepingTheExpiryKeepsTheReplacedItemsAndGivesANewItemItsOwn() {
+        Operation.Store keeping = new Operation.Store(NS, KEY, StoreMode.SET, bytes("new"), 5, FUTURE + 1, 0, true);
+        assertStored(apply(keeping, item("old", 9, FUTURE)), "new", 5, FUTURE);
+        newSupplier();
+        assertStored(apply(keeping, item("old", 9, Item.NEVER)), "new", 5, Item.NEVER);
+        newSupplier();
+        assertStored(apply(keeping, null), "new", 5, FUTURE + 1);
+        newSupplier();
+        // An expired item is no item: the store's own expiry applies.
+        assertStored(apply(keeping, item("old", 9, PAST)), "new", 5, FUTURE + 1);
+        newSupplier();
+        Operation.Store replacing = new Operation.Store(NS, KEY, StoreMode.REPLACE, bytes("r"), 0, Item.NEVER, OLD_CAS,
+                true);
+        assertStored(apply(replacing, item("old", 9, FUTURE)), "r", 0, FUTURE);
+    }
+
+    @Test
     void setWithMatchingCasStores() {
         assertStored(apply(store(StoreMode.SET, "new", 1, Item.NEVER, OLD_CAS), item("old", 0, Item.NEVER)),
                 "new", 1, Item.NEVER);

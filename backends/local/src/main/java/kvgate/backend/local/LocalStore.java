@@ -250,7 +250,8 @@ final class LocalStore implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return inMemory ? EnumSet.of(Capability.SCAN) : EnumSet.of(Capability.DURABLE, Capability.SCAN);
+        return inMemory ? EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY)
+                : EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY);
     }
 
     @Override

@@ -684,7 +684,7 @@ class LocalStoreTest {
     @Test
     void inMemoryStoreWorksAndIsNotDurable() throws Exception {
         Backend backend = openMemory();
-        assertEquals(EnumSet.of(Capability.SCAN), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY), backend.capabilities());
         set(backend, "m", "memory");
         assertEquals("memory", value(backend, NS, "m"));
         assertEquals(1, currItems(backend));
@@ -694,7 +694,7 @@ class LocalStoreTest {
     @Test
     void fileStoreIsDurable() throws Exception {
         Backend backend = openFile("0");
-        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY), backend.capabilities());
         assertTrue(Files.exists(dir.resolve("kvgate.mv.db")));
     }
 

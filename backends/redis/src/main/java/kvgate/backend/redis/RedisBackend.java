@@ -82,7 +82,8 @@ final class RedisBackend implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS);
+        return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS,
+                Capability.KEEP_EXPIRY);
     }
 
     @Override
@@ -139,7 +140,8 @@ final class RedisBackend implements Backend {
         public CompletionStage<Result> store(Operation.Store store) {
             return item(channel, Script.STORE, store, KeyLayout.utf8(mode(store)), store.value(),
                     KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
-                    StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize)
+                    StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize,
+                    KeyLayout.utf8(store.keepExpiry() ? "keep" : ""))
                     .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
         }
 
@@ -275,8 +277,8 @@ final class RedisBackend implements Backend {
     }
 
     /**
-     * Runs an item script: KEYS are the item, its index shard and its shard's CAS mark, ARGV the client's key, the gateway's time (by which
-     * the script judges expiry, as {@link Starter#get} does) then {@code args}.
+     * Runs an item script: KEYS are the item, its index shard and its shard's CAS mark, ARGV the client's key, the
+     * gateway's time (by which the script judges expiry, as {@link Starter#get} does) then {@code args}.
      */
     private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
                                              Operation.KeyOperation operation, byte[]... args) {

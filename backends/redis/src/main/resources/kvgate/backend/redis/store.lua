@@ -1,5 +1,5 @@
--- ARGV: key, now, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit.
--- Returns {status} or {'OK', cas}.
+-- ARGV: key, now, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit,
+-- 'keep' to keep the expiry of an item already there ('' to give it this one). Returns {status} or {'OK', cas}.
 local mode, value, flags, expires, wanted = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local item = read()
 local joining = mode == 'append' or mode == 'prepend'
@@ -27,6 +27,8 @@ if joining then
   flags, expires = item.flags, item.expires
 elseif #value > tonumber(ARGV[8]) then
   return {'TOO_LARGE'}
+elseif item ~= nil and ARGV[9] == 'keep' then
+  expires = item.expires
 end
 local cas = next_cas(item)
 write(value, flags, cas, expires)
