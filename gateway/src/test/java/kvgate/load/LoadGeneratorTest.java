@@ -90,6 +90,52 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void aSeriesRunsEveryTargetEachRoundInAlternatingOrderAndReportsEachRunsTargetAndTime() throws Exception {
+        Series series = Series.parse("--protocol=binary", "--port=" + gateway.port() + "," + memcached.port(0),
+                "--watch=1/2,3;4", "--rounds=3", "--warmup=1", "--rewarm=0", "--connections=2", "--depth=4",
+                "--seconds=0.2", "--keys=" + KEYS, "--rate=2000", "--batch=4");
+        List<Series.Run> runs = series.runs();
+        int[] ports = {gateway.port(), memcached.port(0)};
+        int[][] order = {{0, 1}, {1, 0}, {0, 1}};
+        assertEquals(6, runs.size());
+        for (int i = 0; i < runs.size(); i++) {
+            Series.Run run = runs.get(i);
+            int target = order[i / 2][i % 2];
+            assertEquals(i / 2 + 1, run.round());
+            assertEquals(ports[target], run.options().port());
+            assertEquals(target == 0 ? List.of("1/2", "3") : List.of("4"), run.options().watch());
+            assertEquals(i == 0 ? 1.0 : 0.0, run.options().warmup(), "only the first run warms up in full");
+            assertEquals(2000, run.options().rate());
+        }
+        long before = System.currentTimeMillis();
+        for (Series.Run run : runs.subList(0, 2)) {
+            Report report = LoadRun.run(run.options());
+            assertEquals(0, report.errors(), report::summary);
+            assertTrue(report.ops() > 0, report::summary);
+            assertEquals(run.options().port(), report.port());
+            assertTrue(report.fromMillis() >= before && report.fromMillis() <= System.currentTimeMillis(),
+                    "the measured period's start by the wall clock");
+            assertTrue(report.json().contains("\"port\":" + run.options().port() + ","), report.json());
+            before = report.fromMillis();
+        }
+    }
+
+    @Test
+    void aSeriesRefusesWhatItCannotRun() {
+        assertThrows(IllegalArgumentException.class, () -> Series.parse("--port=1,2", "--watch=3"),
+                "a watch list for one of two targets");
+        assertThrows(IllegalArgumentException.class, () -> Series.parse("--port=1,2", "--fill=10"),
+                "a fill of two targets");
+        assertThrows(IllegalArgumentException.class, () -> Series.parse("--port=1", "--rounds=0"));
+        assertThrows(IllegalArgumentException.class, () -> Series.parse("--port=1", "--rewarm=-1"));
+        assertThrows(IllegalArgumentException.class, () -> Series.parse("--port=1,2", "--nonsense=1"));
+        assertThrows(IllegalArgumentException.class, () -> Series.parse("--port=1,x"));
+        Series one = Series.parse("--port=7", "--warmup=3");
+        assertEquals(1, one.runs().size());
+        assertEquals(3.0, one.runs().get(0).options().warmup());
+    }
+
+    @Test
     void binaryLoadIsServedByTheGatewayAndItsValuesAreStored() throws Exception {
         long before = served(Verb.GET, Verb.SET);
         Report report = run("binary", gateway.port());

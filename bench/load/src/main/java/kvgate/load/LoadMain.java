@@ -1,8 +1,12 @@
 package kvgate.load;
 
 import io.netty.util.ResourceLeakDetector;
+import java.util.List;
 
-/** {@code java -jar kvgate-load.jar --protocol=binary --port=11211 ...}: one run, its JSON line on stdout. */
+/**
+ * {@code java -jar kvgate-load.jar --protocol=binary --port=11211 ...}: one run, or a {@link Series} of them, each
+ * run's JSON line on stdout as it ends (with its round, in a series of more than one run).
+ */
 public final class LoadMain {
     private LoadMain() {
     }
@@ -19,23 +23,32 @@ public final class LoadMain {
             // turns it back on here.
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
-        LoadOptions options;
+        Series series;
         try {
-            options = LoadOptions.parse(args);
+            series = Series.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("kvgate-load: " + e.getMessage());
             System.err.println(LoadOptions.USAGE);
             System.exit(2);
             return;
         }
-        try {
-            Report report = LoadRun.run(options);
-            System.out.println(report.json());
-            System.err.print(report.summary());
-            System.exit(report.errors() > 0 ? 1 : 0);
-        } catch (Exception e) {
-            System.err.println("kvgate-load: " + e.getMessage());
-            System.exit(1);
+        List<Series.Run> runs = series.runs();
+        boolean failed = false;
+        for (Series.Run run : runs) {
+            try {
+                Report report = LoadRun.run(run.options());
+                String json = report.json();
+                // A run of a series says which round it was; its port says which target.
+                System.out.println(runs.size() == 1 ? json : "{\"round\":" + run.round() + "," + json.substring(1));
+                System.out.flush();
+                System.err.print(report.summary());
+                failed |= report.errors() > 0;
+            } catch (Exception e) {
+                System.err.println("kvgate-load: port " + run.options().port() + ", round " + run.round() + ": "
+                        + e.getMessage());
+                failed = true;
+            }
         }
+        System.exit(failed ? 1 : 0);
     }
 }

@@ -52,7 +52,12 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
               --timeout-ms=5000 --multi-keys=10 --collections=4 --seed=1
               --watch=PID[/TID],... also report these processes' (or threads') CPU use, and the machine's,
                                     over the period
-            Prints one JSON line on stdout and a summary on stderr.""";
+            Several targets, in rounds, in one process (the generator compiled once for all of them):
+              --port=N1,N2,...      each round runs every target once, in this order in odd rounds and in the
+                                    reverse order in even ones
+              --watch=W1;W2;...     a --watch list per target
+              --rounds=1            --rewarm=S  the warm-up of every run after the first (default: --warmup)
+            Prints one JSON line per run on stdout, as it ends, and a summary on stderr.""";
 
     public LoadOptions {
         require(port > 0 && port < 65536, "--port between 1 and 65535");
@@ -91,8 +96,20 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
         return rate > 0;
     }
 
+    /** The same run with another warm-up. */
+    LoadOptions withWarmup(double seconds) {
+        return new LoadOptions(protocol, host, port, connections, depth, this.seconds, seconds, keys, keySize,
+                valueSize, getRatio, threads, rate, batch, fill, prefill, timeoutMillis, multiKeys, collections, seed,
+                watch);
+    }
+
     /** Parses {@code --name=value} (or {@code --name value}) arguments; see {@link #USAGE}. */
     public static LoadOptions parse(String... args) {
+        return parse(arguments(args));
+    }
+
+    /** The arguments by name: {@code --name=value} or {@code --name value}. */
+    static Map<String, String> arguments(String... args) {
         Map<String, String> given = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -108,6 +125,11 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                 throw new IllegalArgumentException("no value for " + arg);
             }
         }
+        return given;
+    }
+
+    /** Parses the arguments by name, which it takes out of {@code given} as it reads them. */
+    static LoadOptions parse(Map<String, String> given) {
         Arguments a = new Arguments(given);
         LoadOptions options = new LoadOptions(Protocol.named(a.text("protocol", "binary")),
                 a.text("host", "127.0.0.1"), a.integer("port", 0), a.integer("connections", 16),

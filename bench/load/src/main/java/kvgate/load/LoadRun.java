@@ -357,7 +357,8 @@ public final class LoadRun {
 
     private Report report(String mode, Period period, long unsent, long catchUpNanos) {
         Usage.Measured usage = period.usage();
-        return Report.of(options, mode, epoll ? "epoll" : "nio", usage.seconds(), period.answered(), period.reads(),
+        return Report.of(options, mode, epoll ? "epoll" : "nio", usage.fromMillis(), usage.seconds(),
+                period.answered(), period.reads(),
                 period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), period.lateNanos(),
                 catchUpNanos, usage.cpu(),
                 usage.watched(), usage.machine(), usage.interrupts(), List.copyOf(problems));
@@ -365,9 +366,12 @@ public final class LoadRun {
 
     /** Time and CPU from the moment it is made: the generator's own, the watched processes', the machine's. */
     private final class Usage {
-        record Measured(double seconds, double cpu, List<Double> watched, double machine, double interrupts) {
+        /** {@code fromMillis}: when the period began, by the wall clock, for telling it from other events. */
+        record Measured(long fromMillis, double seconds, double cpu, List<Double> watched, double machine,
+                        double interrupts) {
         }
 
+        private final long fromMillis = System.currentTimeMillis();
         private final long start = System.nanoTime();
         private final double cpu = cpuNanos();
         private final long[] watched = options.watch().stream().mapToLong(ProcCpu::process).toArray();
@@ -380,7 +384,7 @@ public final class LoadRun {
             for (int i = 0; i < watched.length; i++) {
                 watchedCpu.add(ProcCpu.percent(watched[i], ProcCpu.process(options.watch().get(i)), seconds));
             }
-            return new Measured(seconds, (cpuNanos() - cpu) / 1e9 / seconds * 100, watchedCpu,
+            return new Measured(fromMillis, seconds, (cpuNanos() - cpu) / 1e9 / seconds * 100, watchedCpu,
                     ProcCpu.percent(machine, ProcCpu.machineProcesses(), seconds),
                     ProcCpu.percent(interrupts, ProcCpu.machineInterrupts(), seconds));
         }
