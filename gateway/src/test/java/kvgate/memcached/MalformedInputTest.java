@@ -66,22 +66,6 @@ class MalformedInputTest {
     }
 
     @Test
-    void altFramingWithoutNegotiationIsACleanError() throws Exception {
-        try (BinaryClient c = new BinaryClient(gateway.port())) {
-            // magic 0x08: byte 2 = framing extras length, byte 3 = key length
-            byte[] alt = frame(GET, NONE, bytes("ab"), NONE, 0, 9);
-            alt[0] = 0x08;
-            alt[2] = 0;
-            alt[3] = 2;
-            c.send(alt);
-            Response r = c.read();
-            assertEquals(0x0004, r.status());
-            assertEquals(9, r.opaque());
-            assertUsable(c);
-        }
-    }
-
-    @Test
     void keyAndExtrasLongerThanTheBodyAreInvalid() throws Exception {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             ByteBuffer header = ByteBuffer.allocate(24 + 5);

@@ -28,18 +28,18 @@ import org.HdrHistogram.Histogram;
  * @param interruptCpu CPU the machine spent on interrupts (loopback networking), percent of one core
  */
 public record Report(String protocol, int port, String mode, String transport, int connections, int depth,
-        int threads, double rate, int batch, long fromMillis, double seconds, long ops, long reads, long misses, long errors, long timeouts,
-        long unsent, double p50, double p99, double p999, double max, double mean, double lateMax, double catchUp,
-        double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
+        int threads, double rate, int batch, long fromMillis, double seconds, long ops, long reads, long misses,
+        long errors, long timeouts, long unsent, double p50, double p99, double p999, double max, double mean,
+        double lateMax, double catchUp, double cpuPercent, List<Double> watchedCpu, double machineCpu,
+        double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, long fromMillis, double seconds, long ops,
-            long reads,
-            long misses, long errors, long timeouts, long unsent, Histogram latencies, long lateNanos,
+            long reads, long misses, long errors, long timeouts, long unsent, Histogram latencies, long lateNanos,
             long catchUpNanos, double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu,
             List<String> problems) {
         return new Report(options.protocol().label(), options.port(), mode, transport, options.connections(),
-                options.depth(), options.threads(), options.rate(), options.batch(), fromMillis, seconds, ops, reads, misses, errors, timeouts,
-                unsent,
+                options.depth(), options.threads(), options.rate(), options.batch(), fromMillis, seconds, ops, reads,
+                misses, errors, timeouts, unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
                 latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, micros(lateNanos),
@@ -66,8 +66,8 @@ public record Report(String protocol, int port, String mode, String transport, i
                 + "\"late_max_us\":%.1f,\"catch_up_ms\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],"
                 + "\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
                 protocol, port, mode, transport, connections, depth, threads, rate, batch, fromMillis, seconds, ops,
-                opsPerSecond(),
-                reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, lateMax, catchUp, cpuPercent,
+                opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, lateMax, catchUp,
+                cpuPercent,
                 watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
                         .collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);
