@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
 import kvgate.testing.BinaryClient;
@@ -105,18 +107,27 @@ class LoadGeneratorTest {
             assertEquals(ports[target], run.options().port());
             assertEquals(target == 0 ? List.of("1/2", "3") : List.of("4"), run.options().watch());
             assertEquals(i == 0 ? 1.0 : 0.0, run.options().warmup(), "only the first run warms up in full");
+            assertEquals(i < 2, run.options().prefill(), "each target's keys are stored in its first run only");
             assertEquals(2000, run.options().rate());
         }
-        long before = System.currentTimeMillis();
-        for (Series.Run run : runs.subList(0, 2)) {
-            Report report = LoadRun.run(run.options());
-            assertEquals(0, report.errors(), report::summary);
-            assertTrue(report.ops() > 0, report::summary);
-            assertEquals(run.options().port(), report.port());
-            assertTrue(report.fromMillis() >= before && report.fromMillis() <= System.currentTimeMillis(),
-                    "the measured period's start by the wall clock");
-            assertTrue(report.json().contains("\"port\":" + run.options().port() + ","), report.json());
-            before = report.fromMillis();
+        // The runs of a series share the event loops, which outlive each run.
+        EventLoopGroup group = LoadRun.newGroup(1);
+        try {
+            long before = System.currentTimeMillis();
+            for (Series.Run run : runs.subList(0, 4)) {
+                Report report = LoadRun.run(run.options(), group);
+                assertEquals(0, report.errors(), report::summary);
+                assertTrue(report.ops() > 0, report::summary);
+                assertEquals(0, report.misses(), "the keys stored in the target's first run are there in the next");
+                assertEquals(run.options().port(), report.port());
+                assertTrue(report.fromMillis() >= before && report.fromMillis() <= System.currentTimeMillis(),
+                        "the measured period's start by the wall clock");
+                assertTrue(report.json().contains("\"port\":" + run.options().port() + ","), report.json());
+                before = report.fromMillis();
+            }
+            assertTrue(!group.isShuttingDown(), "a run leaves the shared event loops running");
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 

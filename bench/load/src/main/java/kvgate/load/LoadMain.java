@@ -1,7 +1,9 @@
 package kvgate.load;
 
+import io.netty.channel.EventLoopGroup;
 import io.netty.util.ResourceLeakDetector;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code java -jar kvgate-load.jar --protocol=binary --port=11211 ...}: one run, or a {@link Series} of them, each
@@ -34,9 +36,10 @@ public final class LoadMain {
         }
         List<Series.Run> runs = series.runs();
         boolean failed = false;
+        EventLoopGroup group = LoadRun.newGroup(series.targets().get(0).threads());
         for (Series.Run run : runs) {
             try {
-                Report report = LoadRun.run(run.options());
+                Report report = LoadRun.run(run.options(), group);
                 String json = report.json();
                 // A run of a series says which round it was; its port says which target.
                 System.out.println(runs.size() == 1 ? json : "{\"round\":" + run.round() + "," + json.substring(1));
@@ -49,6 +52,7 @@ public final class LoadMain {
                 failed = true;
             }
         }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         System.exit(failed ? 1 : 0);
     }
 }

@@ -96,11 +96,10 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
         return rate > 0;
     }
 
-    /** The same run with another warm-up. */
-    LoadOptions withWarmup(double seconds) {
-        return new LoadOptions(protocol, host, port, connections, depth, this.seconds, seconds, keys, keySize,
-                valueSize, getRatio, threads, rate, batch, fill, prefill, timeoutMillis, multiKeys, collections, seed,
-                watch);
+    /** The same run with another warm-up, and with or without storing the key space first. */
+    LoadOptions rerun(double warmup, boolean prefill) {
+        return new LoadOptions(protocol, host, port, connections, depth, seconds, warmup, keys, keySize, valueSize,
+                getRatio, threads, rate, batch, fill, prefill, timeoutMillis, multiKeys, collections, seed, watch);
     }
 
     /** Parses {@code --name=value} (or {@code --name value}) arguments; see {@link #USAGE}. */
