@@ -22,8 +22,9 @@ public enum Capability {
     /**
      * The backend executes a {@link Operation.Store} that keeps the expiry of the item it replaces
      * ({@link Operation.Store#keepExpiry()}), reading that expiry and writing the new item in one atomic step. A
-     * backend applying {@link ItemTransition} gets this from it. Without it such stores are refused: no generic
-     * layer can do it for a backend whose reads do not tell an item's expiry (memcached's do not).
+     * backend applying {@link ItemTransition} has the work done by it, and need only declare this. Without it such
+     * stores are refused: no generic layer can do it for a backend whose reads do not tell an item's expiry
+     * (memcached's do not).
      */
     KEEP_EXPIRY,
     /** The backend lists a namespace's items itself: it executes {@link Operation.Scan}. */

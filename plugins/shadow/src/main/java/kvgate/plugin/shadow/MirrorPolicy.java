@@ -126,7 +126,8 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
     /** The write of {@link #checksCas} without its CAS: what the shadow is sent once the primary accepted it. */
     static Operation withoutCas(Operation operation) {
         if (operation instanceof Operation.Store s) {
-            return new Operation.Store(s.namespace(), s.key(), s.mode(), s.value(), s.flags(), s.expiresAt(), 0);
+            return new Operation.Store(s.namespace(), s.key(), s.mode(), s.value(), s.flags(), s.expiresAt(), 0,
+                    s.keepExpiry());
         } else if (operation instanceof Operation.Delete d) {
             return new Operation.Delete(d.namespace(), d.key(), 0);
         } else if (operation instanceof Operation.Arithmetic a) {

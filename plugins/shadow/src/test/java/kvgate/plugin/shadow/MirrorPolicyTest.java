@@ -86,6 +86,9 @@ class MirrorPolicyTest {
         Operation.Store plain = (Operation.Store) MirrorPolicy.withoutCas(set("k", 42));
         assertEquals(0, plain.cas());
         assertEquals(7, plain.flags());
+        assertFalse(plain.keepExpiry());
+        Operation.Store keeping = new Operation.Store(NS, key("k"), StoreMode.SET, new byte[] {1}, 7, 0, 42, true);
+        assertTrue(((Operation.Store) MirrorPolicy.withoutCas(keeping)).keepExpiry(), "Preserve TTL is mirrored");
         Operation.Delete delete = (Operation.Delete) MirrorPolicy.withoutCas(new Operation.Delete(NS, key("k"), 9));
         assertEquals(0, delete.cas());
         Operation.Arithmetic incr = (Operation.Arithmetic) MirrorPolicy.withoutCas(

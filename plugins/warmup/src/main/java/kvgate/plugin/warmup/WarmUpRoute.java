@@ -372,8 +372,10 @@ final class WarmUpRoute implements Route {
      */
     private CompletionStage<Result> copyBack(Operation.KeyOperation operation, Result result) {
         CompletionStage<Result> item;
+        // What a store wrote is the store's own, unless the new store kept part of it: the old value (append,
+        // prepend) or the old expiry (Preserve TTL); then it is read back.
         if (operation instanceof Operation.Store store && store.mode() != StoreMode.APPEND
-                && store.mode() != StoreMode.PREPEND) {
+                && store.mode() != StoreMode.PREPEND && !store.keepExpiry()) {
             item = done(new Result.Value(new Item(store.value(), store.flags(), 0, store.expiresAt())));
         } else if (result instanceof Result.Value touched) {
             item = done(touched);

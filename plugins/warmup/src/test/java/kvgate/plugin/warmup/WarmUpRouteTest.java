@@ -376,6 +376,18 @@ class WarmUpRouteTest {
     }
 
     @Test
+    void withWritesBothAStoreKeepingItsExpiryGivesTheOldStoreTheExpiryTheNewOneKept() {
+        long later = System.currentTimeMillis() + 3_600_000;
+        run(newStore, new Operation.Store(NS, bytes("p"), StoreMode.SET, bytes("v1"), 0, later, 0));
+        WarmUpRoute node = node("writes", "both");
+        assertTrue(run(node, new Operation.Store(NS, bytes("p"), StoreMode.SET, bytes("v2"), 0, Item.NEVER, 0,
+                true)).ok());
+        assertEquals(later, newStore.item("p").expiresAt(), "kept by the new store");
+        assertEquals("v2", text(oldStore.item("p")));
+        assertEquals(later, oldStore.item("p").expiresAt(), "the old store's copy has the expiry kept, not none");
+    }
+
+    @Test
     void theBackfillCopiesEveryItemWithoutOverwritingNewerWrites() throws Exception {
         for (int i = 0; i < 50; i++) {
             run(oldStore, set("k" + i, "old" + i));
