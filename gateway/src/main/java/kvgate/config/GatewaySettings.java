@@ -61,6 +61,7 @@ public final class GatewaySettings {
     public static final String METRICS_ENABLE = "metrics.enable";
     public static final String METRICS_BIND = "metrics.bind";
     public static final String METRICS_PORT = "metrics.port";
+    public static final String METRICS_LOOP_LAG_MS = "metrics.loop_lag_ms";
     /** {@link #COUNTER_STORE} value for the built-in store: in this process's memory, not persisted. */
     public static final String MEMORY_COUNTER_STORE = "memory";
 
@@ -181,7 +182,9 @@ public final class GatewaySettings {
             Setting.integer(ADMIN_PORT, 11299, 0, 65535, "admin port (0: any free port)"),
             Setting.bool(METRICS_ENABLE, false, "serve the meters over HTTP for Prometheus to scrape (GET /metrics)"),
             Setting.text(METRICS_BIND, "127.0.0.1", "address of the metrics listener"),
-            Setting.integer(METRICS_PORT, 11298, 0, 65535, "metrics port (0: any free port)"));
+            Setting.integer(METRICS_PORT, 11298, 0, 65535, "metrics port (0: any free port)"),
+            Setting.integer(METRICS_LOOP_LAG_MS, 10, 0, 60_000,
+                    "how often each network thread is probed for how late it runs its work, in ms (0: never)"));
 
     private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
 

@@ -95,6 +95,12 @@ public final class MemcachedStats {
         stats.put("version", BinaryTranslator.VERSION);
         stats.put("pointer_size", "64");
         stats.put("threads", Integer.toString(ioThreads));
+        // How late the network threads got to their work over the last minute (see LoopLag).
+        GatewayMetrics.LagSummary lag = metrics.loopLagSummary();
+        stats.put("event_loop_lag_p50_us", Long.toString(lag.p50()));
+        stats.put("event_loop_lag_p99_us", Long.toString(lag.p99()));
+        stats.put("event_loop_lag_p999_us", Long.toString(lag.p999()));
+        stats.put("event_loop_lag_max_us", Long.toString(lag.max()));
         stats.put("curr_connections", Long.toString(metrics.currentConnections()));
         stats.put("total_connections", Long.toString(metrics.totalConnections()));
         stats.put("cmd_get", Long.toString(metrics.count(Verb.GET)));

@@ -4,6 +4,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -45,6 +50,8 @@ import kvgate.spi.Status;
  *       timeout</li>
  *   <li>{@code kvgate.route.<counter>} (tag {@code route}): what route nodes count of themselves (see
  *       {@link kvgate.spi.RouteContext.Counters})</li>
+ *   <li>{@code kvgate.eventloop.lag}: how long after its due time a probe on a network thread ran (see
+ *       {@link kvgate.server.LoopLag}), with its median, p99 and p99.9 over the last minute</li>
  * </ul>
  */
 public final class GatewayMetrics implements AutoCloseable {
@@ -57,6 +64,7 @@ public final class GatewayMetrics implements AutoCloseable {
     private final long startedAtMillis = System.currentTimeMillis();
     /** Route nodes' counters by {@code <route>:<counter>}, kept over reloads so that they only ever rise. */
     private final Map<String, LongAdder> routeCounters = new ConcurrentHashMap<>();
+    private final Timer loopLag;
     /** The prefix of the gateway's own meters. */
     private static final String PREFIX = "kvgate.";
     private static final Pattern COUNTER_NAME = Pattern.compile("[a-z0-9_]{1,64}");
@@ -101,6 +109,33 @@ public final class GatewayMetrics implements AutoCloseable {
                         .register(registry);
             }
         }
+        // Percentiles over a minute, as the tail of a thread's lag is what a client's latency tail takes from it.
+        loopLag = Timer.builder(PREFIX + "eventloop.lag")
+                .description("how long after its due time work on a network thread ran")
+                .publishPercentiles(0.5, 0.99, 0.999)
+                .distributionStatisticExpiry(Duration.ofMinutes(1))
+                .distributionStatisticBufferLength(2)
+                .register(registry);
+    }
+
+    /** Where the network threads' lag is recorded. */
+    public Timer loopLag() {
+        return loopLag;
+    }
+
+    /** The network threads' lag over the last minute, in microseconds: its median, p99, p99.9 and longest. */
+    public LagSummary loopLagSummary() {
+        HistogramSnapshot snapshot = loopLag.takeSnapshot();
+        double[] at = new double[3];
+        for (ValueAtPercentile value : snapshot.percentileValues()) {
+            int index = value.percentile() == 0.5 ? 0 : value.percentile() == 0.99 ? 1 : 2;
+            at[index] = value.value(TimeUnit.MICROSECONDS);
+        }
+        return new LagSummary((long) at[0], (long) at[1], (long) at[2], (long) snapshot.max(TimeUnit.MICROSECONDS));
+    }
+
+    /** A summary of {@link #loopLag()}, in microseconds. */
+    public record LagSummary(long p50, long p99, long p999, long max) {
     }
 
     public long startedAtMillis() {

@@ -245,6 +245,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             EventLoopGroup workers = threads.workers();
             String directoryScope = gateway.text(GatewaySettings.SCAN_DIRECTORY);
             metrics = GatewayMetrics.forPrometheus();
+            threads.probeLag(metrics.loopLag(), gateway.integer(GatewaySettings.METRICS_LOOP_LAG_MS));
             RouteTree.Opener opener = instance -> {
                 boolean legacy = instance.name().equals(RouteTree.DEFAULT_BACKEND);
                 // The single backend keeps its type as its name, as before there were several.

@@ -1,5 +1,6 @@
 package kvgate.server;
 
+import io.micrometer.core.instrument.Timer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -21,6 +22,8 @@ public final class NetworkThreads implements AutoCloseable {
     private final EventLoopGroup workers;
     private final boolean epoll;
     private final int threads;
+    /** The probe of the workers' lag, once started; null until then, or when not asked for. */
+    private LoopLag lag;
 
     /** @param threads worker threads, 0 for two per core */
     public NetworkThreads(int threads) {
@@ -37,6 +40,13 @@ public final class NetworkThreads implements AutoCloseable {
 
     public EventLoopGroup workers() {
         return workers;
+    }
+
+    /** Probes each worker's lag every {@code periodMillis} into {@code timer} (0: never), until closed. */
+    public void probeLag(Timer timer, long periodMillis) {
+        if (periodMillis > 0 && lag == null) {
+            lag = new LoopLag(workers, timer, periodMillis);
+        }
     }
 
     public int threads() {
@@ -57,6 +67,9 @@ public final class NetworkThreads implements AutoCloseable {
 
     @Override
     public void close() {
+        if (lag != null) {
+            lag.close();
+        }
         Future<?> a = acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         Future<?> w = workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         a.awaitUninterruptibly();

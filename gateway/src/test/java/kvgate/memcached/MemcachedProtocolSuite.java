@@ -416,6 +416,14 @@ abstract class MemcachedProtocolSuite {
             assertEquals(1, delta(before, after, "get_misses"));
             assertEquals(1, delta(before, after, "cmd_set"));
             assertTrue(Long.parseLong(after.get("curr_connections")) >= 1);
+            // The network threads' lag over the last minute, in microseconds, in order (the suite's gateway has
+            // been up long enough for probes every 10 ms to have run).
+            long p50 = Long.parseLong(after.get("event_loop_lag_p50_us"));
+            long p99 = Long.parseLong(after.get("event_loop_lag_p99_us"));
+            long p999 = Long.parseLong(after.get("event_loop_lag_p999_us"));
+            long max = Long.parseLong(after.get("event_loop_lag_max_us"));
+            // Percentiles come from a histogram's buckets, the longest is exact: a little slack for the buckets.
+            assertTrue(0 <= p50 && p50 <= p99 && p99 <= p999 && 0 < max && p99 <= max + max / 8, after.toString());
             // A remote backend reports its servers' item counts as of its last poll (within a second or so).
             long deadline = System.currentTimeMillis() + 5000;
             while (Long.parseLong(stats(c, "").get("curr_items")) < 1 && System.currentTimeMillis() < deadline) {
