@@ -123,6 +123,9 @@ class LoadGeneratorTest {
                 assertTrue(report.fromMillis() >= before && report.fromMillis() <= System.currentTimeMillis(),
                         "the measured period's start by the wall clock");
                 assertTrue(report.json().contains("\"port\":" + run.options().port() + ","), report.json());
+                // A request leaves at its intended time or later: counted from its send, its latency is no longer.
+                assertTrue(report.sentP99() <= report.p99() && report.sentP999() <= report.p999(), report.json());
+                assertTrue(report.sentP99() > 0, report.json());
                 before = report.fromMillis();
             }
             assertTrue(!group.isShuttingDown(), "a run leaves the shared event loops running");

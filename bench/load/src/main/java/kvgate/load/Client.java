@@ -185,10 +185,11 @@ abstract class Client {
     // --- what came back: called by the subclass on the event loop ---
 
     /**
-     * The reply to a request whose latency counts from {@code start}, read at {@code now}: the time of the read that
+     * The reply to a request whose latency counts from {@code start}, sent at {@code sent} (later than {@code start}
+     * when the generator got to it late, or its pipeline was full), read at {@code now}: the time of the read that
      * brought it, so that the generator's work on the replies before it in that read is not counted as latency.
      */
-    final void completed(long start, long now, Outcome outcome, String problem) {
+    final void completed(long start, long sent, long now, Outcome outcome, String problem) {
         inFlight--;
         if (mode == Mode.SETUP && !outcome.answered()) {
             run.fail("connection " + index + ": the preamble was refused: " + problem);
@@ -196,7 +197,7 @@ abstract class Client {
             return;
         }
         if (mode != Mode.SETUP) {
-            run.record(start, now, outcome, problem);
+            run.record(start, sent, now, outcome, problem);
         }
         pump(now);
         finishIfDone();

@@ -154,8 +154,10 @@ final class DatagramClient extends Client {
             }
             Outcome outcome = conversation.judge(reply, kinds[slot], keys[slot]);
             long start = starts[slot];
+            long sent = firstSent[slot];
             free(slot);
-            completed(start, System.nanoTime(), outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
+            completed(start, sent, System.nanoTime(), outcome,
+                    outcome == Outcome.ERROR ? conversation.problem() : null);
         }
 
         @Override

@@ -60,6 +60,12 @@ public final class LoadRun {
      * plain stores (a recorder for many writers, with an atomic add or two a value, was 4% of the generator's CPU).
      */
     private final Latencies latencies;
+    /**
+     * The same replies' latencies from when each request actually left (open loop: later than its intended time
+     * when the generator got to it late, or its connection's pipeline was full), which leaves the generator's own
+     * lateness out.
+     */
+    private final Latencies fromSend;
     private final LongAdder answered = new LongAdder();
     private final LongAdder reads = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -75,6 +81,7 @@ public final class LoadRun {
         this.options = options;
         this.workload = new Workload(options);
         this.latencies = Latencies.forWriters(options.threads());
+        this.fromSend = Latencies.forWriters(options.threads());
     }
 
     /** The latencies the event loops record and the main thread reads, by whichever of HdrHistogram's recorders. */
@@ -128,12 +135,13 @@ public final class LoadRun {
      * would compile the warm-up's path (a branch never taken) and undo it when the measured period begins, and the
      * generator would spend the first moments of the measurement compiling instead of sending.
      */
-    void record(long start, long now, Outcome outcome, String problem) {
+    void record(long start, long sent, long now, Outcome outcome, String problem) {
         if (!outcome.answered()) {
             errors.increment();
             note(problem);
         } else {
             latencies.record().accept(Math.min(LONGEST_NANOS, Math.max(1, now - start)));
+            fromSend.record().accept(Math.min(LONGEST_NANOS, Math.max(1, now - sent)));
             answered.increment();
             if (outcome.read()) {
                 reads.increment();
@@ -347,6 +355,7 @@ public final class LoadRun {
 
     private void reset() {
         latencies.reset().run();
+        fromSend.reset().run();
         lateness.reset();
         answered.reset();
         reads.reset();
@@ -354,7 +363,8 @@ public final class LoadRun {
     }
 
     /** What a measured period saw: its time and CPU, and the replies counted in it. */
-    private record Period(Usage.Measured usage, Histogram latencies, long answered, long reads, long misses,
+    private record Period(Usage.Measured usage, Histogram latencies, Histogram fromSend, long answered, long reads,
+                          long misses,
                           long lateNanos) {
     }
 
@@ -369,7 +379,8 @@ public final class LoadRun {
         Usage usage = new Usage();
         during.run();
         Usage.Measured measured = usage.end();
-        return new Period(measured, latencies.interval().get(), answered.sum(), reads.sum(), misses.sum(),
+        return new Period(measured, latencies.interval().get(), fromSend.interval().get(), answered.sum(), reads.sum(),
+                misses.sum(),
                 lateness.get());
     }
 
@@ -377,7 +388,8 @@ public final class LoadRun {
         Usage.Measured usage = period.usage();
         return Report.of(options, mode, epoll ? "epoll" : "nio", usage.fromMillis(), usage.seconds(),
                 period.answered(), period.reads(),
-                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), period.lateNanos(),
+                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), period.fromSend(),
+                period.lateNanos(),
                 catchUpNanos, usage.cpu(),
                 usage.watched(), usage.machine(), usage.interrupts(), List.copyOf(problems));
     }

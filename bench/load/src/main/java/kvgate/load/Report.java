@@ -19,6 +19,10 @@ import org.HdrHistogram.Histogram;
  * @param errors replies that are not a success or are wrong, unreadable replies, requests lost to a timeout or a
  *     closed connection: over the whole run, the fill and the warm-up included
  * @param unsent requests a fixed rate made due that never left, for lack of room in the pipelines (open loop)
+ * @param sentP99 the p99 of the latencies counted from each request's actual send, not its intended time (the same
+ *     as {@code p99} in a closed loop): without the generator's own lateness, or a full pipeline's wait, in
+ *     microseconds
+ * @param sentP999 the same at p99.9
  * @param lateMax open loop: the longest the generator took to get to a batch after its intended time, in
  *     microseconds; a latency much longer than this was not the generator's pause
  * @param catchUp open loop: how long after the warm-up the generator waited, in milliseconds, to be back within
@@ -30,11 +34,12 @@ import org.HdrHistogram.Histogram;
 public record Report(String protocol, int port, String mode, String transport, int connections, int depth,
         int threads, double rate, int batch, long fromMillis, double seconds, long ops, long reads, long misses,
         long errors, long timeouts, long unsent, double p50, double p99, double p999, double max, double mean,
-        double lateMax, double catchUp, double cpuPercent, List<Double> watchedCpu, double machineCpu,
+        double sentP99, double sentP999, double lateMax, double catchUp, double cpuPercent, List<Double> watchedCpu, double machineCpu,
         double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, long fromMillis, double seconds, long ops,
-            long reads, long misses, long errors, long timeouts, long unsent, Histogram latencies, long lateNanos,
+            long reads, long misses, long errors, long timeouts, long unsent, Histogram latencies, Histogram fromSend,
+            long lateNanos,
             long catchUpNanos, double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu,
             List<String> problems) {
         return new Report(options.protocol().label(), options.port(), mode, transport, options.connections(),
@@ -42,7 +47,9 @@ public record Report(String protocol, int port, String mode, String transport, i
                 misses, errors, timeouts, unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
-                latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000, micros(lateNanos),
+                latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000,
+                micros(fromSend.getValueAtPercentile(99)), micros(fromSend.getValueAtPercentile(99.9)),
+                micros(lateNanos),
                 catchUpNanos / 1e6, cpuPercent,
                 List.copyOf(watchedCpu),
                 machineCpu, interruptCpu, List.copyOf(problems));
@@ -63,10 +70,12 @@ public record Report(String protocol, int port, String mode, String transport, i
                 + "\"from_ms\":%d,\"seconds\":%.3f,"
                 + "\"ops\":%d,\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,"
                 + "\"unsent\":%d,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
+                + "\"sent_p99_us\":%.1f,\"sent_p999_us\":%.1f,"
                 + "\"late_max_us\":%.1f,\"catch_up_ms\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],"
                 + "\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
                 protocol, port, mode, transport, connections, depth, threads, rate, batch, fromMillis, seconds, ops,
-                opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, lateMax, catchUp,
+                opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, sentP99, sentP999,
+                lateMax, catchUp,
                 cpuPercent,
                 watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
                         .collect(Collectors.joining(",")),
@@ -83,8 +92,8 @@ public record Report(String protocol, int port, String mode, String transport, i
                         batch > 1 ? " in batches of " + batch : "") : "",
                 connections, depth, threads, transport, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts,
                 unsent > 0 ? "; " + unsent + " due but never sent" : "", p50, p99, p999, max, mean,
-                mode.equals("open") ? String.format(Locale.ROOT, "; sends up to %.1f late, caught up %.0f ms after "
-                        + "the warm-up", lateMax, catchUp) : "",
+                mode.equals("open") ? String.format(Locale.ROOT, "; from each send: p99 %.1f  p99.9 %.1f; sends up "
+                        + "to %.1f late, caught up %.0f ms after the warm-up", sentP99, sentP999, lateMax, catchUp) : "",
                 cpuPercent));
         for (String problem : problems) {
             text.append("  problem: ").append(problem).append(System.lineSeparator());

@@ -124,13 +124,14 @@ final class StreamClient extends Client {
                     return;
                 }
                 long start = starts[head];
+                long sent = sentAt[head];
                 head = (head + 1) % kinds.length;
                 count--;
                 if (outcome == Outcome.BROKEN) {
                     lost(false, conversation.problem());
                     break;
                 }
-                completed(start, now, outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
+                completed(start, sent, now, outcome, outcome == Outcome.ERROR ? conversation.problem() : null);
             }
             in.skipBytes(in.readableBytes());
         }
