@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.CollectionName;
 import kvgate.collections.CollectionsManifest;
@@ -47,14 +48,15 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private static final int NO_CREATE = 0xffffffff;
 
     /**
-     * The HELLO features granted when asked: XError, SelectBucket, Json, AltRequestSupport, Collections, PreserveTtl.
-     * Others are dropped.
+     * The HELLO features granted when asked: XError, SelectBucket, Json, AltRequestSupport, Collections, PreserveTtl
+     * (where a backend can keep an expiry). Others are dropped.
      */
     static final Set<Integer> GRANTABLE = Set.of(0x07, 0x08, 0x0b, 0x10, 0x12, 0x14);
     private static final int FEATURE_XERROR = 0x07;
     private static final int FEATURE_JSON = 0x0b;
     private static final int FEATURE_ALT_REQUEST = 0x10;
     private static final int FEATURE_COLLECTIONS = 0x12;
+    private static final int FEATURE_PRESERVE_TTL = 0x14;
     private static final int DATATYPE_JSON = 0x01;
     /** The longest logical key in a collection other than the default one: 251 bytes less a 5-byte id. */
     private static final int MAX_COLLECTION_KEY = Opcode.MAX_COLLECTION_KEY_LENGTH - Leb128.MAX_LENGTH;
@@ -93,6 +95,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private final Dispatcher dispatcher;
     /** The largest document a sub-document change may make. */
     private final int maxItemSize;
+    /** Whether a backend of the route tree in force keeps an item's expiry through a store that asks it to. */
+    private final BooleanSupplier keepsExpiry;
     /** The user the connection authenticated as; null before (or after a failed attempt). */
     private String user;
     private int failedAuthentications;
@@ -112,9 +116,13 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
      * @param cluster the cluster map Couchbase clients are given, naming the port this connection reached
      * @param dispatcher where the sub-document commands send their reads and writes
      * @param maxItemSize the largest document a sub-document change may make
+     * @param keepsExpiry whether a backend of the route tree in force keeps an item's expiry through a store
+     *     ({@link kvgate.spi.Capability#KEEP_EXPIRY}): HELLO grants PreserveTtl only then, so that where none can, a
+     *     Couchbase SDK refuses {@code preserveExpiry} itself, as for a server without the feature
      */
     public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                            ClusterConfig cluster, Dispatcher dispatcher, int maxItemSize) {
+                            ClusterConfig cluster, Dispatcher dispatcher, int maxItemSize,
+                            BooleanSupplier keepsExpiry) {
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
@@ -123,6 +131,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         this.cluster = cluster;
         this.dispatcher = dispatcher;
         this.maxItemSize = maxItemSize;
+        this.keepsExpiry = keepsExpiry;
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
     }
 
@@ -430,7 +439,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         Set<Integer> granted = new LinkedHashSet<>();
         while (asked.remaining() >= 2) {
             int feature = asked.getShort() & 0xffff;
-            if (GRANTABLE.contains(feature)) {
+            if (GRANTABLE.contains(feature) && (feature != FEATURE_PRESERVE_TTL || keepsExpiry.getAsBoolean())) {
                 granted.add(feature);
             }
         }

@@ -299,7 +299,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                                                 new ClusterConfig(advertisedPort(advertisedPort,
                                                         ((InetSocketAddress) pipeline.channel().localAddress())
                                                                 .getPort()), mgmtPort),
-                                                dispatcher, maxItemSize),
+                                                dispatcher, maxItemSize, () -> routes.get().instances().stream()
+                                                        .anyMatch(instance -> instance.backend().capabilities()
+                                                                .contains(Capability.KEEP_EXPIRY))),
                                         encoder, dispatcher, maxInFlight)));
                 listeners.add(memcached);
             }
