@@ -39,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -290,6 +291,9 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 }
                 int mgmtPort = gateway.intValue(GatewaySettings.MEMCACHED_MGMT_PORT);
                 int advertisedPort = gateway.intValue(GatewaySettings.MEMCACHED_ADVERTISED_PORT);
+                // Asked at each HELLO, of the tree in force then: a reload may bring or take such a backend.
+                BooleanSupplier keepsExpiry = () -> routes.get().instances().stream()
+                        .anyMatch(instance -> instance.backend().capabilities().contains(Capability.KEEP_EXPIRY));
                 memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
                         gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout,
                         new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics),
@@ -299,9 +303,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                                                 new ClusterConfig(advertisedPort(advertisedPort,
                                                         ((InetSocketAddress) pipeline.channel().localAddress())
                                                                 .getPort()), mgmtPort),
-                                                dispatcher, maxItemSize, () -> routes.get().instances().stream()
-                                                        .anyMatch(instance -> instance.backend().capabilities()
-                                                                .contains(Capability.KEEP_EXPIRY))),
+                                                dispatcher, maxItemSize, keepsExpiry),
                                         encoder, dispatcher, maxInFlight)));
                 listeners.add(memcached);
             }
