@@ -197,6 +197,15 @@ abstract class CouchbaseSdkSuite {
         }
     }
 
+    /** A get that also reads the document's expiry, as {@code withExpiry} asks it (the virtual $document). */
+    private static GetResult withExpiry(Collection documents, String id) {
+        return documents.get(id, GetOptions.getOptions().withExpiry(true));
+    }
+
+    private static Optional<Instant> expiryOf(Collection documents, String id) {
+        return withExpiry(documents, id).expiryTime();
+    }
+
     @Test
     void preserveExpiryKeepsADocumentsExpiryWhereTheBackendCanAndIsRefusedAtOnceWhereItCannot() throws Exception {
         Cluster cluster = connect("Administrator", "password");
@@ -216,22 +225,20 @@ abstract class CouchbaseSdkSuite {
             }
             documents.upsert("kim", JsonObject.create().put("name", "Kimberly"), UpsertOptions.upsertOptions()
                     .preserveExpiry(true));
-            GetResult upserted = documents.get("kim", GetOptions.getOptions().withExpiry(true));
+            GetResult upserted = withExpiry(documents, "kim");
             assertEquals("Kimberly", upserted.contentAsObject().getString("name"));
             assertEquals(Optional.of(expiry), upserted.expiryTime(), "kept by an upsert");
             documents.replace("kim", JsonObject.create().put("name", "Kim").put("logins", 1),
                     ReplaceOptions.replaceOptions().preserveExpiry(true));
-            assertEquals(Optional.of(expiry), documents.get("kim", GetOptions.getOptions().withExpiry(true))
-                    .expiryTime(), "kept by a replace");
+            assertEquals(Optional.of(expiry), expiryOf(documents, "kim"), "kept by a replace");
             documents.mutateIn("kim", List.of(MutateInSpec.increment("logins", 1)),
                     MutateInOptions.mutateInOptions().preserveExpiry(true));
-            GetResult mutated = documents.get("kim", GetOptions.getOptions().withExpiry(true));
+            GetResult mutated = withExpiry(documents, "kim");
             assertEquals(2, mutated.contentAsObject().getInt("logins"));
             assertEquals(Optional.of(expiry), mutated.expiryTime(), "kept by a sub-document mutation");
             // Without it, an upsert that gives no expiry clears it, as on a Couchbase server.
             documents.upsert("kim", JsonObject.create().put("name", "Kim"));
-            assertEquals(Optional.empty(), documents.get("kim", GetOptions.getOptions().withExpiry(true))
-                    .expiryTime());
+            assertEquals(Optional.empty(), expiryOf(documents, "kim"));
         } finally {
             cluster.disconnect();
         }
@@ -325,11 +332,10 @@ abstract class CouchbaseSdkSuite {
             Instant expiry = Instant.ofEpochSecond(System.currentTimeMillis() / 1000 + 3600);
             documents.upsert("gil", JsonObject.create().put("name", "Gil"), UpsertOptions.upsertOptions()
                     .expiry(expiry));
-            GetResult withExpiry = documents.get("gil", GetOptions.getOptions().withExpiry(true));
+            GetResult withExpiry = withExpiry(documents, "gil");
             assertEquals("Gil", withExpiry.contentAsObject().getString("name"));
             assertEquals(backendTellsExpiry ? Optional.of(expiry) : Optional.empty(), withExpiry.expiryTime());
-            assertEquals(Optional.empty(), documents.get("dan", GetOptions.getOptions().withExpiry(true))
-                    .expiryTime());
+            assertEquals(Optional.empty(), expiryOf(documents, "dan"));
             // Attributes are not stored: writing one is refused at once, not timed out.
             CouchbaseException refused = assertThrows(CouchbaseException.class, () -> documents.mutateIn("dan",
                     List.of(MutateInSpec.upsert("meta.tag", 1).xattr())));

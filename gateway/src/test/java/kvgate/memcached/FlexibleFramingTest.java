@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Map;
 import kvgate.testing.BinaryClient;
@@ -51,13 +50,6 @@ class FlexibleFramingTest {
         return reply;
     }
 
-    /** The expiry GetMeta tells, as a Unix time (0: none). */
-    private static int expiry(BinaryClient c, String key) throws Exception {
-        Response meta = c.call(GET_META, NONE, bytes(key), NONE, 0);
-        assertEquals(0, meta.status(), key);
-        return ByteBuffer.wrap(meta.extras()).getInt(8);
-    }
-
     private static int now() {
         return (int) (System.currentTimeMillis() / 1000);
     }
@@ -66,19 +58,13 @@ class FlexibleFramingTest {
         assertTrue(Math.abs(expected - actual) <= 2, what + ": " + actual + ", not about " + expected);
     }
 
-    private static void assertUsable(BinaryClient c) throws Exception {
-        c.send(frame(NOOP, NONE, NONE, NONE, 0, 0x5151));
-        Response noop = c.read();
-        assertEquals(0x5151, noop.opaque());
-        assertEquals(0, noop.status());
-    }
 
     @Test
     void theAlternativeFramingIsServedOnlyWhileNegotiated() throws Exception {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             // Never negotiated: a clean error, the frame skipped by its length.
             assertEquals(0x0004, call(c, GET, NONE, NONE, "alt-key", "", 0).status());
-            assertUsable(c);
+            c.assertUsable();
             // HELLO and a request in the new framing in one write: the second is read once the first has granted it.
             c.send(frame(HELLO, NONE, bytes("agent"), new byte[] {0, ALT_REQUEST}, 0, 1),
                     altFrame(SET, NONE, storeExtras(7, 0), bytes("alt-key"), bytes("alt-value"), 0, 2));
@@ -93,7 +79,7 @@ class FlexibleFramingTest {
             // A new HELLO without the feature takes it back.
             assertArrayEquals(new int[0], c.hello(0x03));
             assertEquals(0x0004, call(c, GET, NONE, NONE, "alt-key", "", 0).status());
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -102,11 +88,11 @@ class FlexibleFramingTest {
         try (BinaryClient c = flexible()) {
             int hour = now() + 3600;
             assertEquals(0, c.set("keep", "v1", 0, 3600).status());
-            assertNear(hour, expiry(c, "keep"), "the first set's expiry");
+            assertNear(hour, c.expiry("keep"), "the first set's expiry");
             assertEquals(0, call(c, SET, PRESERVE_TTL_INFO, storeExtras(1, 0), "keep", "v2", 0).status());
-            assertNear(hour, expiry(c, "keep"), "kept through a set without one");
+            assertNear(hour, c.expiry("keep"), "kept through a set without one");
             assertEquals(0, call(c, REPLACE, PRESERVE_TTL_INFO, storeExtras(2, 60), "keep", "v3", 0).status());
-            assertNear(hour, expiry(c, "keep"), "kept through a replace with another");
+            assertNear(hour, c.expiry("keep"), "kept through a replace with another");
             Response read = c.get("keep");
             assertEquals("v3", read.valueText(), "the value and flags change all the same");
             assertEquals(2, read.flags());
@@ -115,10 +101,10 @@ class FlexibleFramingTest {
                     frame(NOOP, NONE, NONE, NONE, 0, 4));
             assertEquals(4, c.read().opaque());
             assertEquals("v4", c.get("keep").valueText());
-            assertNear(hour, expiry(c, "keep"), "kept through a quiet set");
+            assertNear(hour, c.expiry("keep"), "kept through a quiet set");
             // Without the frame info, in either framing, the request's expiry applies.
             assertEquals(0, call(c, SET, NONE, storeExtras(0, 0), "keep", "v5", 0).status());
-            assertEquals(0, expiry(c, "keep"), "an alternative-framing set without Preserve TTL");
+            assertEquals(0, c.expiry("keep"), "an alternative-framing set without Preserve TTL");
         }
     }
 
@@ -126,9 +112,9 @@ class FlexibleFramingTest {
     void preserveTtlGivesAnItemItCreatesTheRequestsExpiry() throws Exception {
         try (BinaryClient c = flexible()) {
             assertEquals(0, call(c, SET, PRESERVE_TTL_INFO, storeExtras(0, 120), "created", "v", 0).status());
-            assertNear(now() + 120, expiry(c, "created"), "a new item's expiry");
+            assertNear(now() + 120, c.expiry("created"), "a new item's expiry");
             assertEquals(0, call(c, SET, PRESERVE_TTL_INFO, storeExtras(0, 0), "created-forever", "v", 0).status());
-            assertEquals(0, expiry(c, "created-forever"));
+            assertEquals(0, c.expiry("created-forever"));
             assertEquals(0x0001, call(c, REPLACE, PRESERVE_TTL_INFO, storeExtras(0, 0), "absent", "v", 0).status(),
                     "a replace still needs an item");
         }
@@ -143,7 +129,7 @@ class FlexibleFramingTest {
             Response set = call(c, SET, PRESERVE_TTL_INFO, storeExtras(0, 0), "cas-keep", "v2", cas);
             assertEquals(0, set.status());
             assertTrue(set.cas() != cas);
-            assertNear(now() + 600, expiry(c, "cas-keep"), "kept");
+            assertNear(now() + 600, c.expiry("cas-keep"), "kept");
         }
     }
 
@@ -157,7 +143,7 @@ class FlexibleFramingTest {
             Response incremented = call(c, INCREMENT, PRESERVE_TTL_INFO, arithmeticExtras(2, 0, 0), "joined", "", 0);
             assertEquals(0, incremented.status());
             assertEquals(152, incremented.number());
-            assertNear(later, expiry(c, "joined"), "kept");
+            assertNear(later, c.expiry("joined"), "kept");
         }
     }
 
@@ -169,7 +155,7 @@ class FlexibleFramingTest {
             assertEquals(0x0001, c.get("never-added").status());
             assertEquals(0x0083, call(c, TOUCH, PRESERVE_TTL_INFO, u32(60), "untouched", "", 0).status());
             assertEquals(0x0083, call(c, GAT, PRESERVE_TTL_INFO, u32(60), "untouched", "", 0).status());
-            assertEquals(0, expiry(c, "untouched"));
+            assertEquals(0, c.expiry("untouched"));
             assertEquals(0x0083, call(c, DELETE, PRESERVE_TTL_INFO, NONE, "untouched", "", 0).status());
             assertEquals(0x0083, call(c, GET, PRESERVE_TTL_INFO, NONE, "untouched", "", 0).status());
             assertEquals("v", c.get("untouched").valueText());
@@ -185,20 +171,20 @@ class FlexibleFramingTest {
                     new String(pathAndValue("b", "2")), 0);
             assertEquals(0, kept.status());
             assertEquals("{\"a\":1,\"b\":2}", c.get("doc").valueText());
-            assertNear(later, expiry(c, "doc"), "kept through a single-path mutation");
+            assertNear(later, c.expiry("doc"), "kept through a single-path mutation");
             byte[] spec = mutationSpec(SUBDOC_COUNTER, 0, "a", "5");
             c.send(altFrame(SUBDOC_MULTI_MUTATION, PRESERVE_TTL_INFO, NONE, bytes("doc"), spec, 0, 5));
             assertEquals(0, c.read().status());
-            assertNear(later, expiry(c, "doc"), "kept through a multi-path mutation");
+            assertNear(later, c.expiry("doc"), "kept through a multi-path mutation");
             // Without it, a mutation that gives no expiry clears it, as before.
             c.send(altFrame(SUBDOC_MULTI_MUTATION, NONE, NONE, bytes("doc"), spec, 0, 6));
             assertEquals(0, c.read().status());
-            assertEquals(0, expiry(c, "doc"));
+            assertEquals(0, c.expiry("doc"));
             // A document the mutation creates takes the request's expiry.
             c.send(altFrame(SUBDOC_MULTI_MUTATION, PRESERVE_TTL_INFO, concat(u32(300), new byte[] {1}),
                     bytes("new-doc"), spec, 0, 7));
             assertEquals(0, c.read().status());
-            assertNear(now() + 300, expiry(c, "new-doc"), "a created document's expiry");
+            assertNear(now() + 300, c.expiry("new-doc"), "a created document's expiry");
             assertEquals(0x0083, call(c, SUBDOC_GET, PRESERVE_TTL_INFO, subdocExtras("a", 0), "doc", "a", 0)
                     .status(), "a lookup does not take it");
         }
@@ -272,7 +258,7 @@ class FlexibleFramingTest {
                     0);
             assertEquals(0x0003, reply.status());
             assertEquals(0x0001, c.get("large").status(), "the key is read from behind the framing extras");
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 }

@@ -37,14 +37,6 @@ class MalformedInputTest {
         gateway.close();
     }
 
-    /** The connection still serves: a noop is answered. */
-    private static void assertUsable(BinaryClient c) throws Exception {
-        c.send(frame(NOOP, NONE, NONE, NONE, 0, 0x5151));
-        Response noop = c.read();
-        assertEquals(NOOP, noop.opcode());
-        assertEquals(0x5151, noop.opaque());
-        assertEquals(0, noop.status());
-    }
 
     private static byte[] withByte(byte[] frame, int index, int value) {
         frame[index] = (byte) value;
@@ -60,7 +52,7 @@ class MalformedInputTest {
                 assertEquals(0x0004, r.status(), "magic " + magic);
                 assertEquals(31, r.opaque());
                 assertEquals(0, r.cas());
-                assertUsable(c);
+                c.assertUsable();
             }
         }
     }
@@ -75,7 +67,7 @@ class MalformedInputTest {
             Response r = c.read();
             assertEquals(0x0004, r.status());
             assertEquals(77, r.opaque());
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -86,7 +78,7 @@ class MalformedInputTest {
             assertEquals(0x0004, c.call(SET, storeExtras(0, 0), key, bytes("v"), 0).status());
             assertEquals(0x0004, c.call(GET, NONE, key, NONE, 0).status());
             assertEquals(0, c.call(SET, storeExtras(0, 0), bytes("k".repeat(250)), bytes("v"), 0).status());
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -114,7 +106,7 @@ class MalformedInputTest {
                 assertEquals((int) test[0], r.opcode());
                 assertEquals(0, r.extras().length);
             }
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -127,7 +119,7 @@ class MalformedInputTest {
             assertEquals(0x0004, c.call(DELETE, NONE, bytes("k"), bytes("v"), 0).status(), "delete with a value");
             assertEquals(0x0004, c.call(HELLO, NONE, bytes("a"), new byte[] {0, 3, 0}, 0).status(),
                     "hello with an odd feature list");
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -140,7 +132,7 @@ class MalformedInputTest {
                 assertEquals(opcode, r.opcode());
                 assertEquals("Unknown command", r.valueText());
             }
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -149,7 +141,7 @@ class MalformedInputTest {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             c.send(withByte(frame(GET, NONE, bytes("k"), NONE, 0, 5), 5, 1));
             assertEquals(0x0004, c.read().status());
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -168,7 +160,7 @@ class MalformedInputTest {
                     "exactly max_item_size is accepted");
             assertEquals(0x0003, c.call(APPEND, NONE, bytes("big"), bytes("x"), 0).status(),
                     "an append past the limit is too large");
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 
@@ -185,7 +177,7 @@ class MalformedInputTest {
             assertTrue(c.closedByServer());
         }
         try (BinaryClient c = new BinaryClient(gateway.port())) {
-            assertUsable(c);
+            c.assertUsable();
         }
     }
 

@@ -1,5 +1,7 @@
 package kvgate.testing;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -114,6 +116,22 @@ public final class BinaryClient implements AutoCloseable {
         byte[] prefix = Leb128.encode(collectionId);
         byte[] logical = bytes(key);
         return ByteBuffer.allocate(prefix.length + logical.length).put(prefix).put(logical).array();
+    }
+
+    /** The expiry GetMeta tells of {@code key}, as a Unix time in seconds (0: none); the key must be there. */
+    public int expiry(String key) throws IOException {
+        Response meta = call(0xa0, NONE, bytes(key), NONE, 0);
+        assertEquals(0, meta.status(), key);
+        return ByteBuffer.wrap(meta.extras()).getInt(8);
+    }
+
+    /** Asserts that the connection still serves: a noop is answered, in its turn. */
+    public void assertUsable() throws IOException {
+        send(frame(NOOP, NONE, NONE, NONE, 0, 0x5151));
+        Response noop = read();
+        assertEquals(NOOP, noop.opcode());
+        assertEquals(0x5151, noop.opaque());
+        assertEquals(0, noop.status());
     }
 
     /** HELLO asking for {@code features}; answers the features granted. */

@@ -141,7 +141,7 @@ final class RedisBackend implements Backend {
             return item(channel, Script.STORE, store, KeyLayout.utf8(mode(store)), store.value(),
                     KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
                     StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize,
-                    KeyLayout.utf8(store.keepExpiry() ? "keep" : ""))
+                    store.keepExpiry() ? KEEP_EXPIRY : GIVEN_EXPIRY)
                     .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
         }
 
@@ -311,6 +311,10 @@ final class RedisBackend implements Backend {
             }
         });
     }
+
+    /** The store script's last argument: keep the expiry of an item already there, or give it the store's. */
+    private static final byte[] KEEP_EXPIRY = KeyLayout.utf8("keep");
+    private static final byte[] GIVEN_EXPIRY = KeyLayout.utf8("");
 
     private static String mode(Operation.Store store) {
         return switch (store.mode()) {
