@@ -19,6 +19,7 @@ public final class GatewaySettings {
     public static final String MAX_INFLIGHT = "max_inflight";
     public static final String IDLE_TIMEOUT_S = "idle_timeout_s";
     public static final String IO_THREADS = "io_threads";
+    public static final String IO_TRANSPORT = "io_transport";
     public static final String MEMCACHED_ENABLE = "memcached.enable";
     public static final String MEMCACHED_BIND = "memcached.bind";
     public static final String MEMCACHED_PORT = "memcached.port";
@@ -91,6 +92,8 @@ public final class GatewaySettings {
             Setting.integer(IDLE_TIMEOUT_S, 0, 0, 86_400 * 30,
                     "close a client connection idle this many seconds (0: never); never a counter connection"),
             Setting.integer(IO_THREADS, 0, 0, 1024, "network threads (0: two per core)"),
+            Setting.choice(IO_TRANSPORT, "auto", "how the network threads do their I/O: epoll, io_uring or nio "
+                    + "(auto: epoll where available, else nio)", "auto", "epoll", "io_uring", "nio"),
             Setting.bool(MEMCACHED_ENABLE, true, "serve the memcached binary protocol"),
             Setting.text(MEMCACHED_BIND, "0.0.0.0", "address the memcached listener binds to"),
             Setting.integer(MEMCACHED_PORT, 11211, 0, 65535, "memcached binary protocol port (0: any free port)"),

@@ -242,7 +242,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             List<OperationFilter> filters = filters(gateway.text(GatewaySettings.FILTERS), plugins);
             int maxItemSize = Math.toIntExact(gateway.size(GatewaySettings.MAX_ITEM_SIZE));
             Clock clock = Clock.systemUTC();
-            threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS));
+            threads = new NetworkThreads(gateway.intValue(GatewaySettings.IO_THREADS),
+                    Transport.of(gateway.text(GatewaySettings.IO_TRANSPORT)));
             EventLoopGroup workers = threads.workers();
             String directoryScope = gateway.text(GatewaySettings.SCAN_DIRECTORY);
             metrics = GatewayMetrics.forPrometheus();
@@ -622,6 +623,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             filters.add(filter.extension());
         }
         return filters;
+    }
+
+    /** How the network threads do their I/O ({@code io_transport}, resolved). */
+    public Transport transport() {
+        return threads.transport();
     }
 
     /** The port the memcached listener is bound to (useful with {@code memcached.port = 0}). */

@@ -5,31 +5,24 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-/** The gateway's network threads: native epoll where the platform has it, Java NIO elsewhere. */
+/** The gateway's network threads, on the {@link Transport} configured. */
 public final class NetworkThreads implements AutoCloseable {
     private final EventLoopGroup acceptors;
     private final EventLoopGroup workers;
-    private final boolean epoll;
+    private final Transport transport;
     private final int threads;
     /** The probe of the workers' lag, once started; null until then, or when not asked for. */
     private LoopLag lag;
 
     /** @param threads worker threads, 0 for two per core */
-    public NetworkThreads(int threads) {
-        this.epoll = Epoll.isAvailable();
+    public NetworkThreads(int threads, Transport transport) {
+        this.transport = transport;
         this.threads = threads == 0 ? 2 * Runtime.getRuntime().availableProcessors() : threads;
-        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        IoHandlerFactory factory = transport.ioHandlerFactory();
         this.acceptors = new MultiThreadIoEventLoopGroup(1, factory);
         this.workers = new MultiThreadIoEventLoopGroup(this.threads, factory);
     }
@@ -54,15 +47,15 @@ public final class NetworkThreads implements AutoCloseable {
     }
 
     public Class<? extends ServerChannel> serverChannel() {
-        return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        return transport.serverChannel();
     }
 
     public Class<? extends DatagramChannel> datagramChannel() {
-        return epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
+        return transport.datagramChannel();
     }
 
-    public String transport() {
-        return epoll ? "epoll" : "nio";
+    public Transport transport() {
+        return transport;
     }
 
     @Override

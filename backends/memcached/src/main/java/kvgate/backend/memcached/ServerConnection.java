@@ -8,11 +8,14 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -81,9 +84,7 @@ final class ServerConnection {
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        // The gateway's event loops use epoll exactly when it is available; the socket type must match them.
-        Class<? extends SocketChannel> type = Epoll.isAvailable() ? EpollSocketChannel.class
-                : NioSocketChannel.class;
+        Class<? extends SocketChannel> type = socketType(loop);
         this.bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(type)
@@ -101,6 +102,19 @@ final class ServerConnection {
                                 .addLast(new ReplyHandler());
                     }
                 });
+    }
+
+    /** The socket type the loop serves: the gateway's {@code io_transport} decides it, for its listeners as here. */
+    private static Class<? extends SocketChannel> socketType(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isIoType(IoUringIoHandler.class)) {
+                return IoUringSocketChannel.class;
+            }
+            if (io.isIoType(EpollIoHandler.class)) {
+                return EpollSocketChannel.class;
+            }
+        }
+        return NioSocketChannel.class;
     }
 
     ServerAddress address() {
