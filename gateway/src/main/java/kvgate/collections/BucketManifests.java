@@ -148,12 +148,14 @@ public final class BucketManifests implements AutoCloseable {
             return underWay;
         }
         Stored known = bucket.stored.get();
-        CompletableFuture<Stored> next = read(bucket.name, known).thenApply(fresh -> {
+        CompletableFuture<Stored> next = read(bucket.name, known).thenCompose(fresh -> {
             Stored replaced = bucket.advance(fresh);
             if (replaced != null && replaced != fresh) {
                 purgeLater(fresh.manifest().droppedSince(replaced.manifest()));
             }
-            return fresh;
+            Stored inForce = bucket.stored.get();
+            return Long.compareUnsigned(inForce.manifest().uid(), fresh.manifest().uid()) > 0
+                    ? restore(inForce.manifest(), fresh) : CompletableFuture.completedFuture(fresh);
         }).whenComplete((fresh, failure) -> {
             if (failure != null) {
                 LOG.debug("reading the collections manifest of bucket {} failed", bucket.name, failure);
@@ -161,6 +163,33 @@ public final class BucketManifests implements AutoCloseable {
         }).toCompletableFuture();
         bucket.reading = next;
         return next;
+    }
+
+    /**
+     * Writes back the manifest in force here when the backend holds an earlier one or none: it lost the manifest
+     * (memcached evicts, and a flush of every server takes it too), and only a manifest this gateway read or set
+     * there is ever in force here. Without this, every gateway started afterwards would begin with what the store
+     * holds. Added where none is stored and swapped in by CAS where an earlier one is, so a set made meanwhile on
+     * another gateway wins; a set under way here writes instead.
+     */
+    private CompletionStage<Stored> restore(CollectionsManifest inForce, Stored stored) {
+        String bucket = inForce.bucket();
+        if (!updating.add(bucket)) {
+            return CompletableFuture.completedFuture(stored);
+        }
+        return write(inForce, stored.cas()).handle((cas, failure) -> {
+            updating.remove(bucket);
+            if (failure != null) {
+                LOG.debug("writing back the collections manifest of bucket {} failed", bucket, failure);
+                return stored;
+            }
+            LOG.warn("the backend had lost the collections manifest of bucket {} (uid {} in force here, {} stored); "
+                    + "wrote it back", bucket, Long.toUnsignedString(inForce.uid(), 16),
+                    stored.cas() == 0 ? "none" : Long.toUnsignedString(stored.manifest().uid(), 16));
+            Stored written = new Stored(inForce, cas);
+            advance(bucket, written);
+            return written;
+        });
     }
 
     public boolean hasBucket(String bucket) {

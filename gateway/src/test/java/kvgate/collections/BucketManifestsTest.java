@@ -629,6 +629,62 @@ class BucketManifestsTest {
     }
 
     @Test
+    void aManifestTheBackendLostIsWrittenBackByTheNextRefreshAndReadByAGatewayStartedAfter() throws Exception {
+        MapBackend backend = new MapBackend();
+        BucketManifests a = started(backend, 100);
+        CollectionsManifest set = done(a.set(BUCKET, manifest("5", "c", "8")));
+        backend.execute(new Operation.Delete(BucketManifests.STORE, BUCKET.getBytes(StandardCharsets.UTF_8), 0));
+        assertNull(backend.item(BucketManifests.STORE, BUCKET));
+        await("the manifest written back", () -> backend.item(BucketManifests.STORE, BUCKET) != null);
+        assertEquals(5, a.current(BUCKET).uid(), "still in force here");
+
+        BucketManifests b = started(backend, 100);
+        assertEquals(5, b.current(BUCKET).uid());
+        assertEquals(set.collection(8).namespace(), b.current(BUCKET).collection(8).namespace());
+        assertEquals(ManifestRejected.Reason.UID_BEHIND, refusal(b.set(BUCKET, manifest("4"))));
+        long stores = backend.stores();
+        Thread.sleep(300);
+        assertEquals(stores, backend.stores(), "nothing written back while the store holds the manifest in force");
+    }
+
+    @Test
+    void anEarlierManifestTheBackendWentBackToIsReplacedByTheOneInForce() throws Exception {
+        MapBackend backend = new MapBackend();
+        BucketManifests a = started(backend, 100);
+        done(a.set(BUCKET, manifest("3", "c", "8")));
+        String earlier = new String(backend.item(BucketManifests.STORE, BUCKET).value(), StandardCharsets.UTF_8);
+        done(a.set(BUCKET, manifest("5", "c", "8", "d", "9")));
+        backend.put(BucketManifests.STORE, BUCKET, earlier); // the store restored from an older copy
+        await("the later manifest written back", () -> !new String(
+                backend.item(BucketManifests.STORE, BUCKET).value(), StandardCharsets.UTF_8).equals(earlier));
+        BucketManifests b = started(backend, 100);
+        assertEquals(5, b.current(BUCKET).uid());
+        assertEquals(9L, b.current(BUCKET).collection(9).id());
+    }
+
+    @Test
+    void aSetOnAnotherGatewayAfterTheLossWinsOverAWriteBackUnderWay() throws Exception {
+        MapBackend backend = new MapBackend();
+        BucketManifests a = started(backend, 100);
+        BucketManifests b = started(backend, 60_000);
+        done(a.set(BUCKET, manifest("5", "c", "8")));
+        backend.holdStores = true;
+        backend.execute(new Operation.Delete(BucketManifests.STORE, BUCKET.getBytes(StandardCharsets.UTF_8), 0));
+        await("a's write-back", () -> backend.held.size() == 1);
+        assertTrue(text(backend.held.get(0).store().value()).contains("\\\"uid\\\":\\\"5\\\""),
+                text(backend.held.get(0).store().value()));
+        // b never saw uid 5; checked against what is stored (nothing), its uid 6 is added.
+        CompletionStage<CollectionsManifest> later = b.set(BUCKET, manifest("6", "e", "a"));
+        await("b's set", () -> backend.held.size() == 2);
+        backend.holdStores = false;
+        backend.held.get(1).release().complete(null);
+        assertEquals(6, done(later).uid());
+        backend.held.get(0).release().complete(null); // a's add then finds b's manifest there, and fails
+        await("a to take uid 6 from the store", () -> a.current(BUCKET).uid() == 6);
+        assertEquals(6, started(backend, 100).current(BUCKET).uid());
+    }
+
+    @Test
     void everyGatewayThatSeesADropFlushes() throws Exception {
         MapBackend backend = new MapBackend();
         FlushRecorder fromA = new FlushRecorder();

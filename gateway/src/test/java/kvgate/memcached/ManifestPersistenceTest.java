@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A manifest lives in the backend: a gateway killed after setting it is followed by one that has it in force, and
- * two gateway processes on one shared backend agree on it within the refresh bound.
+ * A manifest lives in the backend: a gateway killed after setting it is followed by one that has it in force, two
+ * gateway processes on one shared backend agree on it within the refresh bound, and one that memcached lost is
+ * written back by a gateway that has it in force.
  */
 class ManifestPersistenceTest {
     private static final String MANIFEST = "{\"uid\":\"7b\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
@@ -78,6 +79,38 @@ class ManifestPersistenceTest {
             // And the other way round: a write into the new collection here is read there.
             assertEquals(0, c.call(SET, storeExtras(0, 0), collectionKey(0xa, "cart-2"), bytes("pears"), 0).status());
             assertEquals("pears", there.call(GET, NONE, collectionKey(0xa, "cart-2"), NONE, 0).valueText());
+        }
+    }
+
+    @Test
+    void aManifestMemcachedLostIsWrittenBackForTheGatewaysStartedAfter() throws Exception {
+        long bound = 200;
+        MemcachedServers servers = MemcachedServers.start(1);
+        Map<String, String> onServers = Map.of("collections.refresh_ms", Long.toString(bound));
+        try (TestGateway first = TestGateway.start(servers, onServers);
+             BinaryClient c = new BinaryClient(first.port());
+             BinaryClient direct = new BinaryClient(servers.port(0))) {
+            assertArrayEquals(new int[] {COLLECTIONS}, c.hello(COLLECTIONS));
+            assertEquals(0, c.setManifest(MANIFEST).status());
+            // The memcached backend keys an item of another namespace 0x01 <namespace> 0x02 <key>.
+            String stored = "\u0001kvgate:manifests\u0002default";
+            assertEquals(0, direct.get(stored).status());
+            // Everything memcached holds goes, as an eviction of the manifest's item would take it.
+            assertEquals(0, direct.call(FLUSH, NONE, NONE, NONE, 0).status());
+            assertEquals(0x0001, direct.get(stored).status());
+            long lostAt = System.nanoTime();
+            while (direct.get(stored).status() != 0) {
+                assertTrue(System.nanoTime() - lostAt < 10_000_000_000L, "the manifest never came back");
+                Thread.sleep(20);
+            }
+            try (TestGateway later = TestGateway.start(Map.of("backend", "memcached",
+                    "memcached.servers", servers.serverList(), "collections.refresh_ms", Long.toString(bound)));
+                 BinaryClient there = new BinaryClient(later.port())) {
+                assertArrayEquals(new int[] {COLLECTIONS}, there.hello(COLLECTIONS));
+                assertEquals(MANIFEST, there.call(GET_COLLECTIONS_MANIFEST, NONE, NONE, NONE, 0).valueText());
+                assertEquals(0x0022, there.setManifest(MANIFEST.replace("7b", "7a")).status(),
+                        "the uid is remembered");
+            }
         }
     }
 }
