@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When a manifest drops collections, their namespaces are flushed one refresh bound later (so writes that other
  * gateways made before they saw the drop go too). Every gateway that sees the drop flushes; flushing is idempotent.
+ *
+ * <p>A refresh that finds the backend holding an earlier manifest than the one in force here, or none, writes the
+ * one in force back ({@link #restore}): the backend lost it.
  */
 public final class BucketManifests implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BucketManifests.class);
@@ -139,8 +142,8 @@ public final class BucketManifests implements AutoCloseable {
 
     /**
      * Reads a bucket's manifest again and puts it in force; when it drops collections of the one it replaces, their
-     * namespaces are purged later. The stage fails when the manifest could not be read (logged; the next refresh
-     * tries again).
+     * namespaces are purged later, and when it is earlier than the one in force, that one is written back. The stage
+     * fails when the manifest could not be read (logged; the next refresh tries again).
      */
     private CompletableFuture<Stored> refresh(Bucket bucket) {
         CompletableFuture<Stored> underWay = bucket.reading;
@@ -153,9 +156,11 @@ public final class BucketManifests implements AutoCloseable {
             if (replaced != null && replaced != fresh) {
                 purgeLater(fresh.manifest().droppedSince(replaced.manifest()));
             }
-            Stored inForce = bucket.stored.get();
-            return Long.compareUnsigned(inForce.manifest().uid(), fresh.manifest().uid()) > 0
-                    ? restore(inForce.manifest(), fresh) : CompletableFuture.completedFuture(fresh);
+            // Only a manifest in force since before the read is compared: one a set here put in force meanwhile
+            // is later than the read by its nature, and stored already.
+            return known != null && bucket.stored.get() == known
+                    && Long.compareUnsigned(known.manifest().uid(), fresh.manifest().uid()) > 0
+                    ? restore(known.manifest(), fresh) : CompletableFuture.completedFuture(fresh);
         }).whenComplete((fresh, failure) -> {
             if (failure != null) {
                 LOG.debug("reading the collections manifest of bucket {} failed", bucket.name, failure);
@@ -169,8 +174,9 @@ public final class BucketManifests implements AutoCloseable {
      * Writes back the manifest in force here when the backend holds an earlier one or none: it lost the manifest
      * (memcached evicts, and a flush of every server takes it too), and only a manifest this gateway read or set
      * there is ever in force here. Without this, every gateway started afterwards would begin with what the store
-     * holds. Added where none is stored and swapped in by CAS where an earlier one is, so a set made meanwhile on
-     * another gateway wins; a set under way here writes instead.
+     * holds. Added where none is stored and swapped in by CAS where an earlier one is: a manifest of a later uid set
+     * meanwhile through another gateway wins, one of an earlier uid (accepted there, against what was left) is
+     * replaced, as uids only move forward. While a set is under way here, the next refresh does it.
      */
     private CompletionStage<Stored> restore(CollectionsManifest inForce, Stored stored) {
         String bucket = inForce.bucket();
@@ -183,9 +189,10 @@ public final class BucketManifests implements AutoCloseable {
                 LOG.debug("writing back the collections manifest of bucket {} failed", bucket, failure);
                 return stored;
             }
-            LOG.warn("the backend had lost the collections manifest of bucket {} (uid {} in force here, {} stored); "
-                    + "wrote it back", bucket, Long.toUnsignedString(inForce.uid(), 16),
-                    stored.cas() == 0 ? "none" : Long.toUnsignedString(stored.manifest().uid(), 16));
+            LOG.warn("the backend held {} for the collections manifest of bucket {}, where uid {} is in force "
+                    + "here; wrote that back", stored.cas() == 0 ? "nothing"
+                    : "uid " + Long.toUnsignedString(stored.manifest().uid(), 16), bucket,
+                    Long.toUnsignedString(inForce.uid(), 16));
             Stored written = new Stored(inForce, cas);
             advance(bucket, written);
             return written;

@@ -18,13 +18,27 @@ public final class NetworkThreads implements AutoCloseable {
     /** The probe of the workers' lag, once started; null until then, or when not asked for. */
     private LoopLag lag;
 
-    /** @param threads worker threads, 0 for two per core */
-    public NetworkThreads(int threads, Transport transport) {
+    /**
+     * @param threads worker threads, 0 for two per core
+     * @throws StartupException when the transport cannot make the threads' loops (io_uring's rings take locked
+     *     memory, which a container may limit below what one per thread needs, though one ring could be made)
+     */
+    public NetworkThreads(int threads, Transport transport) throws StartupException {
         this.transport = transport;
         this.threads = threads == 0 ? 2 * Runtime.getRuntime().availableProcessors() : threads;
         IoHandlerFactory factory = transport.ioHandlerFactory();
-        this.acceptors = new MultiThreadIoEventLoopGroup(1, factory);
-        this.workers = new MultiThreadIoEventLoopGroup(this.threads, factory);
+        EventLoopGroup made = null;
+        try {
+            made = new MultiThreadIoEventLoopGroup(1, factory);
+            this.workers = new MultiThreadIoEventLoopGroup(this.threads, factory);
+        } catch (RuntimeException e) {
+            if (made != null) {
+                made.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly();
+            }
+            throw new StartupException("io_transport = " + transport + ": the network threads' event loops "
+                    + "could not be made", e);
+        }
+        this.acceptors = made;
     }
 
     public EventLoopGroup acceptors() {

@@ -14,6 +14,7 @@ import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import kvgate.config.ConfigurationException;
 import kvgate.config.GatewaySettings;
@@ -39,13 +40,13 @@ public enum Transport {
     public static final String AUTO = "auto";
 
     private final String setting;
-    private final Supplier<Boolean> available;
+    private final BooleanSupplier available;
     private final Supplier<Throwable> unavailable;
     private final Supplier<IoHandlerFactory> factory;
     private final Class<? extends ServerChannel> serverChannel;
     private final Class<? extends DatagramChannel> datagramChannel;
 
-    Transport(String setting, Supplier<Boolean> available, Supplier<Throwable> unavailable,
+    Transport(String setting, BooleanSupplier available, Supplier<Throwable> unavailable,
               Supplier<IoHandlerFactory> factory, Class<? extends ServerChannel> serverChannel,
               Class<? extends DatagramChannel> datagramChannel) {
         this.setting = setting;
@@ -62,11 +63,11 @@ public enum Transport {
      */
     public static Transport of(String setting) throws ConfigurationException {
         if (setting.equals(AUTO)) {
-            return EPOLL.available.get() ? EPOLL : NIO;
+            return EPOLL.available.getAsBoolean() ? EPOLL : NIO;
         }
         for (Transport transport : values()) {
             if (transport.setting.equals(setting)) {
-                if (!transport.available.get()) {
+                if (!transport.available.getAsBoolean()) {
                     throw new ConfigurationException(GatewaySettings.IO_TRANSPORT + " = " + setting
                             + ": not available here: " + transport.unavailable.get());
                 }

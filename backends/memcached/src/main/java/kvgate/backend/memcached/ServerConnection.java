@@ -12,6 +12,7 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
@@ -113,8 +114,11 @@ final class ServerConnection {
             if (io.isIoType(EpollIoHandler.class)) {
                 return EpollSocketChannel.class;
             }
+            if (io.isIoType(NioIoHandler.class)) {
+                return NioSocketChannel.class;
+            }
         }
-        return NioSocketChannel.class;
+        throw new IllegalStateException("no socket type of the memcached backend runs on the event loop " + loop);
     }
 
     ServerAddress address() {
