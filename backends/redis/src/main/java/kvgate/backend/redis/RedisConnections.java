@@ -113,9 +113,20 @@ final class RedisConnections implements AutoCloseable {
         this.sweeps = List.copyOf(sweeps);
     }
 
+    /**
+     * Lettuce's switch for io_uring, read once when Lettuce first looks for native transports. Netty's package
+     * carries both epoll's and io_uring's natives, and with both there Lettuce takes epoll and warns of it at every
+     * look, several times a start; saying so up front keeps its choice and the operator's log clean. A value set
+     * on the command line is left alone.
+     */
+    private static final String LETTUCE_IO_URING = "io.lettuce.core.iouring";
+
     /** Connects; blocks until every connection is up, or fails with what went wrong. */
     static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
                                  EventLoopGroup eventLoops) {
+        if (System.getProperty(LETTUCE_IO_URING) == null) {
+            System.setProperty(LETTUCE_IO_URING, "false");
+        }
         int threads = 0;
         for (EventExecutor loop : eventLoops) {
             threads++;
