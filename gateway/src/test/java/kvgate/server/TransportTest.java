@@ -19,6 +19,8 @@ import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code io_transport}: each transport the platform has serves every listener, and the memcached backend's
@@ -32,21 +34,27 @@ class TransportTest {
         assertThrows(ConfigurationException.class, () -> Transport.of("kqueue"));
     }
 
-    @Test
-    void ioUringServesEveryProtocolAndTheMemcachedBackendOrIsRefusedWithItsReason() throws Exception {
-        if (!IoUring.isAvailable()) {
+    /** Whether the platform has the transport a value names, as Netty finds it. */
+    private static boolean available(String transport) {
+        return switch (transport) {
+            case "epoll" -> Epoll.isAvailable();
+            case "io_uring" -> IoUring.isAvailable();
+            default -> true;
+        };
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "io_uring", "nio"})
+    void eachTransportServesEveryProtocolAndTheMemcachedBackendOrIsRefusedWithItsReason(String transport)
+            throws Exception {
+        if (!available(transport)) {
             ConfigurationException refused = assertThrows(ConfigurationException.class,
-                    () -> TestGateway.start(Map.of("io_transport", "io_uring")));
-            assertTrue(refused.getMessage().startsWith("io_transport = io_uring: not available here"),
+                    () -> TestGateway.start(Map.of("io_transport", transport)));
+            assertTrue(refused.getMessage().startsWith("io_transport = " + transport + ": not available here"),
                     refused.getMessage());
             return;
         }
-        servesEveryProtocol("io_uring");
-    }
-
-    @Test
-    void nioServesEveryProtocolAndTheMemcachedBackend() throws Exception {
-        servesEveryProtocol("nio");
+        servesEveryProtocol(transport);
     }
 
     private static void servesEveryProtocol(String transport) throws Exception {
