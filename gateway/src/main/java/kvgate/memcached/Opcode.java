@@ -173,13 +173,13 @@ public enum Opcode {
         };
     }
 
+    /** A sub-document command that changes the document: what {@link SubdocRequest}'s table says of it. */
     private boolean subdocumentMutation() {
-        return switch (this) {
-            case SUBDOC_DICT_ADD, SUBDOC_DICT_UPSERT, SUBDOC_DELETE, SUBDOC_REPLACE, SUBDOC_ARRAY_PUSH_LAST,
-                    SUBDOC_ARRAY_PUSH_FIRST, SUBDOC_ARRAY_INSERT, SUBDOC_ARRAY_ADD_UNIQUE, SUBDOC_COUNTER,
-                    SUBDOC_MULTI_MUTATION -> true;
-            default -> false;
-        };
+        if (this == SUBDOC_MULTI_MUTATION) {
+            return true;
+        }
+        SubdocRequest.Command command = subdocument() ? SubdocRequest.Command.of(code) : null;
+        return command != null && command.mutation;
     }
 
     /** Whether this is a sub-document command (read by {@link SubdocRequest}, which checks its extras). */

@@ -144,7 +144,7 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
     }
 
     /** The given arguments, each taken out as it is read, so that what is left over is unknown. */
-    private record Arguments(Map<String, String> given) {
+    record Arguments(Map<String, String> given) {
         String text(String name, String fallback) {
             String value = given.remove(name);
             return value == null ? fallback : value;

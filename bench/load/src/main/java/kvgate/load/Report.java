@@ -34,14 +34,13 @@ import org.HdrHistogram.Histogram;
 public record Report(String protocol, int port, String mode, String transport, int connections, int depth,
         int threads, double rate, int batch, long fromMillis, double seconds, long ops, long reads, long misses,
         long errors, long timeouts, long unsent, double p50, double p99, double p999, double max, double mean,
-        double sentP99, double sentP999, double lateMax, double catchUp, double cpuPercent, List<Double> watchedCpu, double machineCpu,
-        double interruptCpu, List<String> problems) {
+        double sentP99, double sentP999, double lateMax, double catchUp, double cpuPercent, List<Double> watchedCpu,
+        double machineCpu, double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, long fromMillis, double seconds, long ops,
             long reads, long misses, long errors, long timeouts, long unsent, Histogram latencies, Histogram fromSend,
-            long lateNanos,
-            long catchUpNanos, double cpuPercent, List<Double> watchedCpu, double machineCpu, double interruptCpu,
-            List<String> problems) {
+            long lateNanos, long catchUpNanos, double cpuPercent, List<Double> watchedCpu, double machineCpu,
+            double interruptCpu, List<String> problems) {
         return new Report(options.protocol().label(), options.port(), mode, transport, options.connections(),
                 options.depth(), options.threads(), options.rate(), options.batch(), fromMillis, seconds, ops, reads,
                 misses, errors, timeouts, unsent,
@@ -49,10 +48,8 @@ public record Report(String protocol, int port, String mode, String transport, i
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
                 latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000,
                 micros(fromSend.getValueAtPercentile(99)), micros(fromSend.getValueAtPercentile(99.9)),
-                micros(lateNanos),
-                catchUpNanos / 1e6, cpuPercent,
-                List.copyOf(watchedCpu),
-                machineCpu, interruptCpu, List.copyOf(problems));
+                micros(lateNanos), catchUpNanos / 1e6, cpuPercent, List.copyOf(watchedCpu), machineCpu, interruptCpu,
+                List.copyOf(problems));
     }
 
     private static double micros(long nanos) {
@@ -75,8 +72,7 @@ public record Report(String protocol, int port, String mode, String transport, i
                 + "\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
                 protocol, port, mode, transport, connections, depth, threads, rate, batch, fromMillis, seconds, ops,
                 opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, sentP99, sentP999,
-                lateMax, catchUp,
-                cpuPercent,
+                lateMax, catchUp, cpuPercent,
                 watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
                         .collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);
@@ -93,7 +89,8 @@ public record Report(String protocol, int port, String mode, String transport, i
                 connections, depth, threads, transport, seconds, ops, opsPerSecond(), reads, misses, errors, timeouts,
                 unsent > 0 ? "; " + unsent + " due but never sent" : "", p50, p99, p999, max, mean,
                 mode.equals("open") ? String.format(Locale.ROOT, "; from each send: p99 %.1f  p99.9 %.1f; sends up "
-                        + "to %.1f late, caught up %.0f ms after the warm-up", sentP99, sentP999, lateMax, catchUp) : "",
+                        + "to %.1f late, caught up %.0f ms after the warm-up", sentP99, sentP999, lateMax, catchUp)
+                        : "",
                 cpuPercent));
         for (String problem : problems) {
             text.append("  problem: ").append(problem).append(System.lineSeparator());

@@ -39,15 +39,17 @@ record Series(List<LoadOptions> targets, int rounds, double rewarm) {
      */
     static Series parse(String... args) {
         Map<String, String> given = LoadOptions.arguments(args);
-        String[] ports = take(given, "port", "").split(",", -1);
-        String watched = take(given, "watch", "");
+        LoadOptions.Arguments series = new LoadOptions.Arguments(given);
+        String[] ports = series.text("port", "").split(",", -1);
+        String watched = series.text("watch", "");
         String[] watches = watched.isEmpty() ? new String[ports.length] : watched.split(";", -1);
         if (watches.length != ports.length) {
             throw new IllegalArgumentException("expected a --watch list per --port (" + ports.length + "), not "
                     + watches.length);
         }
-        int rounds = whole(take(given, "rounds", "1"), "--rounds");
-        String rewarm = take(given, "rewarm", null);
+        int rounds = series.integer("rounds", 1);
+        boolean rewarmGiven = given.containsKey("rewarm");
+        double rewarm = series.decimal("rewarm", 0);
         List<LoadOptions> targets = new ArrayList<>();
         for (int i = 0; i < ports.length; i++) {
             Map<String, String> one = new HashMap<>(given);
@@ -55,13 +57,9 @@ record Series(List<LoadOptions> targets, int rounds, double rewarm) {
             if (watches[i] != null) {
                 one.put("watch", watches[i]);
             }
-            LoadOptions options = LoadOptions.parse(one);
-            if (!one.isEmpty()) {
-                throw new IllegalArgumentException("unknown option --" + one.keySet().iterator().next());
-            }
-            targets.add(options);
+            targets.add(LoadOptions.parse(one));
         }
-        return new Series(targets, rounds, rewarm == null ? targets.get(0).warmup() : decimal(rewarm));
+        return new Series(targets, rounds, rewarmGiven ? rewarm : targets.get(0).warmup());
     }
 
     /** The runs in order: each round every target once, in order in odd rounds and reversed in even ones. */
@@ -81,26 +79,5 @@ record Series(List<LoadOptions> targets, int rounds, double rewarm) {
             }
         }
         return runs;
-    }
-
-    private static String take(Map<String, String> given, String name, String fallback) {
-        String value = given.remove(name);
-        return value == null ? fallback : value;
-    }
-
-    private static int whole(String value, String name) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " is not a whole number: " + value);
-        }
-    }
-
-    private static double decimal(String value) {
-        try {
-            return Double.parseDouble(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--rewarm is not a number: " + value);
-        }
     }
 }
