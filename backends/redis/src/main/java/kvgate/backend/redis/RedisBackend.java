@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,8 @@ import kvgate.spi.Status;
  *
  * <p>Operations that arrive together go out on the calling event loop's own connection and are flushed once
  * ({@link RedisConnections}). A failure is a temporary failure when nothing was done, a backend error when a
- * change may have been made ({@link #failure}).
+ * change may have been made ({@link #failure}). A write a cluster refused for a migrating slot is first tried again,
+ * in its loop's order ({@link SlotMigrations}).
  */
 final class RedisBackend implements Backend {
     private final RedisConnections connections;
@@ -68,9 +70,25 @@ final class RedisBackend implements Backend {
     /** Whether a round of {@link #countItems} is under way. */
     private final AtomicBoolean counting = new AtomicBoolean();
 
+    /** Each event loop's writes refused for a migrating slot, by the loop's connection. */
+    private final Map<RedisConnections.Channel, SlotMigrations> migrations = new IdentityHashMap<>();
+
+    /** @param migrationWaitMillis how long a write refused for a migrating cluster slot is tried again (0: never) */
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
-                 long counterLeaseMillis, long counterIntervalSeconds) {
+                 long counterLeaseMillis, long counterIntervalSeconds, long migrationWaitMillis) {
         this.connections = connections;
+        connections.loopChannels().forEach((loop, channel) -> migrations.put(channel,
+                new SlotMigrations(loop, migrationWaitMillis, new SlotMigrations.Sender() {
+                    @Override
+                    public void send(Operation operation, ResultFuture outcome, long since) {
+                        RedisBackend.this.send(channel, operation, outcome, since);
+                    }
+
+                    @Override
+                    public void flush() {
+                        channel.flush();
+                    }
+                })));
         this.clock = clock;
         this.maxItemSize = KeyLayout.utf8(Integer.toString(maxItemSize));
         this.tagsAndSearch = new TagsAndSearch(this, connections);
@@ -94,26 +112,52 @@ final class RedisBackend implements Backend {
     @Override
     public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
         RedisConnections.Channel channel = connections.current();
+        SlotMigrations held = migrations.get(channel);
         List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
         try {
             for (Operation operation : operations) {
-                boolean reads = reads(operation);
-                CompletionStage<Result> started;
-                try {
-                    started = operation.accept(new Starter(channel));
-                } catch (RuntimeException e) {
-                    started = CompletableFuture.completedFuture(failure(e, reads));
+                ResultFuture queued = held == null ? null : held.queueIfHeld(operation);
+                if (queued != null) {
+                    results.add(queued);
+                    continue;
                 }
                 // A ResultFuture, which the gateway hands on as it is, where a stage that may fail gets a guard.
                 ResultFuture outcome = new ResultFuture();
-                started.whenComplete((result, error) -> outcome.complete(error != null ? failure(error, reads)
-                        : result));
+                send(channel, operation, outcome, System.nanoTime());
                 results.add(outcome);
             }
         } finally {
             channel.flush();
         }
         return results;
+    }
+
+    /**
+     * Starts an operation's commands on {@code channel}, without flushing; its result or failure completes
+     * {@code outcome}. On an event loop's own connection, a write refused for a migrating slot goes to the loop's
+     * {@link SlotMigrations} instead, to be tried again.
+     *
+     * @param since when the operation was first sent, from which its retries are timed
+     */
+    private void send(RedisConnections.Channel channel, Operation operation, ResultFuture outcome, long since) {
+        SlotMigrations held = migrations.get(channel);
+        long number = held == null ? 0 : held.started(operation);
+        boolean reads = reads(operation);
+        CompletionStage<Result> started;
+        try {
+            started = operation.accept(new Starter(channel));
+        } catch (RuntimeException e) {
+            started = CompletableFuture.completedFuture(failure(e, reads));
+        }
+        started.whenComplete((result, error) -> {
+            if (error == null) {
+                outcome.complete(result);
+            } else if (held != null && SlotMigrations.retriable(operation, unwrap(error))) {
+                held.refused(operation, number, since, outcome, failure(error, reads));
+            } else {
+                outcome.complete(failure(error, reads));
+            }
+        });
     }
 
     /** Starts one operation's commands on a connection, without flushing. */

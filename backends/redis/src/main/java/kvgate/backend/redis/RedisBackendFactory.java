@@ -33,6 +33,10 @@ public final class RedisBackendFactory implements BackendFactory {
                         "a command without a reply within this many milliseconds fails: a temporary failure for a "
                                 + "read, a backend error for a change (whose outcome is then unknown); "
                                 + "also the connect timeout"),
+                Setting.integer("migration_wait_ms", 1000, 0, 600_000,
+                        "a write that a cluster refuses with TRYAGAIN while its slot migrates is tried again for up "
+                                + "to this many milliseconds, in its client's order, before it fails with a "
+                                + "temporary failure (0: at once)"),
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
                         "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
                                 + "reconnections"));
@@ -63,7 +67,7 @@ public final class RedisBackendFactory implements BackendFactory {
                 Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops());
         return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
                 settings.integer(BackendContext.COUNTER_LEASE_MS),
-                settings.integer(BackendContext.COUNTER_STATS_INTERVAL));
+                settings.integer(BackendContext.COUNTER_STATS_INTERVAL), settings.integer("migration_wait_ms"));
     }
 
     private static List<RedisURI> seeds(String list) {

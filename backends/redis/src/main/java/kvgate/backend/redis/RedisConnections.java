@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -303,6 +304,11 @@ final class RedisConnections implements AutoCloseable {
             }
         }
         return shared;
+    }
+
+    /** Each gateway event loop's own connection. */
+    Map<EventExecutor, Channel> loopChannels() {
+        return Collections.unmodifiableMap(byLoop);
     }
 
     /** The auto-flushing connection, safe from any thread (Lettuce's own completions included). */

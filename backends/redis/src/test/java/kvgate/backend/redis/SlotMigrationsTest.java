@@ -1,0 +1,234 @@
+package kvgate.backend.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.netty.channel.DefaultEventLoop;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The order {@link SlotMigrations} keeps, on a real event loop with a sender that only notes what it is given (the
+ * whole path, against a real cluster whose slot migrates, is the gateway's RedisReshardingTest).
+ */
+class SlotMigrationsTest {
+    private static final Result REFUSAL = Result.failure(Status.TEMPORARY_FAILURE, "TRYAGAIN");
+    private static final Result STORED = new Result.Stored(7);
+
+    private final DefaultEventLoop loop = new DefaultEventLoop();
+    /** What the migrations sent, in order. */
+    private final List<Operation> sent = new CopyOnWriteArrayList<>();
+    private final AtomicInteger flushes = new AtomicInteger();
+    /** Whether each send is refused again at once, as Redis would while the slot still migrates. */
+    private volatile boolean refuseAgain;
+    private SlotMigrations migrations;
+
+    private SlotMigrations migrations(long budgetMillis) {
+        migrations = new SlotMigrations(loop, budgetMillis, new SlotMigrations.Sender() {
+            @Override
+            public void send(Operation operation, ResultFuture outcome, long since) {
+                long number = migrations.started(operation);
+                sent.add(operation);
+                if (refuseAgain && operation instanceof Operation.Store) { // only writes are refused so
+                    migrations.refused(operation, number, since, outcome, REFUSAL);
+                }
+            }
+
+            @Override
+            public void flush() {
+                flushes.incrementAndGet();
+            }
+        });
+        return migrations;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+
+    private <T> T onLoop(Callable<T> task) throws Exception {
+        return loop.submit(task).get(5, TimeUnit.SECONDS);
+    }
+
+    private static Operation set(String key) {
+        return new Operation.Store(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8), StoreMode.SET,
+                new byte[]{1}, 0, 0, 0, false);
+    }
+
+    private static Operation get(String key) {
+        return new Operation.Get(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void onlyAWriteRefusedWithTryAgainIsTriedAgain() {
+        RedisCommandExecutionException tryAgain = new RedisCommandExecutionException(
+                "TRYAGAIN Multiple keys request during rehashing of slot");
+        assertTrue(SlotMigrations.retriable(set("k"), tryAgain));
+        assertFalse(SlotMigrations.retriable(get("k"), tryAgain), "a read is not refused so, nor retried");
+        assertFalse(SlotMigrations.retriable(set("k"), new RedisCommandExecutionException("BUSY script")));
+        assertFalse(SlotMigrations.retriable(new Operation.Flush(Namespace.DEFAULT, 0), tryAgain));
+    }
+
+    @Test
+    void aRefusedWriteIsSentAgainAndOperationsOnItsItemWaitBehindIt() throws Exception {
+        SlotMigrations held = migrations(5000);
+        Operation write = set("k");
+        ResultFuture outcome = new ResultFuture();
+        ResultFuture[] queued = new ResultFuture[1];
+        onLoop(() -> {
+            long number = held.started(write);
+            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        onLoop(() -> {
+            queued[0] = held.queueIfHeld(get("k"));
+            assertNull(held.queueIfHeld(get("other")), "another item goes at once");
+            return null;
+        });
+        assertNotNull(queued[0], "a read of the held item waits");
+        awaitSent(1);
+        assertSame(write, sent.get(0), "the write was sent again");
+        Thread.sleep(50);
+        assertEquals(1, sent.size(), "the read waits for the write's result");
+        outcome.complete(STORED);
+        awaitSent(2);
+        assertEquals("k", new String(((Operation.Get) sent.get(1)).key(), StandardCharsets.UTF_8));
+        assertTrue(flushes.get() >= 2, "each send was flushed");
+        assertNull(onLoop(() -> held.queueIfHeld(get("k"))), "the item is no longer held");
+    }
+
+    @Test
+    void aRefusedWriteFollowedByAnotherOperationOnItsItemFails() throws Exception {
+        SlotMigrations held = migrations(5000);
+        Operation write = set("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            long number = held.started(write);
+            held.started(set("other"));
+            held.started(get("k")); // pipelined behind it, already on its way
+            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
+        Thread.sleep(50);
+        assertTrue(sent.isEmpty(), "nothing was sent again");
+    }
+
+    @Test
+    void aWriteWhoseNextOperationsAreOnOtherItemsIsTriedAgain() throws Exception {
+        SlotMigrations held = migrations(5000);
+        Operation write = set("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            long number = held.started(write);
+            held.started(set("other"));
+            held.started(get("k2"));
+            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        awaitSent(1);
+        assertSame(write, sent.get(0));
+        assertFalse(outcome.isDone());
+    }
+
+    @Test
+    void aWriteTooFarBackToTellIsNotTriedAgain() throws Exception {
+        SlotMigrations held = migrations(5000);
+        Operation write = set("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            long number = held.started(write);
+            for (int i = 0; i < SlotMigrations.RECENT; i++) {
+                held.started(set("other-" + i));
+            }
+            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aFlushGivesUpTheWaitingWritesAndSendsWhatQueuedBehindThemFirst() throws Exception {
+        SlotMigrations held = migrations(5000);
+        refuseAgain = true; // the write keeps waiting for its next retry
+        Operation write = set("k");
+        Operation read = get("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            long number = held.started(write);
+            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        awaitSent(2); // tried again, refused again
+        ResultFuture queued = onLoop(() -> held.queueIfHeld(read));
+        assertNotNull(queued);
+        int before = sent.size();
+        onLoop(() -> {
+            assertNull(held.queueIfHeld(new Operation.Flush(Namespace.DEFAULT, 0)), "the flush goes");
+            // By the time the flush is started, what queued has gone ahead of it.
+            assertSame(read, sent.get(sent.size() - 1));
+            return null;
+        });
+        assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
+        Thread.sleep(250);
+        assertEquals(before + 1, sent.size(), "the given-up write was not sent again: " + sent);
+    }
+
+    @Test
+    void aWriteRefusedAgainFailsOnceItsTimeIsUp() throws Exception {
+        SlotMigrations held = migrations(200);
+        refuseAgain = true;
+        Operation write = set("k");
+        ResultFuture outcome = new ResultFuture();
+        long started = System.nanoTime();
+        onLoop(() -> {
+            long number = held.started(write);
+            held.refused(write, number, started, outcome, REFUSAL);
+            return null;
+        });
+        assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertTrue(millis >= 200, "gave up after " + millis + " ms");
+        assertTrue(sent.size() >= 3, "tried again several times: " + sent.size());
+        assertNull(onLoop(() -> held.queueIfHeld(get("k"))), "the item is no longer held");
+    }
+
+    @Test
+    void noBudgetMeansNoRetry() throws Exception {
+        SlotMigrations held = migrations(0);
+        Operation write = set("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            held.refused(write, held.started(write), System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
+        assertTrue(sent.isEmpty());
+    }
+
+    private void awaitSent(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (sent.size() < count) {
+            assertTrue(System.nanoTime() < deadline, "sent " + sent.size() + " of " + count);
+            Thread.sleep(5);
+        }
+    }
+}
