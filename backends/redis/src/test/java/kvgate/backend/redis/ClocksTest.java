@@ -118,7 +118,7 @@ class ClocksTest {
 
     private static Backend open(int port, Clock clock, NioEventLoopGroup loops) {
         Settings settings = new Settings(Map.of("uri", "redis://127.0.0.1:" + port, "cluster", "",
-                "timeout_ms", "5000", "topology_refresh_ms", "10000",
+                "timeout_ms", "5000", "topology_refresh_ms", "10000", "migration_wait_ms", "1000",
                 BackendContext.COUNTER_LEASE_MS, "60000", BackendContext.COUNTER_STATS_INTERVAL, "10"));
         return new RedisBackendFactory().open(new BackendContext("test", settings, clock, 1 << 20, loops));
     }
