@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,8 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.RedisServers;
@@ -35,7 +39,7 @@ class RedisReshardingTest {
     @Test
     void aWriteToAHalfMovedSlotIsDoneOnceTheSlotHasMoved() throws Exception {
         try (RedisServers servers = RedisServers.cluster(2);
-             TestGateway gateway = TestGateway.start(servers.backendSettings());
+             TestGateway gateway = TestGateway.start(waitingLong(servers));
              BinaryClient client = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
             assertEquals(0, client.set("moving", "v0", 0, 0).status());
             HalfMoved slot = halfMove(servers, "moving");
@@ -140,30 +144,29 @@ class RedisReshardingTest {
              TestGateway gateway = TestGateway.start(waitingLong(servers))) {
             int writers = 4;
             List<BinaryClient> clients = new ArrayList<>();
+            // A thread each: the writers block on their sockets, and a shared pool may have fewer threads.
+            ExecutorService threads = Executors.newFixedThreadPool(writers);
             try {
                 for (int i = 0; i < writers; i++) {
                     clients.add(new BinaryClient(gateway.port(), READ_BOUND_MS));
                     assertEquals(0, clients.get(i).set("hot-" + i, "0", 0, 0).status());
                 }
+                long refusedBefore = tryAgains(servers);
                 AtomicBoolean stop = new AtomicBoolean();
-                List<CompletableFuture<Integer>> written = new ArrayList<>();
+                List<Future<Integer>> written = new ArrayList<>();
                 for (int i = 0; i < writers; i++) {
                     BinaryClient client = clients.get(i);
                     String key = "hot-" + i;
                     // Sets of 1, 2, 3, ... one at a time; any reply but success ends the writer with a failure.
-                    written.add(CompletableFuture.supplyAsync(() -> {
+                    written.add(threads.submit(() -> {
                         int last = 0;
-                        try {
-                            while (!stop.get()) {
-                                Response reply = client.set(key, Integer.toString(last + 1), 0, 0);
-                                if (reply.status() != 0) {
-                                    throw new AssertionError(key + " = " + (last + 1) + ": status 0x"
-                                            + Integer.toHexString(reply.status()) + " " + reply.valueText());
-                                }
-                                last++;
+                        while (!stop.get()) {
+                            Response reply = client.set(key, Integer.toString(last + 1), 0, 0);
+                            if (reply.status() != 0) {
+                                throw new AssertionError(key + " = " + (last + 1) + ": status 0x"
+                                        + Integer.toHexString(reply.status()) + " " + reply.valueText());
                             }
-                        } catch (IOException e) {
-                            throw new IllegalStateException(e);
+                            last++;
                         }
                         return last;
                     }));
@@ -189,13 +192,27 @@ class RedisReshardingTest {
                     assertEquals(Integer.toString(last), clients.get(i).get("hot-" + i).valueText(),
                             "hot-" + i + " holds its last write");
                 }
-                assertTrue(done.size() >= 1, "a slot moved");
+                assertTrue(tryAgains(servers) > refusedBefore, "Redis refused writes while their slots moved");
             } finally {
+                threads.shutdownNow();
                 for (BinaryClient client : clients) {
                     client.close();
                 }
             }
         }
+    }
+
+    /** How many commands the cluster's nodes have refused with TRYAGAIN so far (their INFO errorstats). */
+    private static long tryAgains(RedisServers servers) throws Exception {
+        long count = 0;
+        for (int node = 0; node < 2; node++) {
+            Matcher matcher = Pattern.compile("errorstat_TRYAGAIN:count=(\\d+)")
+                    .matcher(RedisServers.cli(servers.port(node), "INFO", "errorstats"));
+            if (matcher.find()) {
+                count += Long.parseLong(matcher.group(1));
+            }
+        }
+        return count;
     }
 
     /** The servers' settings, with writes tried again for long enough to outlast the slowest move here. */

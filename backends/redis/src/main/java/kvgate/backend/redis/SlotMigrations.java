@@ -15,6 +15,7 @@ import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.ResultFuture;
+import kvgate.spi.Status;
 
 /**
  * Writes that Redis Cluster refused with TRYAGAIN because their slot was migrating, tried again until it has moved,
@@ -27,11 +28,11 @@ import kvgate.spi.ResultFuture;
  *
  * <p>A retry runs after the commands pipelined behind the refused one, so it keeps the client's order only if none
  * of those was on the same item: each operation started on the loop's connection is noted (the last {@link #RECENT}
- * of them), and a refused write with a later operation on its item (or a later flush) fails with the temporary
- * failure it always had, the later ones deciding what the client sees. While a write waits for its retry, its item
- * is held: operations on that item that arrive meanwhile wait behind it, and go once it is done, or has failed. A
- * flush that arrives meanwhile goes only after every held item's operations: the waiting writes fail at once, and
- * those queued behind them are sent before it.
+ * of them), and a refused write with a later operation on its item (or on a whole namespace: a flush, a scan) fails
+ * with the temporary failure it always had, the later ones deciding what the client sees. While a write waits for
+ * its retry, its item is held: operations on that item that arrive meanwhile wait behind it, and go once it is
+ * done, or has failed. An operation on a whole namespace that arrives meanwhile goes only after every held item's
+ * operations: the writes waiting for their retry fail at once, and those queued behind them are sent before it.
  */
 final class SlotMigrations {
     /** Operations remembered, to tell whether one on the same item followed a refused write: a power of two. */
@@ -49,11 +50,18 @@ final class SlotMigrations {
         void flush();
     }
 
+    private static final Result STOPPING = Result.failure(Status.TEMPORARY_FAILURE, "the gateway is stopping");
+
     private final EventExecutor loop;
     private final long budgetNanos;
     private final Sender sender;
-    /** The last operations started, by their number modulo {@link #RECENT}. */
-    private final Operation[] recent = new Operation[RECENT];
+    /**
+     * The items of the last operations started, by their number modulo {@link #RECENT}: namespace and key (the key
+     * array the operation holds, not its value, which may be large), {@link #EVERY_ITEM} for an operation on a whole
+     * namespace, null for one on no item (a counter's).
+     */
+    private final Namespace[] recentNamespaces = new Namespace[RECENT];
+    private final byte[][] recentKeys = new byte[RECENT][];
     /** How many operations were started on this loop's connection. */
     private long started;
     /** Items with a write waiting for its retry, or retried and not answered yet. */
@@ -66,6 +74,18 @@ final class SlotMigrations {
         this.sender = sender;
     }
 
+    /** The key noted for an operation on every item of a namespace: one that any item's check matches. */
+    private static final byte[] EVERY_ITEM = new byte[0];
+
+    /**
+     * Whether an operation reads or changes a whole namespace (a flush, a scan, a tag's or the n-gram index's
+     * look-up): no write held before it may land after it, and no refused write it follows may be sent again.
+     */
+    private static boolean onEveryItem(Operation operation) {
+        return operation instanceof Operation.Flush || operation instanceof Operation.Scan
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search;
+    }
+
     /** An item: its namespace and key, compared by content. */
     private record ItemKey(Namespace namespace, ByteBuffer key) {
         /** The item an operation reads or changes; null for one on no single item. */
@@ -74,12 +94,13 @@ final class SlotMigrations {
             return key == null ? null : new ItemKey(operation.namespace(), ByteBuffer.wrap(key));
         }
 
-        boolean isOf(Operation operation) {
-            byte[] key = keyOf(operation);
-            return key != null && operation.namespace().equals(namespace) && ByteBuffer.wrap(key).equals(this.key);
+        /** Whether an operation noted as {@code namespace} and {@code key} (see {@link #started}) was on this item. */
+        boolean isOf(Namespace namespace, byte[] key) {
+            return key != null && (key == EVERY_ITEM || namespace.equals(this.namespace)
+                    && ByteBuffer.wrap(key).equals(this.key));
         }
 
-        private static byte[] keyOf(Operation operation) {
+        static byte[] keyOf(Operation operation) {
             if (operation instanceof Operation.KeyOperation keyed) {
                 return keyed.key();
             }
@@ -131,7 +152,7 @@ final class SlotMigrations {
         if (held.isEmpty()) {
             return null;
         }
-        if (operation instanceof Operation.Flush) {
+        if (onEveryItem(operation)) {
             releaseAll();
             return null;
         }
@@ -146,7 +167,9 @@ final class SlotMigrations {
 
     /** Notes an operation started on the loop's connection; returns its number. */
     long started(Operation operation) {
-        recent[(int) (started & (RECENT - 1))] = operation;
+        int at = (int) (started & (RECENT - 1));
+        recentNamespaces[at] = operation.namespace();
+        recentKeys[at] = onEveryItem(operation) ? EVERY_ITEM : ItemKey.keyOf(operation);
         return started++;
     }
 
@@ -185,26 +208,43 @@ final class SlotMigrations {
                     try {
                         loop.execute(() -> release(item, first));
                     } catch (RejectedExecutionException e) {
-                        // The gateway is stopping: what waited fails with its connections.
+                        // The gateway is stopping: no loop is left to send what waited; it fails here.
+                        for (Waiting waiting : first.queue) {
+                            waiting.outcome().complete(STOPPING);
+                        }
                     }
                 }
             });
         }
         on.refusal = refusal;
         Held retried = on;
-        long delay = Math.min(LONGEST_DELAY_MILLIS, FIRST_DELAY_MILLIS << Math.min(on.attempts, 16));
+        // Never past the budget: the last retry goes when it ends, and its refusal is final.
+        long backoff = TimeUnit.MILLISECONDS.toNanos(
+                Math.min(LONGEST_DELAY_MILLIS, FIRST_DELAY_MILLIS << Math.min(on.attempts, 16)));
+        long delay = Math.max(0, Math.min(backoff, since + budgetNanos - System.nanoTime()));
         on.attempts++;
-        on.retry = loop.schedule(() -> retry(item, retried, since), delay, TimeUnit.MILLISECONDS);
+        try {
+            on.retry = loop.schedule(() -> retry(item, retried, since), delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            outcome.complete(refusal); // the gateway is stopping
+            return;
+        }
+        // Cancelled by a flush, or by the loop's shutdown, which runs no task it still has: the write fails.
+        on.retry.addListener(done -> {
+            if (done.isCancelled()) {
+                retried.outcome.complete(retried.refusal);
+            }
+        });
     }
 
-    /** Whether an operation on {@code item}, or a flush, was started after the one numbered {@code number}. */
+    /** Whether an operation on {@code item}, or on every item, was started after the one numbered {@code number}. */
     private boolean followed(ItemKey item, long number) {
         if (started - number > RECENT) {
             return true; // no longer known: assume so
         }
         for (long later = number + 1; later < started; later++) {
-            Operation operation = recent[(int) (later & (RECENT - 1))];
-            if (operation instanceof Operation.Flush || item.isOf(operation)) {
+            int at = (int) (later & (RECENT - 1));
+            if (item.isOf(recentNamespaces[at], recentKeys[at])) {
                 return true;
             }
         }

@@ -180,16 +180,68 @@ class SlotMigrationsTest {
         awaitSent(2); // tried again, refused again
         ResultFuture queued = onLoop(() -> held.queueIfHeld(read));
         assertNotNull(queued);
-        int before = sent.size();
-        onLoop(() -> {
+        int before = onLoop(() -> {
+            int was = sent.size();
             assertNull(held.queueIfHeld(new Operation.Flush(Namespace.DEFAULT, 0)), "the flush goes");
             // By the time the flush is started, what queued has gone ahead of it.
-            assertSame(read, sent.get(sent.size() - 1));
-            return null;
+            assertEquals(was + 1, sent.size());
+            assertSame(read, sent.get(was));
+            return was;
         });
         assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
         Thread.sleep(250);
         assertEquals(before + 1, sent.size(), "the given-up write was not sent again: " + sent);
+    }
+
+    @Test
+    void aScanArrivingWhileARetryIsOnItsWaySendsWhatQueuedAndTheRetryIsNotRepeated() throws Exception {
+        SlotMigrations held = migrations(5000);
+        Operation write = set("k");
+        Operation read = get("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            held.refused(write, held.started(write), System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        awaitSent(1); // the retry is on its way: nothing answers it yet
+        onLoop(() -> {
+            assertNotNull(held.queueIfHeld(read));
+            assertNull(held.queueIfHeld(new Operation.Scan(Namespace.DEFAULT, 10)), "the scan goes");
+            assertSame(read, sent.get(sent.size() - 1), "what queued went ahead of the scan");
+            held.started(new Operation.Scan(Namespace.DEFAULT, 10));
+            return null;
+        });
+        assertFalse(outcome.isDone(), "a retry on its way is not given up: its reply decides");
+        // Refused again: the read and the scan followed it, so it is not sent a third time.
+        onLoop(() -> {
+            held.refused(write, 1, System.nanoTime(), outcome, REFUSAL); // the retry was number 1
+            return null;
+        });
+        assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
+        Thread.sleep(100);
+        assertEquals(2, sent.size(), "sent: " + sent);
+    }
+
+    @Test
+    void anOperationThatWaitedAndIsRefusedInItsTurnIsTriedAgainItself() throws Exception {
+        SlotMigrations held = migrations(5000);
+        Operation first = set("k");
+        Operation second = set("k");
+        ResultFuture outcome = new ResultFuture();
+        onLoop(() -> {
+            held.refused(first, held.started(first), System.nanoTime(), outcome, REFUSAL);
+            return null;
+        });
+        awaitSent(1);
+        ResultFuture queued = onLoop(() -> held.queueIfHeld(second));
+        assertNotNull(queued);
+        refuseAgain = true; // the slot still migrates when the second goes
+        outcome.complete(STORED);
+        awaitSent(3); // the second, refused, then sent again
+        assertSame(second, sent.get(1));
+        assertSame(second, sent.get(2));
+        assertFalse(queued.isDone());
+        assertNotNull(onLoop(() -> held.queueIfHeld(get("k"))), "the item is held for the second now");
     }
 
     @Test
