@@ -68,6 +68,19 @@ class SlotMigrationsTest {
         return loop.submit(task).get(5, TimeUnit.SECONDS);
     }
 
+    /** On the loop: starts {@code write}, then {@code followers} behind it, and Redis refuses the write. */
+    private void refuse(SlotMigrations held, Operation write, ResultFuture outcome, long since,
+                        Operation... followers) throws Exception {
+        onLoop(() -> {
+            long number = held.started(write);
+            for (Operation follower : followers) {
+                held.started(follower);
+            }
+            held.refused(write, number, since, outcome, REFUSAL);
+            return null;
+        });
+    }
+
     private static Operation set(String key) {
         return new Operation.Store(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8), StoreMode.SET,
                 new byte[]{1}, 0, 0, 0, false);
@@ -93,11 +106,7 @@ class SlotMigrationsTest {
         Operation write = set("k");
         ResultFuture outcome = new ResultFuture();
         ResultFuture[] queued = new ResultFuture[1];
-        onLoop(() -> {
-            long number = held.started(write);
-            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, write, outcome, System.nanoTime());
         onLoop(() -> {
             queued[0] = held.queueIfHeld(get("k"));
             assertNull(held.queueIfHeld(get("other")), "another item goes at once");
@@ -120,13 +129,8 @@ class SlotMigrationsTest {
         SlotMigrations held = migrations(5000);
         Operation write = set("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            long number = held.started(write);
-            held.started(set("other"));
-            held.started(get("k")); // pipelined behind it, already on its way
-            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        // Pipelined behind it, already on their way: the second on its item.
+        refuse(held, write, outcome, System.nanoTime(), set("other"), get("k"));
         assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
         Thread.sleep(50);
         assertTrue(sent.isEmpty(), "nothing was sent again");
@@ -137,13 +141,7 @@ class SlotMigrationsTest {
         SlotMigrations held = migrations(5000);
         Operation write = set("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            long number = held.started(write);
-            held.started(set("other"));
-            held.started(get("k2"));
-            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, write, outcome, System.nanoTime(), set("other"), get("k2"));
         awaitSent(1);
         assertSame(write, sent.get(0));
         assertFalse(outcome.isDone());
@@ -154,14 +152,11 @@ class SlotMigrationsTest {
         SlotMigrations held = migrations(5000);
         Operation write = set("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            long number = held.started(write);
-            for (int i = 0; i < SlotMigrations.RECENT; i++) {
-                held.started(set("other-" + i));
-            }
-            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        Operation[] others = new Operation[SlotMigrations.RECENT];
+        for (int i = 0; i < others.length; i++) {
+            others[i] = set("other-" + i);
+        }
+        refuse(held, write, outcome, System.nanoTime(), others);
         assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
     }
 
@@ -172,11 +167,7 @@ class SlotMigrationsTest {
         Operation write = set("k");
         Operation read = get("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            long number = held.started(write);
-            held.refused(write, number, System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, write, outcome, System.nanoTime());
         awaitSent(2); // tried again, refused again
         ResultFuture queued = onLoop(() -> held.queueIfHeld(read));
         assertNotNull(queued);
@@ -199,10 +190,7 @@ class SlotMigrationsTest {
         Operation write = set("k");
         Operation read = get("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            held.refused(write, held.started(write), System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, write, outcome, System.nanoTime());
         awaitSent(1); // the retry is on its way: nothing answers it yet
         onLoop(() -> {
             assertNotNull(held.queueIfHeld(read));
@@ -228,10 +216,7 @@ class SlotMigrationsTest {
         Operation first = set("k");
         Operation second = set("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            held.refused(first, held.started(first), System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, first, outcome, System.nanoTime());
         awaitSent(1);
         ResultFuture queued = onLoop(() -> held.queueIfHeld(second));
         assertNotNull(queued);
@@ -251,11 +236,7 @@ class SlotMigrationsTest {
         Operation write = set("k");
         ResultFuture outcome = new ResultFuture();
         long started = System.nanoTime();
-        onLoop(() -> {
-            long number = held.started(write);
-            held.refused(write, number, started, outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, write, outcome, started);
         assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         assertTrue(millis >= 200, "gave up after " + millis + " ms");
@@ -268,10 +249,7 @@ class SlotMigrationsTest {
         SlotMigrations held = migrations(0);
         Operation write = set("k");
         ResultFuture outcome = new ResultFuture();
-        onLoop(() -> {
-            held.refused(write, held.started(write), System.nanoTime(), outcome, REFUSAL);
-            return null;
-        });
+        refuse(held, write, outcome, System.nanoTime());
         assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
         assertTrue(sent.isEmpty());
     }
