@@ -40,17 +40,22 @@ final class SlotMigrations {
     /** The first retry's delay; each next one waits twice as long, up to {@link #LONGEST_DELAY_MILLIS}. */
     private static final long FIRST_DELAY_MILLIS = 5;
     private static final long LONGEST_DELAY_MILLIS = 100;
+    /** The key noted for an operation on every item of a namespace: one that any item's check matches. */
+    private static final byte[] EVERY_ITEM = new byte[0];
+    /** What operations queued behind a held write get when the gateway stops before they could be sent. */
+    private static final Result STOPPING = Result.failure(Status.TEMPORARY_FAILURE, "the gateway is stopping");
 
     /** Sends an operation on the loop's connection, as the backend sends any. */
     interface Sender {
-        /** Starts {@code operation} (without flushing); its result completes {@code outcome}. */
+        /**
+         * Starts {@code operation} (without flushing); its result completes {@code outcome}. {@code since}: when it
+         * reached the backend, from which a retry of it is timed.
+         */
         void send(Operation operation, ResultFuture outcome, long since);
 
         /** Writes what was started to Redis. */
         void flush();
     }
-
-    private static final Result STOPPING = Result.failure(Status.TEMPORARY_FAILURE, "the gateway is stopping");
 
     private final EventExecutor loop;
     private final long budgetNanos;
@@ -67,15 +72,12 @@ final class SlotMigrations {
     /** Items with a write waiting for its retry, or retried and not answered yet. */
     private final Map<ItemKey, Held> held = new HashMap<>();
 
-    /** @param budgetMillis how long after it was first sent a write is tried again; 0: never */
+    /** @param budgetMillis how long after it reached the backend a write is tried again; 0: never */
     SlotMigrations(EventExecutor loop, long budgetMillis, Sender sender) {
         this.loop = loop;
         this.budgetNanos = TimeUnit.MILLISECONDS.toNanos(budgetMillis);
         this.sender = sender;
     }
-
-    /** The key noted for an operation on every item of a namespace: one that any item's check matches. */
-    private static final byte[] EVERY_ITEM = new byte[0];
 
     /**
      * Whether an operation reads or changes a whole namespace (a flush, a scan, a tag's or the n-gram index's
