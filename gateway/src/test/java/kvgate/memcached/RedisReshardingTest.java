@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
+import kvgate.testing.CounterClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class RedisReshardingTest {
              TestGateway gateway = TestGateway.start(waitingLong(servers));
              BinaryClient client = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
             assertEquals(0, client.set("moving", "v0", 0, 0).status());
-            HalfMoved slot = halfMove(servers, "moving");
+            HalfMoved slot = halfMove(servers, item("moving"));
             CompletableFuture<Void> moved = finishLater(servers, slot, 500);
             long started = System.nanoTime();
             Response write = client.set("moving", "v1", 0, 0);
@@ -52,7 +53,7 @@ class RedisReshardingTest {
                     + " ms: " + write.valueText());
             assertTrue(millis >= 400, "the write waited for the slot: " + millis + " ms");
             assertEquals("v1", client.get("moving").valueText());
-            assertFalse(itemKey(servers, slot.target(), "moving").isEmpty(), "the item is on the new node");
+            assertFalse(redisKey(servers, slot.target(), item("moving")).isEmpty(), "the item is on the new node");
         }
     }
 
@@ -64,7 +65,7 @@ class RedisReshardingTest {
              BinaryClient other = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
             assertEquals(0, client.set("ordered", "v0", 0, 0).status());
             assertEquals(0, client.set("elsewhere", "e0", 0, 0).status());
-            HalfMoved slot = halfMove(servers, "ordered");
+            HalfMoved slot = halfMove(servers, item("ordered"));
             CompletableFuture<Void> moved = finishLater(servers, slot, 1500);
             client.send(BinaryClient.frame(BinaryClient.SET, BinaryClient.storeExtras(0, 0),
                     BinaryClient.bytes("ordered"), BinaryClient.bytes("v1"), 0, 1));
@@ -88,7 +89,7 @@ class RedisReshardingTest {
                 }
             }
             moved.get(10, TimeUnit.SECONDS);
-            assertFalse(itemKey(servers, slot.target(), "ordered").isEmpty(), "the item is on the new node");
+            assertFalse(redisKey(servers, slot.target(), item("ordered")).isEmpty(), "the item is on the new node");
         }
     }
 
@@ -98,7 +99,7 @@ class RedisReshardingTest {
              TestGateway gateway = TestGateway.start(servers.backendSettings());
              BinaryClient client = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
             assertEquals(0, client.set("pipelined", "v0", 0, 0).status());
-            HalfMoved slot = halfMove(servers, "pipelined");
+            HalfMoved slot = halfMove(servers, item("pipelined"));
             CompletableFuture<Void> moved = finishLater(servers, slot, 300);
             // In one write: the first set is still on its way when the second follows it to the same item.
             client.send(BinaryClient.frame(BinaryClient.SET, BinaryClient.storeExtras(0, 0),
@@ -124,7 +125,7 @@ class RedisReshardingTest {
             try (TestGateway gateway = TestGateway.start(settings);
                  BinaryClient client = new BinaryClient(gateway.port(), READ_BOUND_MS)) {
                 assertEquals(0, client.set("stuck", "v0", 0, 0).status());
-                HalfMoved slot = halfMove(servers, "stuck");
+                HalfMoved slot = halfMove(servers, item("stuck"));
                 long started = System.nanoTime();
                 Response write = client.set("stuck", "v1", 0, 0);
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -173,10 +174,10 @@ class RedisReshardingTest {
                 }
                 Set<Integer> done = new HashSet<>();
                 for (int i = 0; i < writers; i++) {
-                    if (!done.add(slotOf(servers, "hot-" + i))) {
+                    if (!done.add(slotOf(servers, item("hot-" + i)))) {
                         continue; // moved with another hot key's slot
                     }
-                    HalfMoved slot = startMove(servers, "hot-" + i);
+                    HalfMoved slot = startMove(servers, item("hot-" + i));
                     for (String key : keysInSlot(servers, slot.source(), slot.slot())) {
                         Thread.sleep(50);
                         migrate(servers, slot.source(), slot.target(), key);
@@ -198,6 +199,32 @@ class RedisReshardingTest {
                 for (BinaryClient client : clients) {
                     client.close();
                 }
+            }
+        }
+    }
+
+    @Test
+    void aCounterAcquiredWhileItsSlotMovesIsGrantedOnceItHasMoved() throws Exception {
+        Map<String, String> settings = new HashMap<>();
+        try (RedisServers servers = RedisServers.cluster(2)) {
+            settings.putAll(waitingLong(servers));
+            settings.put("counter.store", "redis");
+            try (TestGateway gateway = TestGateway.start(settings);
+                 CounterClient client = new CounterClient(gateway.counterPort())) {
+                assertEquals(0, client.acquire("lock", 1, 5).status());
+                // The counter stays on the old node, its leases go to the new one: every script on it is refused.
+                HalfMoved slot = halfMove(servers, counter("lock"));
+                CompletableFuture<Void> moved = finishLater(servers, slot, 800);
+                long started = System.nanoTime();
+                CounterClient.Response granted = client.acquire("lock", 2, 5);
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                moved.get(10, TimeUnit.SECONDS);
+                assertEquals(0, granted.status(), "status 0x" + Integer.toHexString(granted.status()) + " after "
+                        + millis + " ms: " + granted.text());
+                assertEquals(2, granted.u32(0));
+                assertTrue(millis >= 600, "the acquisition waited for the slot: " + millis + " ms");
+                assertEquals(3, client.get("lock").u32(0), "both acquisitions are held, once each");
+                assertFalse(redisKey(servers, slot.target(), counter("lock")).isEmpty(), "the counter moved");
             }
         }
     }
@@ -234,49 +261,62 @@ class RedisReshardingTest {
         });
     }
 
-    /** Starts moving the slot of {@code key}'s item to the other node, and moves every key of it but the item. */
-    private static HalfMoved halfMove(RedisServers servers, String key) throws Exception {
-        HalfMoved slot = startMove(servers, key);
-        String item = itemKey(servers, slot.source(), key);
+    /** The pattern of the Redis key of the item {@code key}. */
+    private static String item(String key) {
+        return "kvgate:i{*}" + key;
+    }
+
+    /** The pattern of the Redis key of the counter {@code name} (its leases' key shares its slot). */
+    private static String counter(String name) {
+        return "kvgate:c{*#" + name + "}";
+    }
+
+    /**
+     * Starts moving the slot of the Redis key matching {@code pattern} to the other node, and moves every key of the
+     * slot but that one.
+     */
+    private static HalfMoved halfMove(RedisServers servers, String pattern) throws Exception {
+        HalfMoved slot = startMove(servers, pattern);
+        String kept = redisKey(servers, slot.source(), pattern);
         for (String other : keysInSlot(servers, slot.source(), slot.slot())) {
-            if (!other.equals(item)) {
+            if (!other.equals(kept)) {
                 migrate(servers, slot.source(), slot.target(), other);
             }
         }
         return slot;
     }
 
-    /** Marks the slot of {@code key}'s item as migrating from its node to the other, moving no key yet. */
-    private static HalfMoved startMove(RedisServers servers, String key) throws Exception {
+    /** Marks the slot of the Redis key matching {@code pattern} as migrating to the other node, moving no key yet. */
+    private static HalfMoved startMove(RedisServers servers, String pattern) throws Exception {
         for (int source = 0; source < 2; source++) {
-            String item = itemKey(servers, source, key);
-            if (item.isEmpty()) {
+            String key = redisKey(servers, source, pattern);
+            if (key.isEmpty()) {
                 continue;
             }
             int target = 1 - source;
-            int slot = Integer.parseInt(RedisServers.cli(servers.port(source), "CLUSTER", "KEYSLOT", item).strip());
+            int slot = Integer.parseInt(RedisServers.cli(servers.port(source), "CLUSTER", "KEYSLOT", key).strip());
             String sourceId = RedisServers.cli(servers.port(source), "CLUSTER", "MYID").strip();
             String targetId = RedisServers.cli(servers.port(target), "CLUSTER", "MYID").strip();
             cluster(servers, target, "SETSLOT", Integer.toString(slot), "IMPORTING", sourceId);
             cluster(servers, source, "SETSLOT", Integer.toString(slot), "MIGRATING", targetId);
             return new HalfMoved(slot, source, target, sourceId, targetId);
         }
-        throw new AssertionError("no node holds " + key);
+        throw new AssertionError("no node holds " + pattern);
     }
 
-    private static int slotOf(RedisServers servers, String key) throws Exception {
+    private static int slotOf(RedisServers servers, String pattern) throws Exception {
         for (int node = 0; node < 2; node++) {
-            String item = itemKey(servers, node, key);
-            if (!item.isEmpty()) {
-                return Integer.parseInt(RedisServers.cli(servers.port(node), "CLUSTER", "KEYSLOT", item).strip());
+            String key = redisKey(servers, node, pattern);
+            if (!key.isEmpty()) {
+                return Integer.parseInt(RedisServers.cli(servers.port(node), "CLUSTER", "KEYSLOT", key).strip());
             }
         }
-        throw new AssertionError("no node holds " + key);
+        throw new AssertionError("no node holds " + pattern);
     }
 
-    /** The Redis key of {@code key}'s item on {@code node}, or "" when the node does not hold it. */
-    private static String itemKey(RedisServers servers, int node, String key) throws Exception {
-        return RedisServers.cli(servers.port(node), "--raw", "KEYS", "kvgate:i{*}" + key).strip();
+    /** The Redis key matching {@code pattern} on {@code node}, or "" when the node holds none. */
+    private static String redisKey(RedisServers servers, int node, String pattern) throws Exception {
+        return RedisServers.cli(servers.port(node), "--raw", "KEYS", pattern).strip();
     }
 
     private static void finishMove(RedisServers servers, HalfMoved moved) throws Exception {

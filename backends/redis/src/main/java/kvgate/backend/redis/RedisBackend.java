@@ -40,8 +40,8 @@ import kvgate.spi.Status;
  *
  * <p>Operations that arrive together go out on the calling event loop's own connection and are flushed once
  * ({@link RedisConnections}). A failure is a temporary failure when nothing was done, a backend error when a
- * change may have been made ({@link #failure}). A write a cluster refused for a migrating slot is first tried again,
- * in its loop's order ({@link SlotMigrations}).
+ * change may have been made ({@link #failure}). A script a cluster refused for a migrating slot (an item's write, a
+ * counter's operation) is first tried again, in its loop's order ({@link SlotMigrations}).
  */
 final class RedisBackend implements Backend {
     private final RedisConnections connections;
@@ -73,7 +73,7 @@ final class RedisBackend implements Backend {
     /** Each event loop's writes refused for a migrating slot, by the loop's connection. */
     private final Map<RedisConnections.Channel, SlotMigrations> migrations = new IdentityHashMap<>();
 
-    /** @param migrationWaitMillis how long a write refused for a migrating cluster slot is tried again (0: never) */
+    /** @param migrationWaitMillis how long a script refused for a migrating slot is tried again (0: never) */
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
                  long counterLeaseMillis, long counterIntervalSeconds, long migrationWaitMillis) {
         this.connections = connections;
@@ -134,7 +134,7 @@ final class RedisBackend implements Backend {
 
     /**
      * Starts an operation's commands on {@code channel}, without flushing; its result or failure completes
-     * {@code outcome}. On an event loop's own connection, a write refused for a migrating slot goes to the loop's
+     * {@code outcome}. On an event loop's own connection, a script refused for a migrating slot goes to the loop's
      * {@link SlotMigrations} instead, to be tried again.
      *
      * @param since when the operation was first sent, from which its retries are timed

@@ -34,9 +34,9 @@ public final class RedisBackendFactory implements BackendFactory {
                                 + "read, a backend error for a change (whose outcome is then unknown); "
                                 + "also the connect timeout"),
                 Setting.integer("migration_wait_ms", 1000, 0, 600_000,
-                        "a write that a cluster refuses with TRYAGAIN while its slot migrates is tried again for up "
-                                + "to this many milliseconds, in its client's order, before it fails with a "
-                                + "temporary failure (0: at once)"),
+                        "an item's write or a counter's operation that a cluster refuses with TRYAGAIN while its "
+                                + "slot migrates is tried again for up to this many milliseconds, in its client's "
+                                + "order, before it fails with a temporary failure (0: at once)"),
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
                         "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
                                 + "reconnections"));

@@ -18,31 +18,33 @@ import kvgate.spi.ResultFuture;
 import kvgate.spi.Status;
 
 /**
- * Writes that Redis Cluster refused with TRYAGAIN because their slot was migrating, tried again until it has moved,
- * in the order one gateway event loop's clients sent them. One per loop, confined to it.
+ * Operations that Redis Cluster refused with TRYAGAIN because their slot was migrating, tried again until it has
+ * moved, in the order one gateway event loop's clients sent them. One per loop, confined to it.
  *
- * <p>While a slot migrates, its keys move one by one from the old node to the new one. An item script names three
- * keys of one slot (the item, its index shard, the shard's CAS mark), and Redis refuses it with TRYAGAIN whenever
- * those are split between the nodes, or are not all on the new node yet; that lasts until the slot has moved. The
- * script did not run, so it may run again: Redis Cluster's own clients retry TRYAGAIN the same way.
+ * <p>While a slot migrates, its keys move one by one from the old node to the new one. An item's write is a script
+ * on three keys of one slot (the item, its index shard, the shard's CAS mark), a counter's operation one on two (the
+ * counter and its leases), and Redis refuses such a script with TRYAGAIN whenever its keys are split between the
+ * nodes, or are not all on the new node yet; that lasts until the slot has moved. The script did not run, so it may
+ * run again: Redis Cluster's own clients retry TRYAGAIN the same way.
  *
  * <p>A retry runs after the commands pipelined behind the refused one, so it keeps the client's order only if none
- * of those was on the same item: each operation started on the loop's connection is noted (the last {@link #RECENT}
- * of them), and a refused write with a later operation on its item (or on a whole namespace: a flush, a scan) fails
- * with the temporary failure it always had, the later ones deciding what the client sees. While a write waits for
- * its retry, its item is held: operations on that item that arrive meanwhile wait behind it, and go once it is
- * done, or has failed. An operation on a whole namespace that arrives meanwhile goes only after every held item's
- * operations: the writes waiting for their retry fail at once, and those queued behind them are sent before it.
+ * of those was on the same item or counter (its subject): each operation started on the loop's connection is noted
+ * (the last {@link #RECENT} of them), and a refused operation followed by another on its subject, or on every one
+ * of its kind (a flush or a scan of items; a connection's release of all its counters, a dump), fails with the
+ * temporary failure it always had, the later ones deciding what the client sees. While an operation waits for its
+ * retry, its subject is held: operations on it that arrive meanwhile wait behind it, and go once it is done, or has
+ * failed. An operation on every one of a kind that arrives meanwhile goes only after every held subject of that
+ * kind: the operations waiting for their retry fail at once, and those queued behind them are sent before it.
  */
 final class SlotMigrations {
-    /** Operations remembered, to tell whether one on the same item followed a refused write: a power of two. */
+    /** Operations remembered, to tell whether one on the same subject followed a refused one: a power of two. */
     static final int RECENT = 4096;
     /** The first retry's delay; each next one waits twice as long, up to {@link #LONGEST_DELAY_MILLIS}. */
     private static final long FIRST_DELAY_MILLIS = 5;
     private static final long LONGEST_DELAY_MILLIS = 100;
-    /** The key noted for an operation on every item of a namespace: one that any item's check matches. */
-    private static final byte[] EVERY_ITEM = new byte[0];
-    /** What operations queued behind a held write get when the gateway stops before they could be sent. */
+    /** The key noted for an operation on every item (or counter): one that any item's (counter's) check matches. */
+    private static final byte[] EVERY = new byte[0];
+    /** What operations queued behind a held one get when the gateway stops before they could be sent. */
     private static final Result STOPPING = Result.failure(Status.TEMPORARY_FAILURE, "the gateway is stopping");
 
     /** Sends an operation on the loop's connection, as the backend sends any. */
@@ -61,77 +63,114 @@ final class SlotMigrations {
     private final long budgetNanos;
     private final Sender sender;
     /**
-     * The items of the last operations started, by their number modulo {@link #RECENT}: namespace and key (the key
-     * array the operation holds, not its value, which may be large), {@link #EVERY_ITEM} for an operation on a whole
-     * namespace, null for one on no item (a counter's).
+     * What the last operations started were on, by their number modulo {@link #RECENT}: the kind, namespace and key
+     * or name (the array the operation holds, not its value, which may be large), {@link #EVERY} for an operation on
+     * every item or counter; a null kind for one on neither.
      */
+    private final Kind[] recentKinds = new Kind[RECENT];
     private final Namespace[] recentNamespaces = new Namespace[RECENT];
     private final byte[][] recentKeys = new byte[RECENT][];
     /** How many operations were started on this loop's connection. */
     private long started;
-    /** Items with a write waiting for its retry, or retried and not answered yet. */
-    private final Map<ItemKey, Held> held = new HashMap<>();
+    /** Subjects with an operation waiting for its retry, or retried and not answered yet. */
+    private final Map<Subject, Held> held = new HashMap<>();
 
-    /** @param budgetMillis how long after it reached the backend a write is tried again; 0: never */
+    /** @param budgetMillis how long after it reached the backend a refused operation is tried again; 0: never */
     SlotMigrations(EventExecutor loop, long budgetMillis, Sender sender) {
         this.loop = loop;
         this.budgetNanos = TimeUnit.MILLISECONDS.toNanos(budgetMillis);
         this.sender = sender;
     }
 
-    /**
-     * Whether an operation reads or changes a whole namespace (a flush, a scan, a tag's or the n-gram index's
-     * look-up): no write held before it may land after it, and no refused write it follows may be sent again.
-     */
-    private static boolean onEveryItem(Operation operation) {
-        return operation instanceof Operation.Flush || operation instanceof Operation.Scan
-                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search;
+    /** What an operation may be on: an item, or a counter (a counter's name and an item's key are apart). */
+    enum Kind {
+        ITEM,
+        COUNTER
     }
 
-    /** An item: its namespace and key, compared by content. */
-    private record ItemKey(Namespace namespace, ByteBuffer key) {
-        /** The item an operation reads or changes; null for one on no single item. */
-        static ItemKey of(Operation operation) {
-            byte[] key = keyOf(operation);
-            return key == null ? null : new ItemKey(operation.namespace(), ByteBuffer.wrap(key));
+    /** What an operation is on, for its order: one item or counter, by content. */
+    private record Subject(Kind kind, Namespace namespace, ByteBuffer key) {
+        /** The item or counter an operation reads or changes; null for one on no single item or counter. */
+        static Subject of(Operation operation) {
+            Kind kind = kindOf(operation);
+            return kind == null ? null : new Subject(kind, operation.namespace(), ByteBuffer.wrap(keyOf(operation)));
         }
 
-        /** Whether an operation noted as {@code namespace} and {@code key} (see {@link #started}) was on this item. */
-        boolean isOf(Namespace namespace, byte[] key) {
-            return key != null && (key == EVERY_ITEM || namespace.equals(this.namespace)
+        /** Whether an operation noted as {@code kind}, {@code namespace} and {@code key} was on this subject. */
+        boolean isOf(Kind kind, Namespace namespace, byte[] key) {
+            return kind == this.kind && (key == EVERY || namespace.equals(this.namespace)
                     && ByteBuffer.wrap(key).equals(this.key));
         }
-
-        static byte[] keyOf(Operation operation) {
-            if (operation instanceof Operation.KeyOperation keyed) {
-                return keyed.key();
-            }
-            if (operation instanceof Operation.Tag tag) {
-                return tag.key();
-            }
-            if (operation instanceof Operation.Untag untag) {
-                return untag.key();
-            }
-            if (operation instanceof Operation.Index index) {
-                return index.key();
-            }
-            return null;
-        }
     }
 
-    /** A write waiting for its retry (or retried), and the operations on its item that came after it. */
+    /** The kind of the one item or counter an operation is on; null for none. */
+    private static Kind kindOf(Operation operation) {
+        if (operation instanceof Operation.KeyOperation || operation instanceof Operation.Tag
+                || operation instanceof Operation.Untag || operation instanceof Operation.Index) {
+            return Kind.ITEM;
+        }
+        if (operation instanceof Operation.Acquire || operation instanceof Operation.Release
+                || operation instanceof Operation.ReadCounter) {
+            return Kind.COUNTER;
+        }
+        return null;
+    }
+
+    /** The key or name of the one item or counter an operation is on ({@link #kindOf} is not null). */
+    private static byte[] keyOf(Operation operation) {
+        if (operation instanceof Operation.KeyOperation keyed) {
+            return keyed.key();
+        }
+        if (operation instanceof Operation.Tag tag) {
+            return tag.key();
+        }
+        if (operation instanceof Operation.Untag untag) {
+            return untag.key();
+        }
+        if (operation instanceof Operation.Index index) {
+            return index.key();
+        }
+        if (operation instanceof Operation.Acquire acquire) {
+            return acquire.name();
+        }
+        if (operation instanceof Operation.Release release) {
+            return release.name();
+        }
+        if (operation instanceof Operation.ReadCounter read) {
+            return read.name();
+        }
+        throw new IllegalArgumentException("on no one item or counter: " + operation);
+    }
+
+    /**
+     * The kind of which an operation reads or changes every one of a namespace at once (a flush, a scan, a tag's
+     * or the n-gram index's look-up: every item; a connection's release of all it holds, a dump: every counter), so
+     * that nothing of that kind held before it may land after it; null for none.
+     */
+    private static Kind everyOf(Operation operation) {
+        if (operation instanceof Operation.Flush || operation instanceof Operation.Scan
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search) {
+            return Kind.ITEM;
+        }
+        if (operation instanceof Operation.ReleaseAll || operation instanceof Operation.DumpCounters) {
+            return Kind.COUNTER;
+        }
+        return null;
+    }
+
+    /** An operation waiting for its retry (or retried), and the operations on its subject that came after it. */
     private static final class Held {
-        final Operation write;
+        final Operation operation;
         final ResultFuture outcome;
         final ArrayDeque<Waiting> queue = new ArrayDeque<>();
         /** The pending retry; null while the retry is on its way. */
         ScheduledFuture<?> retry;
-        /** What the write fails with if it may not be tried again. */
+        /** What it fails with if it may not be tried again. */
         Result refusal;
         int attempts;
 
-        Held(Operation write, ResultFuture outcome) {
-            this.write = write;
+        Held(Operation operation, ResultFuture outcome) {
+            this.operation = operation;
             this.outcome = outcome;
         }
     }
@@ -139,26 +178,33 @@ final class SlotMigrations {
     private record Waiting(Operation operation, ResultFuture outcome, long since) {
     }
 
-    /** Whether Redis refused the operation for a migrating slot, and it is a write that may be tried again. */
+    /**
+     * Whether Redis refused the operation for a migrating slot, and it may be tried again: an item's write (a get is
+     * one key's command, never refused so) or a counter's acquisition, release or read, each one script on one slot.
+     * Tags and the n-gram index span slots, in several commands of which some may have run.
+     */
     static boolean retriable(Operation operation, Throwable cause) {
-        return operation instanceof Operation.KeyOperation && !(operation instanceof Operation.Get)
-                && cause instanceof RedisCommandExecutionException && cause.getMessage() != null
+        boolean oneScript = operation instanceof Operation.KeyOperation && !(operation instanceof Operation.Get)
+                || operation instanceof Operation.Acquire || operation instanceof Operation.Release
+                || operation instanceof Operation.ReadCounter;
+        return oneScript && cause instanceof RedisCommandExecutionException && cause.getMessage() != null
                 && cause.getMessage().startsWith("TRYAGAIN");
     }
 
     /**
      * Before an operation is started on the loop: null when it may go now, else the result of it queued behind
-     * the held write on its item. A flush releases every held item first.
+     * the held operation on its subject. One on every item (every counter) releases every held item (counter).
      */
     ResultFuture queueIfHeld(Operation operation) {
         if (held.isEmpty()) {
             return null;
         }
-        if (onEveryItem(operation)) {
-            releaseAll();
+        Kind every = everyOf(operation);
+        if (every != null) {
+            releaseAll(every);
             return null;
         }
-        Held on = held.get(ItemKey.of(operation));
+        Held on = held.get(Subject.of(operation));
         if (on == null) {
             return null;
         }
@@ -171,44 +217,47 @@ final class SlotMigrations {
     long started(Operation operation) {
         int at = (int) (started & (RECENT - 1));
         recentNamespaces[at] = operation.namespace();
-        recentKeys[at] = onEveryItem(operation) ? EVERY_ITEM : ItemKey.keyOf(operation);
+        Kind kind = kindOf(operation);
+        Kind every = kind == null ? everyOf(operation) : null;
+        recentKinds[at] = kind != null ? kind : every;
+        recentKeys[at] = kind != null ? keyOf(operation) : every != null ? EVERY : null;
         return started++;
     }
 
     /**
-     * Redis refused the write numbered {@code number} with TRYAGAIN (from any thread): it is tried again after a
-     * delay if that keeps its client's order and its time is not up, else {@code outcome} gets {@code refusal}.
+     * Redis refused the operation numbered {@code number} with TRYAGAIN (from any thread): it is tried again after
+     * a delay if that keeps its client's order and its time is not up, else {@code outcome} gets {@code refusal}.
      */
-    void refused(Operation write, long number, long since, ResultFuture outcome, Result refusal) {
+    void refused(Operation refused, long number, long since, ResultFuture outcome, Result refusal) {
         try {
-            loop.execute(() -> onRefused(write, number, since, outcome, refusal));
+            loop.execute(() -> onRefused(refused, number, since, outcome, refusal));
         } catch (RejectedExecutionException e) {
             outcome.complete(refusal); // the gateway is stopping
         }
     }
 
-    private void onRefused(Operation write, long number, long since, ResultFuture outcome, Result refusal) {
-        ItemKey item = ItemKey.of(write);
-        Held on = held.get(item);
-        boolean again = on != null && on.write == write; // its retry was refused too
-        // Another write of the item held means this one came before it, and is followed by it (as followed() says).
-        if ((on != null && !again) || System.nanoTime() - since >= budgetNanos || followed(item, number)) {
+    private void onRefused(Operation refused, long number, long since, ResultFuture outcome, Result refusal) {
+        Subject subject = Subject.of(refused);
+        Held on = held.get(subject);
+        boolean again = on != null && on.operation == refused; // its retry was refused too
+        // Another one of the subject held means this one came before it, and is followed by it (see followed()).
+        if ((on != null && !again) || System.nanoTime() - since >= budgetNanos || followed(subject, number)) {
             outcome.complete(refusal);
             if (again) {
-                release(item, on);
+                release(subject, on);
             }
             return;
         }
         if (on == null) {
-            Held first = new Held(write, outcome);
+            Held first = new Held(refused, outcome);
             on = first;
-            held.put(item, first);
+            held.put(subject, first);
             outcome.whenComplete((result, error) -> {
                 if (loop.inEventLoop()) {
-                    release(item, first);
+                    release(subject, first);
                 } else {
                     try {
-                        loop.execute(() -> release(item, first));
+                        loop.execute(() -> release(subject, first));
                     } catch (RejectedExecutionException e) {
                         // The gateway is stopping: no loop is left to send what waited; it fails here.
                         for (Waiting waiting : first.queue) {
@@ -226,12 +275,12 @@ final class SlotMigrations {
         long delay = Math.max(0, Math.min(backoff, since + budgetNanos - System.nanoTime()));
         on.attempts++;
         try {
-            on.retry = loop.schedule(() -> retry(item, retried, since), delay, TimeUnit.NANOSECONDS);
+            on.retry = loop.schedule(() -> retry(subject, retried, since), delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             outcome.complete(refusal); // the gateway is stopping
             return;
         }
-        // Cancelled by a flush, or by the loop's shutdown, which runs no task it still has: the write fails.
+        // Cancelled for an operation on every one of its kind, or by the loop's shutdown: it fails.
         on.retry.addListener(done -> {
             if (done.isCancelled()) {
                 retried.outcome.complete(retried.refusal);
@@ -239,35 +288,38 @@ final class SlotMigrations {
         });
     }
 
-    /** Whether an operation on {@code item}, or on every item, was started after the one numbered {@code number}. */
-    private boolean followed(ItemKey item, long number) {
+    /**
+     * Whether an operation on {@code subject}, or on every one of its kind, was started after the one numbered
+     * {@code number}.
+     */
+    private boolean followed(Subject subject, long number) {
         if (started - number > RECENT) {
             return true; // no longer known: assume so
         }
         for (long later = number + 1; later < started; later++) {
             int at = (int) (later & (RECENT - 1));
-            if (item.isOf(recentNamespaces[at], recentKeys[at])) {
+            if (subject.isOf(recentKinds[at], recentNamespaces[at], recentKeys[at])) {
                 return true;
             }
         }
         return false;
     }
 
-    private void retry(ItemKey item, Held on, long since) {
-        if (held.get(item) != on) {
-            return; // given up meanwhile, for a flush
+    private void retry(Subject subject, Held on, long since) {
+        if (held.get(subject) != on) {
+            return; // given up meanwhile, for an operation on every one of its kind
         }
         on.retry = null;
-        sender.send(on.write, on.outcome, since);
+        sender.send(on.operation, on.outcome, since);
         sender.flush();
     }
 
-    /** The held write is done (or given up): what waited behind it goes, in order. */
-    private void release(ItemKey item, Held on) {
-        if (held.get(item) != on) {
+    /** The held operation is done (or given up): what waited behind it goes, in order. */
+    private void release(Subject subject, Held on) {
+        if (held.get(subject) != on) {
             return;
         }
-        held.remove(item);
+        held.remove(subject);
         if (on.queue.isEmpty()) {
             return;
         }
@@ -279,12 +331,16 @@ final class SlotMigrations {
     }
 
     /**
-     * A flush comes: writes waiting for their retry fail now (the flush must not be overtaken by them), and every
-     * held item's queued operations are sent ahead of it. A retry already on its way was sent before the flush.
+     * An operation on every one of a kind comes (a flush, a release of all a connection holds): those of that kind
+     * waiting for their retry fail now (it must not be overtaken by them), and every held subject's queued operations
+     * are sent ahead of it. A retry already on its way was sent before it.
      */
-    private void releaseAll() {
-        List<Map.Entry<ItemKey, Held>> all = new ArrayList<>(held.entrySet());
-        for (Map.Entry<ItemKey, Held> entry : all) {
+    private void releaseAll(Kind kind) {
+        List<Map.Entry<Subject, Held>> all = new ArrayList<>(held.entrySet());
+        for (Map.Entry<Subject, Held> entry : all) {
+            if (entry.getKey().kind() != kind) {
+                continue;
+            }
             Held on = entry.getValue();
             if (on.retry != null) {
                 on.retry.cancel(false);

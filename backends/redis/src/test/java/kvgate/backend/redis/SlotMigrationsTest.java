@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 class SlotMigrationsTest {
     private static final Result REFUSAL = Result.failure(Status.TEMPORARY_FAILURE, "TRYAGAIN");
     private static final Result STORED = new Result.Stored(7);
+    private static final RedisCommandExecutionException TRY_AGAIN = new RedisCommandExecutionException(
+            "TRYAGAIN Multiple keys request during rehashing of slot");
 
     private final DefaultEventLoop loop = new DefaultEventLoop();
     /** What the migrations sent, in order. */
@@ -46,7 +48,7 @@ class SlotMigrationsTest {
             public void send(Operation operation, ResultFuture outcome, long since) {
                 long number = migrations.started(operation);
                 sent.add(operation);
-                if (refuseAgain && operation instanceof Operation.Store) { // only writes are refused so
+                if (refuseAgain && SlotMigrations.retriable(operation, TRY_AGAIN)) { // only these are refused so
                     migrations.refused(operation, number, since, outcome, REFUSAL);
                 }
             }
@@ -91,13 +93,15 @@ class SlotMigrationsTest {
     }
 
     @Test
-    void onlyAWriteRefusedWithTryAgainIsTriedAgain() {
-        RedisCommandExecutionException tryAgain = new RedisCommandExecutionException(
-                "TRYAGAIN Multiple keys request during rehashing of slot");
-        assertTrue(SlotMigrations.retriable(set("k"), tryAgain));
-        assertFalse(SlotMigrations.retriable(get("k"), tryAgain), "a read is not refused so, nor retried");
+    void onlyOneScriptOperationsRefusedWithTryAgainAreTriedAgain() {
+        assertTrue(SlotMigrations.retriable(set("k"), TRY_AGAIN));
+        assertTrue(SlotMigrations.retriable(new Operation.Release(Namespace.DEFAULT, new byte[]{'c'}, 1, "owner"),
+                TRY_AGAIN));
+        assertFalse(SlotMigrations.retriable(get("k"), TRY_AGAIN), "a get is one key's command, never refused so");
         assertFalse(SlotMigrations.retriable(set("k"), new RedisCommandExecutionException("BUSY script")));
-        assertFalse(SlotMigrations.retriable(new Operation.Flush(Namespace.DEFAULT, 0), tryAgain));
+        assertFalse(SlotMigrations.retriable(new Operation.Flush(Namespace.DEFAULT, 0), TRY_AGAIN));
+        assertFalse(SlotMigrations.retriable(new Operation.Tag(Namespace.DEFAULT, new byte[]{'k'},
+                List.of(new byte[]{'t'})), TRY_AGAIN), "a tag spans slots");
     }
 
     @Test
@@ -227,6 +231,27 @@ class SlotMigrationsTest {
         assertSame(second, sent.get(2));
         assertFalse(queued.isDone());
         assertNotNull(onLoop(() -> held.queueIfHeld(get("k"))), "the item is held for the second now");
+    }
+
+    @Test
+    void countersAndItemsAreHeldApartAndAReleaseOfAllGivesUpOnlyTheCounters() throws Exception {
+        SlotMigrations held = migrations(5000);
+        refuseAgain = true; // both keep waiting for their next retry
+        Operation write = set("c");
+        Operation acquire = new Operation.Acquire(Namespace.DEFAULT, "c".getBytes(StandardCharsets.UTF_8), 1, 5,
+                "owner");
+        ResultFuture written = new ResultFuture();
+        ResultFuture acquired = new ResultFuture();
+        refuse(held, write, written, System.nanoTime());
+        refuse(held, acquire, acquired, System.nanoTime());
+        awaitSent(4); // each tried again and refused again
+        onLoop(() -> {
+            assertNull(held.queueIfHeld(new Operation.ReleaseAll(Namespace.DEFAULT, "owner")), "the release goes");
+            assertNotNull(held.queueIfHeld(get("c")), "the item of the same name is still held");
+            return null;
+        });
+        assertSame(REFUSAL, acquired.get(5, TimeUnit.SECONDS));
+        assertFalse(written.isDone(), "a release of counters does not give up an item's write");
     }
 
     @Test
