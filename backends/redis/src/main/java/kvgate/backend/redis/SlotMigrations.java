@@ -92,8 +92,8 @@ final class SlotMigrations {
     private record Subject(Kind kind, Namespace namespace, ByteBuffer key) {
         /** The item or counter an operation reads or changes; null for one on no single item or counter. */
         static Subject of(Operation operation) {
-            Kind kind = kindOf(operation);
-            return kind == null ? null : new Subject(kind, operation.namespace(), ByteBuffer.wrap(keyOf(operation)));
+            byte[] key = keyOf(operation);
+            return key == null ? null : new Subject(kindOf(operation), operation.namespace(), ByteBuffer.wrap(key));
         }
 
         /** Whether an operation noted as {@code kind}, {@code namespace} and {@code key} was on this subject. */
@@ -103,20 +103,12 @@ final class SlotMigrations {
         }
     }
 
-    /** The kind of the one item or counter an operation is on; null for none. */
+    /** The kind of what an operation with a key or name ({@link #keyOf}) is on. */
     private static Kind kindOf(Operation operation) {
-        if (operation instanceof Operation.KeyOperation || operation instanceof Operation.Tag
-                || operation instanceof Operation.Untag || operation instanceof Operation.Index) {
-            return Kind.ITEM;
-        }
-        if (operation instanceof Operation.Acquire || operation instanceof Operation.Release
-                || operation instanceof Operation.ReadCounter) {
-            return Kind.COUNTER;
-        }
-        return null;
+        return operation instanceof Operation.CounterOperation ? Kind.COUNTER : Kind.ITEM;
     }
 
-    /** The key or name of the one item or counter an operation is on ({@link #kindOf} is not null). */
+    /** The key or name of the one item or counter an operation is on; null for none. */
     private static byte[] keyOf(Operation operation) {
         if (operation instanceof Operation.KeyOperation keyed) {
             return keyed.key();
@@ -139,7 +131,7 @@ final class SlotMigrations {
         if (operation instanceof Operation.ReadCounter read) {
             return read.name();
         }
-        throw new IllegalArgumentException("on no one item or counter: " + operation);
+        return null;
     }
 
     /**
@@ -217,10 +209,10 @@ final class SlotMigrations {
     long started(Operation operation) {
         int at = (int) (started & (RECENT - 1));
         recentNamespaces[at] = operation.namespace();
-        Kind kind = kindOf(operation);
-        Kind every = kind == null ? everyOf(operation) : null;
-        recentKinds[at] = kind != null ? kind : every;
-        recentKeys[at] = kind != null ? keyOf(operation) : every != null ? EVERY : null;
+        byte[] key = keyOf(operation);
+        Kind every = key == null ? everyOf(operation) : null;
+        recentKinds[at] = key != null ? kindOf(operation) : every;
+        recentKeys[at] = key != null ? key : every != null ? EVERY : null;
         return started++;
     }
 
