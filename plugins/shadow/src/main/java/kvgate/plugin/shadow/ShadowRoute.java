@@ -47,6 +47,7 @@ final class ShadowRoute implements Route {
     private static final Logger LOG = LoggerFactory.getLogger(ShadowRoute.class);
     static final String MIRRORED = "mirrored";
     static final String SKIPPED = "skipped";
+    static final String LATE = "late";
 
     private final String name;
     private final Route primary;
@@ -61,6 +62,8 @@ final class ShadowRoute implements Route {
     private final BehindKeys behind;
     private final LongAdder mirrored;
     private final LongAdder skipped;
+    /** Mirrored operations the shadow answered only after the timeout: their places were held until then. */
+    private final LongAdder late;
     private final Map<Verdict, LongAdder> verdicts = new EnumMap<>(Verdict.class);
     private final ThrottledLog mismatches = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
     private final ThrottledLog failures = new ThrottledLog(LOG, 1, TimeUnit.SECONDS, System::nanoTime);
@@ -81,6 +84,7 @@ final class ShadowRoute implements Route {
         // Every counter is created now, so that stats show them at 0 before anything happened.
         this.mirrored = counters.counter(MIRRORED);
         this.skipped = counters.counter(SKIPPED);
+        this.late = counters.counter(LATE);
         for (Verdict verdict : Verdict.values()) {
             verdicts.put(verdict, counters.counter(verdict.counter()));
         }
@@ -233,8 +237,15 @@ final class ShadowRoute implements Route {
      * without bound.
      */
     private void await(Operation operation, Mirrored picked, CompletionStage<Result> reply) {
-        // Freed before the reply is compared, so that whoever sees the verdict counted finds the place free.
-        CompletionStage<Result> replied = Route.guarded(reply).whenComplete((result, error) -> freePlace(picked));
+        // Freed before the reply is compared, so that whoever sees the verdict counted finds the place free; and
+        // before a late reply is counted, so that whoever sees it counted finds its place free too.
+        long sentAt = System.nanoTime();
+        CompletionStage<Result> replied = Route.guarded(reply).whenComplete((result, error) -> {
+            freePlace(picked);
+            if (System.nanoTime() - sentAt >= TimeUnit.MILLISECONDS.toNanos(timeoutMillis)) {
+                late.increment();
+            }
+        });
         CompletionStage<Result> answer = picked.answer();
         Route.withDeadline(replied, timeoutMillis,
                 Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
