@@ -30,11 +30,12 @@ import kvgate.spi.Status;
  * <p>A retry runs after the commands pipelined behind the refused one, so it keeps the client's order only if none
  * of those was on the same item or counter (its subject): each operation started on the loop's connection is noted
  * (the last {@link #RECENT} of them), and a refused operation followed by another on its subject, or on every one
- * of its kind (a flush or a scan of items; a connection's release of all its counters, a dump), fails with the
- * temporary failure it always had, the later ones deciding what the client sees. While an operation waits for its
- * retry, its subject is held: operations on it that arrive meanwhile wait behind it, and go once it is done, or has
- * failed. An operation on every one of a kind that arrives meanwhile goes only after every held subject of that
- * kind: the operations waiting for their retry fail at once, and those queued behind them are sent before it.
+ * of its kind (a flush or a scan of items; a connection's release of all its counters, or a dump, for that
+ * connection's counter operations), fails with the temporary failure it always had, the later ones deciding what
+ * the client sees. While an operation waits for its retry, its subject is held: operations on it that arrive
+ * meanwhile wait behind it, and go once it is done, or has failed. An operation on every one of a kind that arrives
+ * meanwhile goes only after the held operations it orders: those waiting for their retry fail at once, and those
+ * queued behind them are sent before it.
  */
 final class SlotMigrations {
     /** Operations remembered, to tell whether one on the same subject followed a refused one: a power of two. */
@@ -70,6 +71,8 @@ final class SlotMigrations {
     private final Kind[] recentKinds = new Kind[RECENT];
     private final Namespace[] recentNamespaces = new Namespace[RECENT];
     private final byte[][] recentKeys = new byte[RECENT][];
+    /** The client connection each counter operation was for (null for an item's): see {@link #ownerOf}. */
+    private final String[] recentOwners = new String[RECENT];
     /** How many operations were started on this loop's connection. */
     private long started;
     /** Subjects with an operation waiting for its retry, or retried and not answered yet. */
@@ -96,11 +99,28 @@ final class SlotMigrations {
             return key == null ? null : new Subject(kindOf(operation), operation.namespace(), ByteBuffer.wrap(key));
         }
 
-        /** Whether an operation noted as {@code kind}, {@code namespace} and {@code key} was on this subject. */
-        boolean isOf(Kind kind, Namespace namespace, byte[] key) {
-            return kind == this.kind && (key == EVERY || namespace.equals(this.namespace)
-                    && ByteBuffer.wrap(key).equals(this.key));
+        /**
+         * Whether an operation noted as {@code kind}, {@code namespace}, {@code key} and {@code owner} was on this
+         * subject, for an operation of {@code refusedOwner}. One on every counter orders only its own client's.
+         */
+        boolean isOf(Kind kind, Namespace namespace, byte[] key, String owner, String refusedOwner) {
+            if (kind != this.kind) {
+                return false;
+            }
+            if (key == EVERY) {
+                return owner == null || owner.equals(refusedOwner);
+            }
+            return namespace.equals(this.namespace) && ByteBuffer.wrap(key).equals(this.key);
         }
+    }
+
+    /**
+     * The client connection a counter operation is for; null for an item's. A connection's operations on every
+     * counter (its release of all it holds when it closes, a dump) order its own counter operations only: the
+     * others' orders do not depend on it, and a client closing must not give up another's waiting acquisition.
+     */
+    private static String ownerOf(Operation operation) {
+        return operation instanceof Operation.CounterOperation counter ? counter.owner() : null;
     }
 
     /** The kind of what an operation with a key or name ({@link #keyOf}) is on. */
@@ -193,7 +213,7 @@ final class SlotMigrations {
         }
         Kind every = everyOf(operation);
         if (every != null) {
-            releaseAll(every);
+            releaseAll(every, ownerOf(operation));
             return null;
         }
         Held on = held.get(Subject.of(operation));
@@ -213,6 +233,7 @@ final class SlotMigrations {
         Kind every = key == null ? everyOf(operation) : null;
         recentKinds[at] = key != null ? kindOf(operation) : every;
         recentKeys[at] = key != null ? key : every != null ? EVERY : null;
+        recentOwners[at] = ownerOf(operation);
         return started++;
     }
 
@@ -233,7 +254,8 @@ final class SlotMigrations {
         Held on = held.get(subject);
         boolean again = on != null && on.operation == refused; // its retry was refused too
         // Another one of the subject held means this one came before it, and is followed by it (see followed()).
-        if ((on != null && !again) || System.nanoTime() - since >= budgetNanos || followed(subject, number)) {
+        if ((on != null && !again) || System.nanoTime() - since >= budgetNanos
+                || followed(subject, ownerOf(refused), number)) {
             outcome.complete(refusal);
             if (again) {
                 release(subject, on);
@@ -281,16 +303,16 @@ final class SlotMigrations {
     }
 
     /**
-     * Whether an operation on {@code subject}, or on every one of its kind, was started after the one numbered
-     * {@code number}.
+     * Whether an operation on {@code subject}, or on every one of its kind (for a counter's, by the same client,
+     * {@code owner}), was started after the one numbered {@code number}.
      */
-    private boolean followed(Subject subject, long number) {
+    private boolean followed(Subject subject, String owner, long number) {
         if (started - number > RECENT) {
             return true; // no longer known: assume so
         }
         for (long later = number + 1; later < started; later++) {
             int at = (int) (later & (RECENT - 1));
-            if (subject.isOf(recentKinds[at], recentNamespaces[at], recentKeys[at])) {
+            if (subject.isOf(recentKinds[at], recentNamespaces[at], recentKeys[at], recentOwners[at], owner)) {
                 return true;
             }
         }
@@ -323,14 +345,16 @@ final class SlotMigrations {
     }
 
     /**
-     * An operation on every one of a kind comes (a flush, a release of all a connection holds): those of that kind
-     * waiting for their retry fail now (it must not be overtaken by them), and every held subject's queued operations
-     * are sent ahead of it. A retry already on its way was sent before it.
+     * An operation on every one of a kind comes (a flush; a release of all a connection holds, for that
+     * connection's counter operations, {@code owner}'s): those waiting for their retry fail now (it must not be
+     * overtaken by them), and their queued operations are sent ahead of it. A retry already on its way was sent
+     * before it.
      */
-    private void releaseAll(Kind kind) {
+    private void releaseAll(Kind kind, String owner) {
         List<Map.Entry<Subject, Held>> all = new ArrayList<>(held.entrySet());
         for (Map.Entry<Subject, Held> entry : all) {
-            if (entry.getKey().kind() != kind) {
+            if (entry.getKey().kind() != kind
+                    || owner != null && !owner.equals(ownerOf(entry.getValue().operation))) {
                 continue;
             }
             Held on = entry.getValue();

@@ -88,6 +88,10 @@ class SlotMigrationsTest {
                 new byte[]{1}, 0, 0, 0, false);
     }
 
+    private static Operation acquire(String name, String owner) {
+        return new Operation.Acquire(Namespace.DEFAULT, name.getBytes(StandardCharsets.UTF_8), 1, 5, owner);
+    }
+
     private static Operation get(String key) {
         return new Operation.Get(Namespace.DEFAULT, key.getBytes(StandardCharsets.UTF_8));
     }
@@ -234,24 +238,31 @@ class SlotMigrationsTest {
     }
 
     @Test
-    void countersAndItemsAreHeldApartAndAReleaseOfAllGivesUpOnlyTheCounters() throws Exception {
+    void countersAndItemsAreHeldApartAndAReleaseOfAllGivesUpOnlyItsOwnersCounters() throws Exception {
         SlotMigrations held = migrations(5000);
-        refuseAgain = true; // both keep waiting for their next retry
+        refuseAgain = true; // each keeps waiting for its next retry
         Operation write = set("c");
-        Operation acquire = new Operation.Acquire(Namespace.DEFAULT, "c".getBytes(StandardCharsets.UTF_8), 1, 5,
-                "owner");
+        Operation mine = acquire("c", "owner");
+        Operation theirs = acquire("d", "other");
         ResultFuture written = new ResultFuture();
         ResultFuture acquired = new ResultFuture();
+        ResultFuture theirsAcquired = new ResultFuture();
         refuse(held, write, written, System.nanoTime());
-        refuse(held, acquire, acquired, System.nanoTime());
-        awaitSent(4); // each tried again and refused again
+        refuse(held, mine, acquired, System.nanoTime());
+        refuse(held, theirs, theirsAcquired, System.nanoTime());
+        awaitSent(write, mine, theirs); // each tried again (and refused again): held apart, none given up
+        assertFalse(acquired.isDone(), "the counter of the item's name is not held behind the item");
         onLoop(() -> {
-            assertNull(held.queueIfHeld(new Operation.ReleaseAll(Namespace.DEFAULT, "owner")), "the release goes");
+            Operation releaseAll = new Operation.ReleaseAll(Namespace.DEFAULT, "owner");
+            assertNull(held.queueIfHeld(releaseAll), "the release goes");
+            held.started(releaseAll); // as the backend notes it
             assertNotNull(held.queueIfHeld(get("c")), "the item of the same name is still held");
             return null;
         });
         assertSame(REFUSAL, acquired.get(5, TimeUnit.SECONDS));
+        Thread.sleep(150); // several more retries of the others
         assertFalse(written.isDone(), "a release of counters does not give up an item's write");
+        assertFalse(theirsAcquired.isDone(), "nor another connection's acquisition");
     }
 
     @Test
@@ -277,6 +288,15 @@ class SlotMigrationsTest {
         refuse(held, write, outcome, System.nanoTime());
         assertSame(REFUSAL, outcome.get(5, TimeUnit.SECONDS));
         assertTrue(sent.isEmpty());
+    }
+
+    /** Waits until each of {@code operations} was sent again. */
+    private void awaitSent(Operation... operations) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!sent.containsAll(List.of(operations))) {
+            assertTrue(System.nanoTime() < deadline, "sent: " + sent);
+            Thread.sleep(5);
+        }
     }
 
     private void awaitSent(int count) throws InterruptedException {
