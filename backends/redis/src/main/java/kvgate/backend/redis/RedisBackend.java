@@ -81,7 +81,7 @@ final class RedisBackend implements Backend {
                 new SlotMigrations(loop, migrationWaitMillis, new SlotMigrations.Sender() {
                     @Override
                     public void send(Operation operation, ResultFuture outcome, long since) {
-                        RedisBackend.this.send(channel, operation, outcome, since);
+                        RedisBackend.this.send(channel, migrations.get(channel), operation, outcome, since);
                     }
 
                     @Override
@@ -123,7 +123,7 @@ final class RedisBackend implements Backend {
                 }
                 // A ResultFuture, which the gateway hands on as it is, where a stage that may fail gets a guard.
                 ResultFuture outcome = new ResultFuture();
-                send(channel, operation, outcome, System.nanoTime());
+                send(channel, held, operation, outcome, System.nanoTime());
                 results.add(outcome);
             }
         } finally {
@@ -137,10 +137,11 @@ final class RedisBackend implements Backend {
      * {@code outcome}. On an event loop's own connection, a script refused for a migrating slot goes to the loop's
      * {@link SlotMigrations} instead, to be tried again.
      *
+     * @param held the channel's {@link SlotMigrations}; null for the shared connection
      * @param since when the operation was first sent, from which its retries are timed
      */
-    private void send(RedisConnections.Channel channel, Operation operation, ResultFuture outcome, long since) {
-        SlotMigrations held = migrations.get(channel);
+    private void send(RedisConnections.Channel channel, SlotMigrations held, Operation operation, ResultFuture outcome,
+                      long since) {
         long number = held == null ? 0 : held.started(operation);
         boolean reads = reads(operation);
         CompletionStage<Result> started;
@@ -429,11 +430,16 @@ final class RedisBackend implements Backend {
             return false;
         }
         for (String code : REFUSALS) {
-            if (message.startsWith(code + " ") || message.equals(code)) {
+            if (errorCode(message, code)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Whether Redis's error reply {@code message} (not null) is of {@code code}: the code, alone or then a space. */
+    static boolean errorCode(String message, String code) {
+        return message.startsWith(code) && (message.length() == code.length() || message.charAt(code.length()) == ' ');
     }
 
     private static Throwable unwrap(Throwable error) {

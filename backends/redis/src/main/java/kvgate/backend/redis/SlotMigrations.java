@@ -200,7 +200,7 @@ final class SlotMigrations {
                 || operation instanceof Operation.Acquire || operation instanceof Operation.Release
                 || operation instanceof Operation.ReadCounter;
         return oneScript && cause instanceof RedisCommandExecutionException && cause.getMessage() != null
-                && cause.getMessage().startsWith("TRYAGAIN");
+                && RedisBackend.errorCode(cause.getMessage(), "TRYAGAIN");
     }
 
     /**
@@ -359,6 +359,8 @@ final class SlotMigrations {
             }
             Held on = entry.getValue();
             if (on.retry != null) {
+                // Completed and released here, not by the cancellation's listener, which Netty may run later: what
+                // queued must be sent before the operation that gives it up is.
                 on.retry.cancel(false);
                 on.retry = null;
                 on.outcome.complete(on.refusal);
