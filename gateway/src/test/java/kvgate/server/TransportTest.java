@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.uring.IoUring;
 import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import kvgate.config.ConfigurationException;
@@ -19,12 +20,14 @@ import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code io_transport}: each transport the platform has serves every listener, and the memcached backend's
- * connections run on it too; one it lacks is refused at start with the platform's reason.
+ * connections run on it too, over TCP and Unix domain sockets; one it lacks is refused at start with the
+ * platform's reason.
  */
 class TransportTest {
     @Test
@@ -57,31 +60,51 @@ class TransportTest {
         servesEveryProtocol(transport);
     }
 
+    /**
+     * The memcached backend reaches a memcached on a Unix domain socket (memcached -s, which then listens on no
+     * port) with the transport's own socket type: the same pipelined burst and large value as over TCP.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "io_uring", "nio"})
+    void eachTransportReachesMemcachedOnAUnixSocket(String transport, @TempDir Path directory) throws Exception {
+        if (!available(transport)) {
+            return; // refused at start, as the test above shows
+        }
+        try (TestGateway gateway = TestGateway.start(MemcachedServers.startOnUnixSockets(directory, 1),
+                Map.of("io_transport", transport));
+             BinaryClient client = new BinaryClient(gateway.port())) {
+            burstAndLargeValue(client);
+        }
+    }
+
+    /** A pipelined burst through the gateway to memcached and back, answered in order; a value of many reads. */
+    private static void burstAndLargeValue(BinaryClient client) throws Exception {
+        ByteArrayOutputStream burst = new ByteArrayOutputStream();
+        for (int i = 0; i < 64; i++) {
+            burst.write(BinaryClient.frame(BinaryClient.SET, BinaryClient.storeExtras(i, 0),
+                    BinaryClient.bytes("k" + i), BinaryClient.bytes("v" + i), 0, i));
+        }
+        client.send(burst.toByteArray());
+        for (int i = 0; i < 64; i++) {
+            BinaryClient.Response stored = client.read();
+            assertEquals(0, stored.status());
+            assertEquals(i, stored.opaque());
+        }
+        assertEquals("v63", client.get("k63").valueText());
+        assertEquals(63, client.get("k63").flags());
+        byte[] large = new byte[300_000];
+        Arrays.fill(large, (byte) 'x');
+        assertEquals(0, client.call(BinaryClient.SET, BinaryClient.storeExtras(0, 0), BinaryClient.bytes("large"),
+                large, 0).status());
+        assertArrayEquals(large, client.get("large").value());
+    }
+
     private static void servesEveryProtocol(String transport) throws Exception {
         try (TestGateway gateway = TestGateway.start(MemcachedServers.start(1),
                 Map.of("io_transport", transport))) {
             assertEquals(Transport.of(transport), gateway.gateway().transport());
             try (BinaryClient client = new BinaryClient(gateway.port())) {
-                // A pipelined burst through the gateway to memcached and back, answered in order.
-                ByteArrayOutputStream burst = new ByteArrayOutputStream();
-                for (int i = 0; i < 64; i++) {
-                    burst.write(BinaryClient.frame(BinaryClient.SET, BinaryClient.storeExtras(i, 0),
-                            BinaryClient.bytes("k" + i), BinaryClient.bytes("v" + i), 0, i));
-                }
-                client.send(burst.toByteArray());
-                for (int i = 0; i < 64; i++) {
-                    BinaryClient.Response stored = client.read();
-                    assertEquals(0, stored.status());
-                    assertEquals(i, stored.opaque());
-                }
-                assertEquals("v63", client.get("k63").valueText());
-                assertEquals(63, client.get("k63").flags());
-                // A value larger than one read of the socket, both ways.
-                byte[] large = new byte[300_000];
-                Arrays.fill(large, (byte) 'x');
-                assertEquals(0, client.call(BinaryClient.SET, BinaryClient.storeExtras(0, 0),
-                        BinaryClient.bytes("large"), large, 0).status());
-                assertArrayEquals(large, client.get("large").value());
+                burstAndLargeValue(client);
             }
             try (OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
                 assertEquals("1,true,OK", okuyama.call("1," + b64("oku") + ",(B),0," + b64("value")));

@@ -10,15 +10,18 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-/** Real memcached processes on loopback ports, for the memcached backend's tests. */
+/** Real memcached processes on loopback ports or Unix domain sockets, for the memcached backend's tests. */
 public final class MemcachedServers implements BackendServers {
     private final int[] ports;
+    /** Each server's Unix domain socket (memcached -s, which then listens on no port), or null: a TCP port. */
+    private final Path[] sockets;
     private final Process[] processes;
     /** Each server's Cyrus SASL configuration directory when it requires authentication (-S), else null. */
     private final Path[] saslConfigs;
 
     private MemcachedServers(int count) {
         ports = new int[count];
+        sockets = new Path[count];
         processes = new Process[count];
         saslConfigs = new Path[count];
     }
@@ -40,6 +43,12 @@ public final class MemcachedServers implements BackendServers {
                 saslConfig(directory.resolve("sasl-" + index), user, password, mechanisms[index]));
     }
 
+    /** Starts {@code count} memcached servers, each on a Unix domain socket of its own under {@code directory}. */
+    public static MemcachedServers startOnUnixSockets(Path directory, int count) throws Exception {
+        return started(count, (servers, index) -> servers.sockets[index] = directory.resolve("memcached-" + index
+                + ".sock"));
+    }
+
     /** What a server needs before it starts. */
     private interface Preparation {
         void prepare(MemcachedServers servers, int index) throws Exception;
@@ -51,7 +60,9 @@ public final class MemcachedServers implements BackendServers {
         try {
             for (int i = 0; i < count; i++) {
                 preparation.prepare(servers, i);
-                servers.ports[i] = Ports.free();
+                if (servers.sockets[i] == null) {
+                    servers.ports[i] = Ports.free();
+                }
                 servers.startServer(i);
             }
         } catch (Exception | AssertionError e) {
@@ -87,10 +98,15 @@ public final class MemcachedServers implements BackendServers {
     }
 
     private void startServer(int index) throws Exception {
-        List<String> command = new ArrayList<>(List.of("memcached", "-l", "127.0.0.1", "-p",
-                Integer.toString(ports[index]), "-U", "0", "-m", "64", "-I", "2m", "-t", "1",
+        List<String> command = new ArrayList<>(List.of("memcached", "-U", "0", "-m", "64", "-I", "2m", "-t", "1",
                 // memcached refuses to run as root unless told which user to be; as anyone else this is a no-op.
                 "-u", System.getProperty("user.name")));
+        if (sockets[index] == null) {
+            command.addAll(List.of("-l", "127.0.0.1", "-p", Integer.toString(ports[index])));
+        } else {
+            Files.deleteIfExists(sockets[index]); // a killed server leaves its socket behind, and bind would refuse
+            command.addAll(List.of("-s", sockets[index].toString(), "-a", "0600"));
+        }
         ProcessBuilder builder = new ProcessBuilder(command);
         if (saslConfigs[index] != null) {
             command.add("-S");
@@ -100,7 +116,11 @@ public final class MemcachedServers implements BackendServers {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        Ports.awaitListening(ports[index], processes[index], "memcached on port " + ports[index], 10_000);
+        if (sockets[index] == null) {
+            Ports.awaitListening(ports[index], processes[index], "memcached on port " + ports[index], 10_000);
+        } else {
+            Ports.awaitListening(sockets[index], processes[index], "memcached on " + sockets[index], 10_000);
+        }
     }
 
     public int port(int index) {
@@ -110,8 +130,8 @@ public final class MemcachedServers implements BackendServers {
     /** The value of {@code memcached.servers} for this pool. */
     public String serverList() {
         List<String> servers = new ArrayList<>();
-        for (int port : ports) {
-            servers.add("127.0.0.1:" + port);
+        for (int i = 0; i < ports.length; i++) {
+            servers.add(sockets[i] != null ? sockets[i].toString() : "127.0.0.1:" + ports[i]);
         }
         return servers.stream().collect(Collectors.joining(","));
     }

@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -40,13 +42,37 @@ public final class Ports {
 
     /** Returns once {@code process} accepts connections on {@code port}; fails if it exits or takes too long. */
     public static void awaitListening(int port, Process process, String what, long timeoutMillis) throws Exception {
+        awaitListening(() -> {
+            try (Socket connected = new Socket("127.0.0.1", port)) {
+                return connected.getLocalPort() != port; // else a connection to itself, which nobody accepted
+            }
+        }, process, what + " did not listen on port " + port, timeoutMillis);
+    }
+
+    /** Returns once {@code process} accepts connections on the Unix domain socket {@code socket}. */
+    public static void awaitListening(Path socket, Process process, String what, long timeoutMillis)
+            throws Exception {
+        awaitListening(() -> {
+            try (SocketChannel connected = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                return connected.isConnected();
+            }
+        }, process, what + " did not listen", timeoutMillis);
+    }
+
+    /** A connection attempt: true when it reached a listening server; an exception when nothing listens yet. */
+    private interface Probe {
+        boolean connects() throws IOException;
+    }
+
+    private static void awaitListening(Probe probe, Process process, String failure, long timeoutMillis)
+            throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
             if (!process.isAlive()) {
-                throw new AssertionError(what + " exited at start-up");
+                throw new AssertionError(failure + ": it exited at start-up");
             }
-            try (Socket connected = new Socket("127.0.0.1", port)) {
-                if (connected.getLocalPort() != port) { // else a connection to itself, which nobody accepted
+            try {
+                if (probe.connects()) {
                     return;
                 }
             } catch (IOException e) {
@@ -54,7 +80,7 @@ public final class Ports {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError(what + " did not listen on port " + port + " within " + timeoutMillis + " ms");
+        throw new AssertionError(failure + " within " + timeoutMillis + " ms");
     }
 
     private static boolean bindable(int port) {

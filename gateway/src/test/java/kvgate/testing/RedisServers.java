@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * Real redis-server processes on loopback ports, in a temporary directory, persisting nothing: one standalone
- * server, or the masters of a Redis Cluster with the slots spread evenly over them (formed here with
- * CLUSTER ADDSLOTSRANGE and CLUSTER MEET through redis-cli).
+ * server (which may listen on a Unix domain socket too), or the masters of a Redis Cluster with the slots spread
+ * evenly over them (formed here with CLUSTER ADDSLOTSRANGE and CLUSTER MEET through redis-cli).
  */
 public final class RedisServers implements BackendServers {
     private final boolean cluster;
@@ -22,6 +22,8 @@ public final class RedisServers implements BackendServers {
     private final int[] busPorts;
     private final Process[] processes;
     private final Path directory;
+    /** The standalone server's Unix domain socket, which the gateway is then given; null: none. */
+    private Path socket;
 
     private RedisServers(boolean cluster, int count) throws IOException {
         this.cluster = cluster;
@@ -34,6 +36,16 @@ public final class RedisServers implements BackendServers {
     /** One standalone server. */
     public static RedisServers standalone() throws Exception {
         return start(false, 1);
+    }
+
+    /**
+     * One standalone server listening on a Unix domain socket as well as its port: the gateway's settings name the
+     * socket ({@code redis-socket://}), {@link #cli} still reaches the port.
+     */
+    public static RedisServers standaloneOnUnixSocket() throws Exception {
+        RedisServers servers = new RedisServers(false, 1);
+        servers.socket = servers.directory.resolve("redis.sock");
+        return servers.started();
     }
 
     /** A cluster of {@code masters} masters without replicas; returns once every node reports the cluster ok. */
@@ -62,24 +74,30 @@ public final class RedisServers implements BackendServers {
     }
 
     private static RedisServers start(boolean cluster, int count) throws Exception {
-        RedisServers servers = new RedisServers(cluster, count);
+        return new RedisServers(cluster, count).started();
+    }
+
+    private RedisServers started() throws Exception {
         try {
-            for (int i = 0; i < count; i++) {
-                servers.ports[i] = Ports.free();
-                servers.busPorts[i] = Ports.free();
-                servers.startServer(i);
+            for (int i = 0; i < ports.length; i++) {
+                ports[i] = Ports.free();
+                busPorts[i] = Ports.free();
+                startServer(i);
             }
         } catch (Exception | AssertionError e) {
-            servers.close();
+            close();
             throw e;
         }
-        return servers;
+        return this;
     }
 
     private void startServer(int index) throws Exception {
         List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1",
                 "--port", Integer.toString(ports[index]), "--save", "", "--appendonly", "no",
                 "--dir", directory.toString()));
+        if (socket != null) {
+            command.addAll(List.of("--unixsocket", socket.toString(), "--unixsocketperm", "700"));
+        }
         if (cluster) {
             command.addAll(List.of("--cluster-enabled", "yes", "--cluster-port", Integer.toString(busPorts[index]),
                     "--cluster-config-file", "nodes-" + ports[index] + ".conf", "--cluster-node-timeout", "2000"));
@@ -148,6 +166,11 @@ public final class RedisServers implements BackendServers {
         return ports[index];
     }
 
+    /** The standalone server's Unix domain socket; null when it has none. */
+    public Path socket() {
+        return socket;
+    }
+
     /** Whether server {@code index} reports itself a master (a replica promoted by a failover does). */
     public boolean isMaster(int index) throws Exception {
         return cli(ports[index], "ROLE").startsWith("master");
@@ -161,7 +184,8 @@ public final class RedisServers implements BackendServers {
     @Override
     public Map<String, String> backendSettings() {
         if (!cluster) {
-            return Map.of("backend", "redis", "redis.uri", "redis://127.0.0.1:" + ports[0], "redis.timeout_ms", "5000");
+            String uri = socket != null ? "redis-socket://" + socket : "redis://127.0.0.1:" + ports[0];
+            return Map.of("backend", "redis", "redis.uri", uri, "redis.timeout_ms", "5000");
         }
         List<String> nodes = new ArrayList<>();
         for (int port : ports) { // replicas too: any node tells the topology

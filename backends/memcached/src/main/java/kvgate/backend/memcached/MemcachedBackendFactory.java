@@ -21,8 +21,9 @@ public final class MemcachedBackendFactory implements BackendFactory {
     public List<Setting> settings() {
         return List.of(
                 Setting.text("servers", "127.0.0.1:11211",
-                        "comma-separated host:port[:weight][ name] of the memcached servers; keys are placed by "
-                                + "ketama consistent hashing (md5) as twemproxy places them, by name where given"),
+                        "comma-separated host:port[:weight][ name] of the memcached servers, or /path[:weight][ name] "
+                                + "for one on a Unix domain socket; keys are placed by ketama consistent hashing "
+                                + "(md5) as twemproxy places them, by name where given"),
                 Setting.integer("timeout_ms", 1000, 1, 600_000,
                         "a request without a reply within this many milliseconds fails with a temporary failure "
                                 + "and its connection is re-established"),

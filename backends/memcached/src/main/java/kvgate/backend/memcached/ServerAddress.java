@@ -1,32 +1,90 @@
 package kvgate.backend.memcached;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One memcached server of the pool: {@code host:port[:weight][ name]}, an IPv6 host in brackets.
+ * One memcached server of the pool: {@code host:port[:weight][ name]}, an IPv6 host in brackets, or
+ * {@code /path[:weight][ name]}, the Unix domain socket of a memcached on the same host (memcached -s), written as
+ * twemproxy writes one.
  *
+ * @param endpoint where the server listens
  * @param weight its share of the keys, relative to the other servers' weights
  * @param name what ketama hashes to place the server's points: as in twemproxy ({@code - host:port:weight name})
- *     and libmemcached, {@code host:port} unless given, and only {@code host} when the port is 11211
+ *     and libmemcached, {@code host:port} unless given, only {@code host} when the port is 11211, and a socket's
+ *     path
  */
-public record ServerAddress(String host, int port, int weight, String name) {
+public record ServerAddress(Endpoint endpoint, int weight, String name) {
     public static final int DEFAULT_PORT = 11211;
+    /**
+     * The longest socket path Linux takes: sun_path holds 108 bytes with the terminating NUL. Checked when the
+     * configuration is read, so a long path fails the start, not every connection later.
+     */
+    static final int MAX_SOCKET_PATH = 107;
+
+    /** Where a server listens; each kind is connected to by the socket type of its own (see ServerConnection). */
+    public sealed interface Endpoint {
+    }
+
+    /** A TCP port of a host: a name, an IPv4 address or an IPv6 one. */
+    public record Tcp(String host, int port) implements Endpoint {
+        public Tcp {
+            if (host.isEmpty() || port < 1 || port > 65535) {
+                throw new IllegalArgumentException("bad server " + host + ":" + port);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
+    /**
+     * A Unix domain socket: for a memcached beside the gateway, whose requests then skip the TCP stack (and the
+     * kernel's loopback work) on both sides.
+     */
+    public record UnixSocket(String path) implements Endpoint {
+        public UnixSocket {
+            if (!path.startsWith("/")) {
+                throw new IllegalArgumentException("a socket path must be absolute: '" + path + "'");
+            }
+            if (path.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
+                throw new IllegalArgumentException("socket path longer than " + MAX_SOCKET_PATH + " bytes: '"
+                        + path + "'");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return path;
+        }
+    }
 
     public ServerAddress {
-        if (host.isEmpty() || port < 1 || port > 65535 || weight < 1) {
-            throw new IllegalArgumentException("bad server " + host + ":" + port + ":" + weight);
+        if (weight < 1) {
+            throw new IllegalArgumentException("bad weight " + weight + " of server " + endpoint);
         }
         if (name == null) {
-            name = port == DEFAULT_PORT ? host : host + ":" + port;
+            name = endpoint instanceof Tcp tcp && tcp.port() == DEFAULT_PORT ? tcp.host() : endpoint.toString();
         }
     }
 
-    public ServerAddress(String host, int port, int weight) {
-        this(host, port, weight, null);
+    /** A server on a TCP port, its ketama name given or (null) the default one. */
+    public ServerAddress(String host, int port, int weight, String name) {
+        this(new Tcp(host, port), weight, name);
     }
 
-    /** Parses {@code host:port[:weight][ name],...}; the port defaults to 11211 and the weight to 1. */
+    /** A server on a TCP port, by its default ketama name. */
+    public ServerAddress(String host, int port, int weight) {
+        this(new Tcp(host, port), weight, null);
+    }
+
+    /**
+     * Parses {@code host:port[:weight][ name],...} and {@code /path[:weight][ name]}; the port defaults to 11211
+     * and the weight to 1.
+     */
     public static List<ServerAddress> parseList(String text) {
         List<ServerAddress> servers = new ArrayList<>();
         for (String entry : text.split(",")) {
@@ -43,10 +101,14 @@ public record ServerAddress(String host, int port, int weight, String name) {
     static ServerAddress parse(String text) {
         String[] words = text.split("\\s+");
         if (words.length > 2) {
-            throw new IllegalArgumentException("expected host:port[:weight][ name], got '" + text + "'");
+            throw new IllegalArgumentException("expected host:port[:weight][ name] or /path[:weight][ name], got '"
+                    + text + "'");
         }
         String entry = words[0];
         String name = words.length == 2 ? words[1] : null;
+        if (entry.startsWith("/")) {
+            return parseSocket(entry, name);
+        }
         String host;
         String rest;
         if (entry.startsWith("[")) {
@@ -78,8 +140,26 @@ public record ServerAddress(String host, int port, int weight, String name) {
         }
     }
 
+    /**
+     * {@code /path[:weight]}: what follows the last colon is the weight, as twemproxy reads it, so a path that holds
+     * a colon itself is written with its weight after it.
+     */
+    private static ServerAddress parseSocket(String entry, String name) {
+        int colon = entry.lastIndexOf(':');
+        if (colon < 0) {
+            return new ServerAddress(new UnixSocket(entry), 1, name);
+        }
+        try {
+            return new ServerAddress(new UnixSocket(entry.substring(0, colon)),
+                    Integer.parseInt(entry.substring(colon + 1)), name);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad weight in server '" + entry + "' (a path holding a colon is "
+                    + "written with its weight: /path:1)");
+        }
+    }
+
     @Override
     public String toString() {
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        return endpoint.toString();
     }
 }

@@ -10,16 +10,22 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -62,6 +68,8 @@ final class ServerConnection {
     private final long timeoutMillis;
     private final long timeoutNanos;
     private final Bootstrap bootstrap;
+    /** Where the bootstrap connects: a host name left unresolved, so that every connection resolves it anew. */
+    private final SocketAddress remote;
     /** Who a new connection authenticates as; null when the servers do not ask. */
     private final ServerCredentials credentials;
     /** Requests written and not yet answered, oldest first. */
@@ -85,15 +93,13 @@ final class ServerConnection {
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        Class<? extends SocketChannel> type = socketType(loop);
         this.bootstrap = new Bootstrap()
                 .group(loop)
-                .channel(type)
-                .option(ChannelOption.TCP_NODELAY, true)
+                .channel(channelType(loop, address.endpoint()))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
-                .handler(new ChannelInitializer<SocketChannel>() {
+                .handler(new ChannelInitializer<Channel>() {
                     @Override
-                    protected void initChannel(SocketChannel ch) {
+                    protected void initChannel(Channel ch) {
                         ch.pipeline()
                                 // Flushes of the requests of many client connections served by this loop in one
                                 // round of I/O become one write to the server, as a proxy's should.
@@ -103,19 +109,41 @@ final class ServerConnection {
                                 .addLast(new ReplyHandler());
                     }
                 });
+        if (address.endpoint() instanceof ServerAddress.Tcp) {
+            // A Unix socket has no Nagle to turn off (and Netty would warn of an option it does not know).
+            bootstrap.option(ChannelOption.TCP_NODELAY, true);
+        }
+        this.remote = remoteAddress(loop, address.endpoint());
     }
 
-    /** The socket type the loop serves: the gateway's {@code io_transport} decides it, for its listeners as here. */
-    private static Class<? extends SocketChannel> socketType(EventLoop loop) {
+    /**
+     * The endpoint as the loop's transport takes it: NIO's domain sockets are the JDK's, the native transports'
+     * are Netty's own (each refuses the other's).
+     */
+    private static SocketAddress remoteAddress(EventLoop loop, ServerAddress.Endpoint endpoint) {
+        if (endpoint instanceof ServerAddress.Tcp tcp) {
+            return InetSocketAddress.createUnresolved(tcp.host(), tcp.port());
+        }
+        String path = ((ServerAddress.UnixSocket) endpoint).path();
+        return channelType(loop, endpoint) == NioDomainSocketChannel.class ? UnixDomainSocketAddress.of(path)
+                : new DomainSocketAddress(path);
+    }
+
+    /**
+     * The socket type of the endpoint's kind on the loop's transport: the gateway's {@code io_transport} decides
+     * it, for its listeners as here; each of the three has a Unix domain socket type beside its TCP one.
+     */
+    private static Class<? extends Channel> channelType(EventLoop loop, ServerAddress.Endpoint endpoint) {
+        boolean unix = endpoint instanceof ServerAddress.UnixSocket;
         if (loop instanceof IoEventLoop io) {
             if (io.isIoType(IoUringIoHandler.class)) {
-                return IoUringSocketChannel.class;
+                return unix ? IoUringDomainSocketChannel.class : IoUringSocketChannel.class;
             }
             if (io.isIoType(EpollIoHandler.class)) {
-                return EpollSocketChannel.class;
+                return unix ? EpollDomainSocketChannel.class : EpollSocketChannel.class;
             }
             if (io.isIoType(NioIoHandler.class)) {
-                return NioSocketChannel.class;
+                return unix ? NioDomainSocketChannel.class : NioSocketChannel.class;
             }
         }
         throw new IllegalStateException("no socket type of the memcached backend runs on the event loop " + loop);
@@ -217,7 +245,7 @@ final class ServerConnection {
             return;
         }
         connecting = true;
-        bootstrap.connect(address.host(), address.port()).addListener((ChannelFutureListener) future -> {
+        bootstrap.connect(remote).addListener((ChannelFutureListener) future -> {
             connecting = false;
             if (!future.isSuccess()) {
                 failed("cannot connect: " + future.cause().getMessage());

@@ -24,8 +24,9 @@ public final class RedisBackendFactory implements BackendFactory {
     public List<Setting> settings() {
         return List.of(
                 Setting.text("uri", "",
-                        "a standalone Redis server, redis://[password@]host:port[/database] (rediss:// for TLS); "
-                                + "set this or redis.cluster, not both"),
+                        "a standalone Redis server, redis://[password@]host:port[/database] (rediss:// for TLS), "
+                                + "or redis-socket:///path[?database=N] on a Unix domain socket; set this or "
+                                + "redis.cluster, not both"),
                 Setting.text("cluster", "",
                         "the seed nodes of a Redis Cluster, host:port,...; the topology is learnt from them and "
                                 + "followed through failovers"),
