@@ -23,6 +23,8 @@ public final class GatewaySettings {
     public static final String MEMCACHED_ENABLE = "memcached.enable";
     public static final String MEMCACHED_BIND = "memcached.bind";
     public static final String MEMCACHED_PORT = "memcached.port";
+    public static final String MEMCACHED_SOCKET = "memcached.socket";
+    public static final String SOCKET_MODE = "socket_mode";
     public static final String MEMCACHED_MAX_FRAME = "memcached.max_frame";
     public static final String MEMCACHED_SASL_PWDB = "memcached.sasl_pwdb";
     public static final String MEMCACHED_MGMT_ENABLE = "memcached.mgmt_enable";
@@ -36,6 +38,7 @@ public final class GatewaySettings {
     public static final String SCAN_DIRECTORY = "scan.directory";
     public static final String OKUYAMA_ENABLE = "okuyama.enable";
     public static final String OKUYAMA_BIND = "okuyama.bind";
+    public static final String OKUYAMA_SOCKET = "okuyama.socket";
     public static final String OKUYAMA_PORT = "okuyama.port";
     public static final String OKUYAMA_NAMESPACE = "okuyama.namespace";
     public static final String OKUYAMA_MAX_LINE = "okuyama.max_line";
@@ -50,6 +53,7 @@ public final class GatewaySettings {
     public static final String MPDB_CLIENT_MEMORY = "mpdb.client_memory";
     public static final String COUNTER_ENABLE = "counter.enable";
     public static final String COUNTER_BIND = "counter.bind";
+    public static final String COUNTER_SOCKET = "counter.socket";
     public static final String COUNTER_PORT = "counter.port";
     public static final String COUNTER_MAX_CONNECTIONS = "counter.max_connections";
     public static final String COUNTER_BUCKETS = "counter.buckets";
@@ -97,6 +101,12 @@ public final class GatewaySettings {
             Setting.bool(MEMCACHED_ENABLE, true, "serve the memcached binary protocol"),
             Setting.text(MEMCACHED_BIND, "0.0.0.0", "address the memcached listener binds to"),
             Setting.integer(MEMCACHED_PORT, 11211, 0, 65535, "memcached binary protocol port (0: any free port)"),
+            Setting.text(MEMCACHED_SOCKET, "",
+                    "a Unix domain socket (a path) the memcached binary protocol is served on too, for clients on "
+                            + "this host, as memcached's -s (empty: none)"),
+            Setting.text(SOCKET_MODE, "0700",
+                    "permissions of the listeners' Unix domain sockets, in octal, as memcached's -a (0700: this "
+                            + "user only; 0770: its group too; 0777: anyone on the host)"),
             Setting.size(MEMCACHED_MAX_FRAME, "32m", 4096, 1L << 31,
                     "a request body longer than this closes the connection after a 'too large' reply; bodies "
                             + "between max_item_size and this are skipped and answered 'too large'"),
@@ -134,6 +144,8 @@ public final class GatewaySettings {
             Setting.bool(OKUYAMA_ENABLE, false, "serve the okuyama text protocol"),
             Setting.text(OKUYAMA_BIND, "0.0.0.0", "address the okuyama listener binds to"),
             Setting.integer(OKUYAMA_PORT, 8888, 0, 65535, "okuyama protocol port (0: any free port)"),
+            Setting.text(OKUYAMA_SOCKET, "",
+                    "a Unix domain socket the okuyama protocol is served on too (empty: none)"),
             Setting.text(OKUYAMA_NAMESPACE, "default",
                     "the namespace okuyama keys, tags and the search index live in; the default is the one "
                             + "memcached clients without collections use, so both see the same items"),
@@ -164,6 +176,8 @@ public final class GatewaySettings {
             Setting.bool(COUNTER_ENABLE, false, "serve the counter protocol (the yrmcds counter extension)"),
             Setting.text(COUNTER_BIND, "0.0.0.0", "address the counter listener binds to"),
             Setting.integer(COUNTER_PORT, 11215, 0, 65535, "counter protocol port (0: any free port)"),
+            Setting.text(COUNTER_SOCKET, "",
+                    "a Unix domain socket the counter protocol is served on too (empty: none)"),
             Setting.integer(COUNTER_MAX_CONNECTIONS, 0, 0, 1_000_000,
                     "counter protocol connections held at once; more are closed at once (0: no limit)"),
             Setting.text(COUNTER_STORE, MEMORY_COUNTER_STORE,

@@ -21,10 +21,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -277,6 +279,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             int maxConnections = gateway.intValue(GatewaySettings.MAX_CONNECTIONS);
             int maxInFlight = gateway.intValue(GatewaySettings.MAX_INFLIGHT);
             int idleTimeout = gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S);
+            List<String> sockets = new ArrayList<>(); // each Unix socket listener, for the log
             boolean serveMemcached = gateway.bool(GatewaySettings.MEMCACHED_ENABLE);
             String pwdb = gateway.text(GatewaySettings.MEMCACHED_SASL_PWDB);
             // The users of the memcached port, and of its management port.
@@ -295,18 +298,25 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 // Asked at each HELLO, of the tree in force then: a reload may bring or take such a backend.
                 BooleanSupplier keepsExpiry = () -> routes.get().instances().stream()
                         .anyMatch(instance -> instance.backend().capabilities().contains(Capability.KEEP_EXPIRY));
+                ConnectionGuard guard = new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics);
+                // The port the cluster map names: the one this connection reached, or for a connection on the Unix
+                // socket, the TCP listener's (an SDK given the map connects over TCP).
+                AtomicInteger tcpPort = new AtomicInteger();
+                Consumer<ChannelPipeline> handlers = pipeline -> pipeline
+                        .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
+                        .addLast(new ProtocolConnection<>(MEMCACHED,
+                                new BinaryTranslator(bucketManifests, clock, stats, users,
+                                        new ClusterConfig(advertisedPort(advertisedPort,
+                                                pipeline.channel().localAddress() instanceof InetSocketAddress local
+                                                        ? local.getPort() : tcpPort.get()), mgmtPort),
+                                        dispatcher, maxItemSize, keepsExpiry),
+                                encoder, dispatcher, maxInFlight));
                 memcached = Listener.bind(threads, MEMCACHED, gateway.text(GatewaySettings.MEMCACHED_BIND),
-                        gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout,
-                        new ConnectionGuard(MEMCACHED, maxConnections, openConnections, 0, metrics),
-                        pipeline -> pipeline.addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
-                                .addLast(new ProtocolConnection<>(MEMCACHED,
-                                        new BinaryTranslator(bucketManifests, clock, stats, users,
-                                                new ClusterConfig(advertisedPort(advertisedPort,
-                                                        ((InetSocketAddress) pipeline.channel().localAddress())
-                                                                .getPort()), mgmtPort),
-                                                dispatcher, maxItemSize, keepsExpiry),
-                                        encoder, dispatcher, maxInFlight)));
+                        gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout, guard, handlers);
+                tcpPort.set(port(memcached, GatewaySettings.MEMCACHED_ENABLE));
                 listeners.add(memcached);
+                onUnixSocket(threads, MEMCACHED, gateway, GatewaySettings.MEMCACHED_SOCKET, idleTimeout, guard,
+                        handlers, listeners, sockets);
             }
             Channel counter = null;
             if (counting) {
@@ -318,15 +328,17 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 AtomicLong connectionNumbers = new AtomicLong();
                 // Never closed for being idle: a connection's holdings last as long as it does, and a client that
                 // holds a lock quietly must not lose it to the timeout meant for idle cache clients.
+                ConnectionGuard guard = new ConnectionGuard(CounterStats.PROTOCOL, maxConnections, openConnections,
+                        gateway.intValue(GatewaySettings.COUNTER_MAX_CONNECTIONS), metrics);
+                Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new CounterFrameDecoder())
+                        .addLast(new ProtocolConnection<>(CounterStats.PROTOCOL,
+                                new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(), stats),
+                                encoder, dispatcher, maxInFlight));
                 counter = Listener.bind(threads, CounterStats.PROTOCOL, gateway.text(GatewaySettings.COUNTER_BIND),
-                        gateway.intValue(GatewaySettings.COUNTER_PORT), 0,
-                        new ConnectionGuard(CounterStats.PROTOCOL, maxConnections, openConnections,
-                                gateway.intValue(GatewaySettings.COUNTER_MAX_CONNECTIONS), metrics),
-                        pipeline -> pipeline.addLast(new CounterFrameDecoder())
-                                .addLast(new ProtocolConnection<>(CounterStats.PROTOCOL,
-                                        new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(),
-                                                stats), encoder, dispatcher, maxInFlight)));
+                        gateway.intValue(GatewaySettings.COUNTER_PORT), 0, guard, handlers);
                 listeners.add(counter);
+                onUnixSocket(threads, CounterStats.PROTOCOL, gateway, GatewaySettings.COUNTER_SOCKET, 0, guard,
+                        handlers, listeners, sockets);
             }
             // Parsed whether or not their listeners run: explain names their namespaces either way.
             Namespace okuyamaNamespace = parsed(gateway, GatewaySettings.OKUYAMA_NAMESPACE, Namespace::new);
@@ -335,14 +347,16 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             if (gateway.bool(GatewaySettings.OKUYAMA_ENABLE)) {
                 OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
                 int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, gateway.size(GatewaySettings.OKUYAMA_MAX_LINE));
+                ConnectionGuard guard = new ConnectionGuard(OKUYAMA, maxConnections, openConnections, 0, metrics);
+                Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
+                        .addLast(new ProtocolConnection<>(OKUYAMA,
+                                new OkuyamaTranslator(okuyamaNamespace, dispatcher, clock, maxItemSize),
+                                encoder, dispatcher, maxInFlight));
                 okuyama = Listener.bind(threads, OKUYAMA, gateway.text(GatewaySettings.OKUYAMA_BIND),
-                        gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout,
-                        new ConnectionGuard(OKUYAMA, maxConnections, openConnections, 0, metrics),
-                        pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
-                                .addLast(new ProtocolConnection<>(OKUYAMA,
-                                        new OkuyamaTranslator(okuyamaNamespace, dispatcher, clock, maxItemSize),
-                                        encoder, dispatcher, maxInFlight)));
+                        gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout, guard, handlers);
                 listeners.add(okuyama);
+                onUnixSocket(threads, OKUYAMA, gateway, GatewaySettings.OKUYAMA_SOCKET, idleTimeout, guard, handlers,
+                        listeners, sockets);
             }
             Channel mpdb = null;
             MpdbDatagramHandler mpdbHandler = null;
@@ -365,7 +379,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                     threads.transport(), (memcached == null ? "" : ", memcached binary on " + memcached.localAddress())
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
                             + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
-                            + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)"));
+                            + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)")
+                            + (sockets.isEmpty() ? "" : ", " + String.join(", ", sockets)));
             Gateway started = new Gateway(plugins, new Reloading(source, opener, inForce), routes,
                     counters, threads, listeners, metrics, memcached, counter, okuyama, mpdb, mpdbHandler, manifests,
                     dispatcher, okuyamaNamespace, namespaces);
@@ -536,6 +551,42 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      */
     private static int advertisedPort(int advertised, int reached) {
         return advertised != 0 ? advertised : reached;
+    }
+
+    /**
+     * The protocol's listener on a Unix domain socket beside its TCP one, when {@code key} names a path: the same
+     * guard (so the connection limits count both) and pipeline.
+     */
+    private static void onUnixSocket(NetworkThreads threads, String protocol, Settings gateway, String key,
+                                     int idleTimeout, ConnectionGuard guard, Consumer<ChannelPipeline> handlers,
+                                     ChannelGroup listeners, List<String> sockets)
+            throws StartupException, ConfigurationException {
+        String path = gateway.text(key);
+        if (path.isEmpty()) {
+            return;
+        }
+        Set<PosixFilePermission> mode = parsed(gateway, GatewaySettings.SOCKET_MODE, Gateway::socketMode);
+        listeners.add(Listener.bindUnix(threads, protocol, Path.of(path), mode, idleTimeout, guard, handlers));
+        sockets.add(protocol + " on " + path + " (Unix socket)");
+    }
+
+    /** An octal mode of three or four digits (the setuid, setgid and sticky digit must be 0) as permissions. */
+    static Set<PosixFilePermission> socketMode(String octal) {
+        if (!octal.matches("0?[0-7]{3}")) {
+            throw new IllegalArgumentException("expected an octal mode such as 0700 or 0770");
+        }
+        int bits = Integer.parseInt(octal, 8);
+        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE,
+                PosixFilePermission.OTHERS_READ, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE,
+                PosixFilePermission.GROUP_READ, PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE,
+                PosixFilePermission.OWNER_READ};
+        Set<PosixFilePermission> mode = EnumSet.noneOf(PosixFilePermission.class);
+        for (int bit = 0; bit < order.length; bit++) {
+            if ((bits & (1 << bit)) != 0) {
+                mode.add(order[bit]);
+            }
+        }
+        return mode;
     }
 
     /** The pipeline of an HTTP listener: a request whole, then {@code endpoint}, a new one per connection. */

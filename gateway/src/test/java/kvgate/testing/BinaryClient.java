@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -60,7 +61,7 @@ public final class BinaryClient implements AutoCloseable {
         }
     }
 
-    private final Socket socket;
+    private final ClientConnection connection;
     private final DataInputStream in;
     private final OutputStream out;
     private int nextOpaque = 1;
@@ -71,15 +72,23 @@ public final class BinaryClient implements AutoCloseable {
 
     /** A client whose every read fails with a {@link SocketTimeoutException} after {@code readTimeoutMillis}. */
     public BinaryClient(int port, int readTimeoutMillis) throws IOException {
-        socket = new Socket("127.0.0.1", port);
-        socket.setSoTimeout(readTimeoutMillis);
-        socket.setTcpNoDelay(true);
-        in = new DataInputStream(socket.getInputStream());
-        out = socket.getOutputStream();
+        this(ClientConnection.tcp(port, readTimeoutMillis));
     }
 
+    /** A client on the gateway's Unix domain socket. */
+    public BinaryClient(Path socket) throws IOException {
+        this(ClientConnection.unix(socket));
+    }
+
+    private BinaryClient(ClientConnection connection) {
+        this.connection = connection;
+        in = new DataInputStream(connection.in());
+        out = connection.out();
+    }
+
+    /** The TCP socket; null on a Unix socket. */
     public Socket socket() {
-        return socket;
+        return connection.socket();
     }
 
     /** A request frame with magic 0x80 and the given parts. */
@@ -305,6 +314,6 @@ public final class BinaryClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        connection.close();
     }
 }

@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 
 /** A counter protocol client over a plain socket, showing every field of the replies. */
 public final class CounterClient implements AutoCloseable {
@@ -23,21 +24,29 @@ public final class CounterClient implements AutoCloseable {
         }
     }
 
-    private final Socket socket;
+    private final ClientConnection connection;
     private final DataInputStream in;
     private final OutputStream out;
     private int nextOpaque = 1;
 
     public CounterClient(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
-        socket.setSoTimeout(5000);
-        socket.setTcpNoDelay(true);
-        in = new DataInputStream(socket.getInputStream());
-        out = socket.getOutputStream();
+        this(ClientConnection.tcp(port, 5000));
     }
 
+    /** A client on the gateway's Unix domain socket. */
+    public CounterClient(Path socket) throws IOException {
+        this(ClientConnection.unix(socket));
+    }
+
+    private CounterClient(ClientConnection connection) {
+        this.connection = connection;
+        in = new DataInputStream(connection.in());
+        out = connection.out();
+    }
+
+    /** The TCP socket; null on a Unix socket. */
     public Socket socket() {
-        return socket;
+        return connection.socket();
     }
 
     public static byte[] frame(int magic, int opcode, int opaque, byte[] body) {
@@ -124,14 +133,14 @@ public final class CounterClient implements AutoCloseable {
         }
     }
 
-    /** Drops the connection with a reset, as a killed client would, instead of a clean close. */
+    /** Drops the connection with a reset, as a killed client would, instead of a clean close (TCP only). */
     public void abort() throws IOException {
-        socket.setSoLinger(true, 0);
-        socket.close();
+        connection.socket().setSoLinger(true, 0);
+        connection.close();
     }
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        connection.close();
     }
 }

@@ -10,25 +10,35 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
 /** A blocking okuyama protocol client for tests: raw request lines out, reply lines in. */
 public final class OkuyamaClient implements AutoCloseable {
-    private final Socket socket;
+    private final ClientConnection connection;
     private final OutputStream out;
     private final InputStream in;
 
     public OkuyamaClient(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
-        socket.setSoTimeout(10_000);
-        out = socket.getOutputStream();
-        in = new BufferedInputStream(socket.getInputStream());
+        this(ClientConnection.tcp(port, 10_000));
     }
 
+    /** A client on the gateway's Unix domain socket. */
+    public OkuyamaClient(Path socket) throws IOException {
+        this(ClientConnection.unix(socket));
+    }
+
+    private OkuyamaClient(ClientConnection connection) {
+        this.connection = connection;
+        out = connection.out();
+        in = new BufferedInputStream(connection.in());
+    }
+
+    /** The TCP socket; null on a Unix socket. */
     public Socket socket() {
-        return socket;
+        return connection.socket();
     }
 
     public static String b64(String text) {
@@ -127,6 +137,6 @@ public final class OkuyamaClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        connection.close();
     }
 }
