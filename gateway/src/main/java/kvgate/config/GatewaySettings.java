@@ -98,15 +98,15 @@ public final class GatewaySettings {
             Setting.integer(IO_THREADS, 0, 0, 1024, "network threads (0: two per core)"),
             Setting.choice(IO_TRANSPORT, "auto", "how the network threads do their I/O: epoll, io_uring or nio "
                     + "(auto: epoll where available, else nio)", "auto", "epoll", "io_uring", "nio"),
+            Setting.text(SOCKET_MODE, "0700",
+                    "permissions of the listeners' Unix domain sockets, in octal, as memcached's -a (0700: this "
+                            + "user only; 0770: its group too; 0777: anyone on the host)"),
             Setting.bool(MEMCACHED_ENABLE, true, "serve the memcached binary protocol"),
             Setting.text(MEMCACHED_BIND, "0.0.0.0", "address the memcached listener binds to"),
             Setting.integer(MEMCACHED_PORT, 11211, 0, 65535, "memcached binary protocol port (0: any free port)"),
             Setting.text(MEMCACHED_SOCKET, "",
                     "a Unix domain socket (a path) the memcached binary protocol is served on too, for clients on "
                             + "this host, as memcached's -s (empty: none)"),
-            Setting.text(SOCKET_MODE, "0700",
-                    "permissions of the listeners' Unix domain sockets, in octal, as memcached's -a (0700: this "
-                            + "user only; 0770: its group too; 0777: anyone on the host)"),
             Setting.size(MEMCACHED_MAX_FRAME, "32m", 4096, 1L << 31,
                     "a request body longer than this closes the connection after a 'too large' reply; bodies "
                             + "between max_item_size and this are skipped and answered 'too large'"),

@@ -21,12 +21,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -279,7 +277,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             int maxConnections = gateway.intValue(GatewaySettings.MAX_CONNECTIONS);
             int maxInFlight = gateway.intValue(GatewaySettings.MAX_INFLIGHT);
             int idleTimeout = gateway.intValue(GatewaySettings.IDLE_TIMEOUT_S);
-            List<String> sockets = new ArrayList<>(); // each Unix socket listener, for the log
+            UnixSockets sockets = UnixSockets.of(gateway);
             boolean serveMemcached = gateway.bool(GatewaySettings.MEMCACHED_ENABLE);
             String pwdb = gateway.text(GatewaySettings.MEMCACHED_SASL_PWDB);
             // The users of the memcached port, and of its management port.
@@ -315,8 +313,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                         gateway.intValue(GatewaySettings.MEMCACHED_PORT), idleTimeout, guard, handlers);
                 tcpPort.set(port(memcached, GatewaySettings.MEMCACHED_ENABLE));
                 listeners.add(memcached);
-                onUnixSocket(threads, MEMCACHED, gateway, GatewaySettings.MEMCACHED_SOCKET, idleTimeout, guard,
-                        handlers, listeners, sockets);
+                sockets.listen(threads, MEMCACHED, GatewaySettings.MEMCACHED_SOCKET, idleTimeout, guard, handlers,
+                        listeners);
             }
             Channel counter = null;
             if (counting) {
@@ -337,8 +335,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 counter = Listener.bind(threads, CounterStats.PROTOCOL, gateway.text(GatewaySettings.COUNTER_BIND),
                         gateway.intValue(GatewaySettings.COUNTER_PORT), 0, guard, handlers);
                 listeners.add(counter);
-                onUnixSocket(threads, CounterStats.PROTOCOL, gateway, GatewaySettings.COUNTER_SOCKET, 0, guard,
-                        handlers, listeners, sockets);
+                sockets.listen(threads, CounterStats.PROTOCOL, GatewaySettings.COUNTER_SOCKET, 0, guard, handlers,
+                        listeners);
             }
             // Parsed whether or not their listeners run: explain names their namespaces either way.
             Namespace okuyamaNamespace = parsed(gateway, GatewaySettings.OKUYAMA_NAMESPACE, Namespace::new);
@@ -355,8 +353,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 okuyama = Listener.bind(threads, OKUYAMA, gateway.text(GatewaySettings.OKUYAMA_BIND),
                         gateway.intValue(GatewaySettings.OKUYAMA_PORT), idleTimeout, guard, handlers);
                 listeners.add(okuyama);
-                onUnixSocket(threads, OKUYAMA, gateway, GatewaySettings.OKUYAMA_SOCKET, idleTimeout, guard, handlers,
-                        listeners, sockets);
+                sockets.listen(threads, OKUYAMA, GatewaySettings.OKUYAMA_SOCKET, idleTimeout, guard, handlers,
+                        listeners);
             }
             Channel mpdb = null;
             MpdbDatagramHandler mpdbHandler = null;
@@ -380,7 +378,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                             + (counter == null ? "" : ", counter protocol on " + counter.localAddress())
                             + (okuyama == null ? "" : ", okuyama on " + okuyama.localAddress())
                             + (mpdb == null ? "" : ", MPDB on " + mpdb.localAddress() + " (UDP)")
-                            + (sockets.isEmpty() ? "" : ", " + String.join(", ", sockets)));
+                            + sockets.describe());
             Gateway started = new Gateway(plugins, new Reloading(source, opener, inForce), routes,
                     counters, threads, listeners, metrics, memcached, counter, okuyama, mpdb, mpdbHandler, manifests,
                     dispatcher, okuyamaNamespace, namespaces);
@@ -551,42 +549,6 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      */
     private static int advertisedPort(int advertised, int reached) {
         return advertised != 0 ? advertised : reached;
-    }
-
-    /**
-     * The protocol's listener on a Unix domain socket beside its TCP one, when {@code key} names a path: the same
-     * guard (so the connection limits count both) and pipeline.
-     */
-    private static void onUnixSocket(NetworkThreads threads, String protocol, Settings gateway, String key,
-                                     int idleTimeout, ConnectionGuard guard, Consumer<ChannelPipeline> handlers,
-                                     ChannelGroup listeners, List<String> sockets)
-            throws StartupException, ConfigurationException {
-        String path = gateway.text(key);
-        if (path.isEmpty()) {
-            return;
-        }
-        Set<PosixFilePermission> mode = parsed(gateway, GatewaySettings.SOCKET_MODE, Gateway::socketMode);
-        listeners.add(Listener.bindUnix(threads, protocol, Path.of(path), mode, idleTimeout, guard, handlers));
-        sockets.add(protocol + " on " + path + " (Unix socket)");
-    }
-
-    /** An octal mode of three or four digits (the setuid, setgid and sticky digit must be 0) as permissions. */
-    static Set<PosixFilePermission> socketMode(String octal) {
-        if (!octal.matches("0?[0-7]{3}")) {
-            throw new IllegalArgumentException("expected an octal mode such as 0700 or 0770");
-        }
-        int bits = Integer.parseInt(octal, 8);
-        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE,
-                PosixFilePermission.OTHERS_READ, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE,
-                PosixFilePermission.GROUP_READ, PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE,
-                PosixFilePermission.OWNER_READ};
-        Set<PosixFilePermission> mode = EnumSet.noneOf(PosixFilePermission.class);
-        for (int bit = 0; bit < order.length; bit++) {
-            if ((bits & (1 << bit)) != 0) {
-                mode.add(order[bit]);
-            }
-        }
-        return mode;
     }
 
     /** The pipeline of an HTTP listener: a request whole, then {@code endpoint}, a new one per connection. */

@@ -11,15 +11,24 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The listeners. A TCP listener's connections, and a Unix domain socket listener's, all start their pipelines the same
@@ -28,7 +37,8 @@ import java.util.function.Consumer;
  * with one handler for every datagram.
  */
 final class Listener {
-    /** The least a TCP read asks for: a request of every common size fits in one read. */
+    private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
+    /** The least a read of a connection asks for: a request of every common size fits in one read. */
     private static final int SMALLEST_READ = 2048;
     private static final int LARGEST_READ = 64 * 1024;
     /** The file type bits of a Unix mode, and a socket's type. */
@@ -62,10 +72,15 @@ final class Listener {
 
     /**
      * A listener on a Unix domain socket, for clients on this host (as memcached's -s): the same pipeline as the
-     * protocol's TCP listener, without TCP's options. A socket file left at the path by a server that is gone is
-     * replaced, as memcached does; one that a server still answers on, or a file that is not a socket, is refused
-     * rather than taken over. The socket is given {@code mode} at once (it is created with the process's umask,
-     * which commonly lets no other user connect meanwhile) and removed when the listener closes.
+     * protocol's TCP listener, without TCP's options.
+     *
+     * <p>The socket is bound in a new directory only this user may enter, given {@code mode} there, and only then
+     * renamed into place: bound at the path itself it would take connections, under the process's umask, before it
+     * had its mode (memcached sets its umask around the bind instead, which a JVM cannot). A socket file left at the
+     * path by a server that is gone is replaced, as memcached does; one that a server still answers on, or a file
+     * that is not a socket, is refused rather than taken over. At close the file at the path is removed if it is
+     * still this listener's socket (Netty removes only the name it bound, which the rename took away), so a gateway
+     * that took the path over since keeps its own.
      */
     static Channel bindUnix(NetworkThreads threads, String protocol, Path path, Set<PosixFilePermission> mode,
                             int idleTimeoutSeconds, ConnectionGuard guard, Consumer<ChannelPipeline> protocolHandlers)
@@ -78,21 +93,40 @@ final class Listener {
                         new AdaptiveRecvByteBufAllocator(SMALLEST_READ, SMALLEST_READ, LARGEST_READ))
                 .childHandler(connections(idleTimeoutSeconds, guard, protocolHandlers));
         String where = "cannot listen for " + protocol + " on the Unix socket " + path + ": ";
+        Path staging = null;
+        Channel listener = null;
         try {
             removeStale(path, where);
-            Channel listener = bootstrap.bind(threads.transport().unixAddress(path)).sync().channel();
-            listener.closeFuture().addListener(closed -> Files.deleteIfExists(path));
-            try {
-                Files.setPosixFilePermissions(path, mode);
-            } catch (IOException e) {
-                listener.close();
-                throw e;
+            staging = Files.createTempDirectory(path.toAbsolutePath().getParent(), ".kvgate-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path socket = staging.resolve("s");
+            if (socket.toString().getBytes(StandardCharsets.UTF_8).length > UnixSockets.MAX_PATH) {
+                throw new StartupException(where + "its directory's path is too long: the socket is bound at "
+                        + socket + " before it is moved into place, and a socket's path has at most "
+                        + UnixSockets.MAX_PATH + " bytes");
             }
+            listener = bootstrap.bind(threads.transport().unixAddress(socket)).sync().channel();
+            Files.setPosixFilePermissions(socket, mode);
+            Files.move(socket, path, StandardCopyOption.ATOMIC_MOVE);
+            Object ours = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            listener.closeFuture().addListener(closed -> removeIfOurs(path, ours));
             return listener;
         } catch (StartupException e) {
             throw e;
         } catch (Exception e) {
-            throw new StartupException(where + e.getMessage(), e);
+            if (listener != null) {
+                listener.close();
+            }
+            throw new StartupException(where + e, e);
+        } finally {
+            if (staging != null) {
+                try {
+                    Files.deleteIfExists(staging.resolve("s"));
+                    Files.deleteIfExists(staging);
+                } catch (IOException e) {
+                    LOG.warn("could not remove the directory {} the socket was bound in: {}", staging, e.toString());
+                }
+            }
         }
     }
 
@@ -105,10 +139,32 @@ final class Listener {
         if (type != S_IFSOCK) {
             throw new StartupException(where + "a file that is not a socket is there");
         }
-        try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+        // Without blocking: a live server whose backlog is full, or that is stopped, must not hold the start up.
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.configureBlocking(false);
+            probe.connect(UnixDomainSocketAddress.of(path)); // connected, or pending: somebody is there either way
             throw new StartupException(where + "a server listens on it");
-        } catch (IOException nobodyThere) {
-            Files.delete(path);
+        } catch (ConnectException refused) {
+            Files.deleteIfExists(path);
+            LOG.info("replaced the socket {} that nobody listened on any more", path);
+        } catch (IOException e) {
+            // Not allowed to connect, say: not known to be stale, so not ours to remove.
+            throw new StartupException(where + "cannot tell whether a server listens on it: " + e, e);
+        }
+    }
+
+    /** Removes the socket at {@code path} if it is still the one this listener renamed there. */
+    private static void removeIfOurs(Path path, Object ours) {
+        try {
+            Object there = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
+            if (ours.equals(there)) {
+                Files.deleteIfExists(path);
+            }
+        } catch (NoSuchFileException gone) {
+            // removed by someone else already
+        } catch (IOException e) {
+            LOG.warn("could not remove the socket {}: {}", path, e.toString());
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import net.spy.memcached.internal.OperationFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The memcached backend places keys on the same servers as twemproxy's ketama (md5) with the same server list, so
@@ -26,15 +28,21 @@ import org.junit.jupiter.api.Test;
 class KetamaPlacementTest {
     private static final int KEYS = 600;
     private static MemcachedServers servers;
+    /** Three more, on Unix domain sockets. */
+    private static MemcachedServers onSockets;
+    @TempDir
+    static Path directory;
 
     @BeforeAll
     static void startServers() throws Exception {
         servers = MemcachedServers.start(3);
+        onSockets = MemcachedServers.startOnUnixSockets(directory, 3);
     }
 
     @AfterAll
     static void stopServers() throws Exception {
         servers.close();
+        onSockets.close();
     }
 
     @Test
@@ -43,7 +51,7 @@ class KetamaPlacementTest {
                 "127.0.0.1:" + servers.port(0) + ":1",
                 "127.0.0.1:" + servers.port(1) + ":2",
                 "127.0.0.1:" + servers.port(2) + ":1");
-        int[] held = samePlacement(twemproxy, String.join(",", twemproxy), "weighted");
+        int[] held = samePlacement(servers, twemproxy, String.join(",", twemproxy), "weighted");
         // The weight-2 server holds about half of the keys; the test means something only if all three hold some.
         assertTrue(held[1] > held[0] && held[1] > held[2], "keys per server " + List.of(held[0], held[1], held[2]));
     }
@@ -55,12 +63,22 @@ class KetamaPlacementTest {
                 "127.0.0.1:" + KetamaPlacementTest.servers.port(0) + ":1 cache-a",
                 "127.0.0.1:" + KetamaPlacementTest.servers.port(1) + ":1 cache-b",
                 "127.0.0.1:" + KetamaPlacementTest.servers.port(2) + ":1 cache-c");
-        samePlacement(servers, String.join(",", servers), "named");
+        samePlacement(KetamaPlacementTest.servers, servers, String.join(",", servers), "named");
+    }
+
+    /** Servers on Unix sockets, listed by path as twemproxy lists them, weighted and unnamed. */
+    @Test
+    void serversOnSocketsPlaceKeysWhereTwemproxyDoes() throws Exception {
+        List<String> servers = List.of(
+                onSockets.serverList().split(",")[0] + ":1",
+                onSockets.serverList().split(",")[1] + ":2",
+                onSockets.serverList().split(",")[2] + ":1");
+        samePlacement(onSockets, servers, String.join(",", servers), "sockets");
     }
 
     /** Writes through each of twemproxy and the gateway, reads through the other; returns keys held per server. */
-    private static int[] samePlacement(List<String> twemproxyServers, String gatewayServers, String prefix)
-            throws Exception {
+    private static int[] samePlacement(MemcachedServers pool, List<String> twemproxyServers, String gatewayServers,
+                                       String prefix) throws Exception {
         int[] held = new int[3];
         try (Nutcracker nutcracker = Nutcracker.start(twemproxyServers);
                 TestGateway gateway = TestGateway.start(Map.of("backend", "memcached",
@@ -92,7 +110,7 @@ class KetamaPlacementTest {
                 viaTwemproxy.shutdown(5, TimeUnit.SECONDS);
             }
             for (int server = 0; server < 3; server++) {
-                try (BinaryClient direct = new BinaryClient(servers.port(server))) {
+                try (BinaryClient direct = pool.client(server)) {
                     for (int i = 0; i < KEYS; i++) {
                         if (direct.get(prefix + "-from-twemproxy-" + i).status() == 0) {
                             held[server]++;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.uring.IoUring;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -47,9 +46,10 @@ class UnixSocketListenersTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"epoll", "io_uring", "nio"})
-    void everyStreamProtocolIsServedOnItsSocketAsOnItsPort(String transport) throws Exception {
-        if (transport.equals("io_uring") && !IoUring.isAvailable()) {
-            return; // refused at start, as TransportTest shows
+    void everyStreamProtocolIsServedOnItsSocketAsOnItsPortOrTheTransportIsRefused(String transport)
+            throws Exception {
+        if (!TransportTest.availableElseRefused(transport)) {
+            return;
         }
         try (TestGateway gateway = TestGateway.start(sockets("io_transport", transport))) {
             try (BinaryClient onSocket = new BinaryClient(directory.resolve("memcached.sock"));
@@ -156,14 +156,44 @@ class UnixSocketListenersTest {
     }
 
     @Test
-    void theSocketsConnectionsCountAgainstTheLimitsAndCloseWhenIdle() throws Exception {
-        try (TestGateway gateway = TestGateway.start(sockets("max_connections", "1", "idle_timeout_s", "1"));
+    void theSocketsConnectionsCountAgainstTheConnectionLimit() throws Exception {
+        try (TestGateway gateway = TestGateway.start(sockets("max_connections", "1"));
              BinaryClient onSocket = new BinaryClient(directory.resolve("memcached.sock"))) {
             assertEquals(0, onSocket.call(BinaryClient.NOOP, new byte[0], new byte[0], new byte[0], 0).status());
-            try (BinaryClient onPort = new BinaryClient(gateway.port())) {
+            try (BinaryClient onPort = new BinaryClient(gateway.port(), 2000)) {
                 assertTrue(onPort.closedByServer(), "the one connection allowed is the socket's");
             }
-            assertTrue(onSocket.closedByServer(), "idle for a second, the socket's connection is closed");
+            assertEquals(0, onSocket.call(BinaryClient.NOOP, new byte[0], new byte[0], new byte[0], 0).status(),
+                    "the socket's connection still served");
         }
+    }
+
+    @Test
+    void anIdleConnectionOnTheSocketIsClosed() throws Exception {
+        try (TestGateway gateway = TestGateway.start(sockets("idle_timeout_s", "1"));
+             BinaryClient onSocket = new BinaryClient(directory.resolve("memcached.sock"))) {
+            assertEquals(0, onSocket.call(BinaryClient.NOOP, new byte[0], new byte[0], new byte[0], 0).status());
+            long idleFrom = System.nanoTime();
+            assertTrue(onSocket.closedByServer());
+            assertTrue(System.nanoTime() - idleFrom > TimeUnit.MILLISECONDS.toNanos(900), "closed for being idle");
+        }
+    }
+
+    @Test
+    void badSocketSettingsStopTheStartWithTheirKey() throws Exception {
+        String shared = directory.resolve("shared.sock").toString();
+        String[][] cases = {
+                {"memcached.socket", "relative.sock"},
+                {"okuyama.socket", "/" + "s".repeat(UnixSockets.MAX_PATH)},
+                {"memcached.socket", shared, "counter.socket", shared},
+                {"socket_mode", "0800"}};
+        for (String[] settings : cases) {
+            Exception refused = assertThrows(Exception.class, () -> TestGateway.start(TestGateway.with(Map.of(),
+                    settings)));
+            String key = settings[settings.length - 2];
+            assertTrue(refused.getMessage().startsWith(key + " = "), String.join(" ", settings) + ": "
+                    + refused.getMessage());
+        }
+        assertEquals(0, Files.list(directory).count(), "nothing bound, nothing left behind");
     }
 }

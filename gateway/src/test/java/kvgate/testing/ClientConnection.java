@@ -13,6 +13,8 @@ import java.nio.file.Path;
 /**
  * The connection under a test client: a TCP one to a loopback port, or one to a Unix domain socket.
  *
+ * <p>A Unix socket's streams share the channel's lock: one thread reads or writes at a time, as the clients do.
+ *
  * @param socket the TCP socket, for tests that handle it themselves (timeouts, half-close, reset); null on a Unix
  *     socket, whose reads have no timeout (its tests bound their time with JUnit's)
  */

@@ -133,9 +133,14 @@ public final class CounterClient implements AutoCloseable {
         }
     }
 
-    /** Drops the connection with a reset, as a killed client would, instead of a clean close (TCP only). */
+    /**
+     * Drops the connection with a reset, as a killed client would, instead of a clean close; a Unix socket has no
+     * reset and is closed.
+     */
     public void abort() throws IOException {
-        connection.socket().setSoLinger(true, 0);
+        if (connection.socket() != null) {
+            connection.socket().setSoLinger(true, 0);
+        }
         connection.close();
     }
 

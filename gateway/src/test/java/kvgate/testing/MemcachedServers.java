@@ -1,5 +1,6 @@
 package kvgate.testing;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -125,6 +126,11 @@ public final class MemcachedServers implements BackendServers {
 
     public int port(int index) {
         return ports[index];
+    }
+
+    /** A client straight to server {@code index}, on its port or its socket. */
+    public BinaryClient client(int index) throws IOException {
+        return sockets[index] != null ? new BinaryClient(sockets[index]) : new BinaryClient(ports[index]);
     }
 
     /** The value of {@code memcached.servers} for this pool. */

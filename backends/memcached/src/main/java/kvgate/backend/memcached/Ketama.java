@@ -11,8 +11,9 @@ import java.util.List;
  * weighted ketama place keys, so a pool keeps its placement (and its hit rate) when clients move to the gateway.
  *
  * <p>Each server gets {@code floor(weight / totalWeight * 40 * servers) * 4} points on a 32-bit circle: for
- * {@code i} from 0, the MD5 of {@code "name-i"} (the name is {@code host:port} unless the server was given one)
- * gives four points, one per 4-byte group read little-endian.
+ * {@code i} from 0, the MD5 of {@code "name-i"} (the name is {@code host:port}, or a socket's path and a colon,
+ * unless the server was given one: see {@link ServerAddress}) gives four points, one per 4-byte group read
+ * little-endian.
  * A key goes to the first point at or after the first 4 bytes (little-endian) of its MD5, wrapping around.
  */
 public final class Ketama {

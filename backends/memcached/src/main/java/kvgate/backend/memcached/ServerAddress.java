@@ -12,8 +12,8 @@ import java.util.List;
  * @param endpoint where the server listens
  * @param weight its share of the keys, relative to the other servers' weights
  * @param name what ketama hashes to place the server's points: as in twemproxy ({@code - host:port:weight name})
- *     and libmemcached, {@code host:port} unless given, only {@code host} when the port is 11211, and a socket's
- *     path
+ *     and libmemcached, {@code host:port} unless given, only {@code host} when the port is 11211, and for a socket
+ *     its path and a colon, as twemproxy names one
  */
 public record ServerAddress(Endpoint endpoint, int weight, String name) {
     public static final int DEFAULT_PORT = 11211;
@@ -67,8 +67,19 @@ public record ServerAddress(Endpoint endpoint, int weight, String name) {
             throw new IllegalArgumentException("bad weight " + weight + " of server " + endpoint);
         }
         if (name == null) {
-            name = endpoint instanceof Tcp tcp && tcp.port() == DEFAULT_PORT ? tcp.host() : endpoint.toString();
+            name = defaultName(endpoint);
         }
+    }
+
+    /**
+     * twemproxy's name for an unnamed server: {@code host:port}, only {@code host} on 11211; a socket has port 0
+     * there, and its name is the path followed by the colon that would have preceded the port.
+     */
+    private static String defaultName(Endpoint endpoint) {
+        if (endpoint instanceof Tcp tcp) {
+            return tcp.port() == DEFAULT_PORT ? tcp.host() : tcp.toString();
+        }
+        return endpoint + ":";
     }
 
     /** A server on a TCP port, its ketama name given or (null) the default one. */
@@ -127,35 +138,43 @@ public record ServerAddress(Endpoint endpoint, int weight, String name) {
             host = colon < 0 ? entry : entry.substring(0, colon);
             rest = colon < 0 ? "" : entry.substring(colon + 1);
         }
+        if (host.contains("/")) {
+            // Most likely a socket's path without its leading slash, which would otherwise be looked up as a host.
+            throw new IllegalArgumentException("a host name holds no '/' (a socket's path is absolute): '" + entry
+                    + "'");
+        }
         String[] parts = rest.isEmpty() ? new String[0] : rest.split(":", -1);
-        try {
-            int port = parts.length > 0 ? Integer.parseInt(parts[0]) : DEFAULT_PORT;
-            int weight = parts.length > 1 ? Integer.parseInt(parts[1]) : 1;
-            if (parts.length > 2) {
-                throw new IllegalArgumentException("too many fields in server '" + entry + "'");
-            }
-            return new ServerAddress(host, port, weight, name);
-        } catch (NumberFormatException e) {
+        if (parts.length > 2) {
+            throw new IllegalArgumentException("too many fields in server '" + entry + "'");
+        }
+        int port = parts.length > 0 ? number(parts[0], entry) : DEFAULT_PORT;
+        int weight = parts.length > 1 ? number(parts[1], entry) : 1;
+        return new ServerAddress(host, port, weight, name);
+    }
+
+    /** A port or a weight: decimal digits only (Integer.parseInt would take a sign too). */
+    private static int number(String text, String entry) {
+        if (!text.matches("[0-9]{1,9}")) {
             throw new IllegalArgumentException("bad port or weight in server '" + entry + "'");
         }
+        return Integer.parseInt(text);
     }
 
     /**
-     * {@code /path[:weight]}: what follows the last colon is the weight, as twemproxy reads it, so a path that holds
-     * a colon itself is written with its weight after it.
+     * {@code /path[:weight]}: what follows the last colon is the weight, so a path that holds a colon itself (which
+     * twemproxy takes in no form) is written with its weight after it.
      */
     private static ServerAddress parseSocket(String entry, String name) {
         int colon = entry.lastIndexOf(':');
         if (colon < 0) {
             return new ServerAddress(new UnixSocket(entry), 1, name);
         }
-        try {
-            return new ServerAddress(new UnixSocket(entry.substring(0, colon)),
-                    Integer.parseInt(entry.substring(colon + 1)), name);
-        } catch (NumberFormatException e) {
+        String weight = entry.substring(colon + 1);
+        if (!weight.matches("[0-9]{1,9}")) {
             throw new IllegalArgumentException("bad weight in server '" + entry + "' (a path holding a colon is "
                     + "written with its weight: /path:1)");
         }
+        return new ServerAddress(new UnixSocket(entry.substring(0, colon)), Integer.parseInt(weight), name);
     }
 
     @Override

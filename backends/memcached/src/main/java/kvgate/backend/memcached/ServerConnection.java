@@ -68,7 +68,10 @@ final class ServerConnection {
     private final long timeoutMillis;
     private final long timeoutNanos;
     private final Bootstrap bootstrap;
-    /** Where the bootstrap connects: a host name left unresolved, so that every connection resolves it anew. */
+    /**
+     * Where the bootstrap connects: a host name left unresolved, so that every connection resolves it anew, or a
+     * socket's path in the address type of the loop's transport.
+     */
     private final SocketAddress remote;
     /** Who a new connection authenticates as; null when the servers do not ask. */
     private final ServerCredentials credentials;

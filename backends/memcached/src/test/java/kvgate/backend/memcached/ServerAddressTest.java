@@ -33,9 +33,9 @@ class ServerAddressTest {
     }
 
     @Test
-    void aPathIsAUnixSocketNamedByItsPathAsTwemproxyWritesOne() {
+    void aPathIsAUnixSocketNamedByItsPathAndAColonAsTwemproxyNamesOne() {
         assertEquals(List.of(new ServerAddress(new ServerAddress.UnixSocket("/run/memcached/a.sock"), 1,
-                                "/run/memcached/a.sock"),
+                                "/run/memcached/a.sock:"),
                         new ServerAddress(new ServerAddress.UnixSocket("/run/memcached/b.sock"), 3, "cache-b"),
                         new ServerAddress("10.0.0.1", 11211, 1, "10.0.0.1")),
                 ServerAddress.parseList("/run/memcached/a.sock, /run/memcached/b.sock:3 cache-b, 10.0.0.1"));
@@ -62,7 +62,8 @@ class ServerAddressTest {
     @Test
     void refusesMalformedEntries() {
         for (String bad : new String[] {"", " , ", "h:0", "h:65536", "h:x", "h:1:0", "h:1:1:1", "[::1", "[::1]x",
-                "h:1:1 a b", ":11211", "/run/a.sock:0", "/run/a.sock:x", "/run/a.sock:1 a b", "/:2:"}) {
+                "h:1:1 a b", ":11211", "/run/a.sock:0", "/run/a.sock:x", "/run/a.sock:1 a b", "/:2:", "h:+11211",
+                "h:11211:+2", "/run/a.sock:+2", "run/a.sock", "run/a.sock:1"}) {
             assertThrows(IllegalArgumentException.class, () -> ServerAddress.parseList(bad), bad);
         }
     }
