@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
@@ -32,6 +33,7 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The load generator against a real gateway (and memcached itself), each protocol for half a second: requests are
@@ -157,6 +159,39 @@ class LoadGeneratorTest {
         assertEquals(0, report.misses(), "every key was filled before the run");
         try (BinaryClient client = new BinaryClient(gateway.port())) {
             assertArrayEquals(value(), client.call(GET, NONE, key(KEYS - 1), NONE, 0).value());
+        }
+    }
+
+    /** --socket: the same load over a Unix domain socket, the gateway's own (memcached.socket) and memcached's. */
+    @Test
+    void binaryLoadRunsOverUnixSocketsToTheGatewayAndToMemcached(@TempDir Path directory) throws Exception {
+        Path socket = directory.resolve("gateway.sock");
+        try (TestGateway onSocket = TestGateway.start(Map.of("memcached.socket", socket.toString()));
+             MemcachedServers memcachedOnSocket = MemcachedServers.startOnUnixSockets(directory, 1)) {
+            Path memcachedSocket = directory.resolve("memcached-0.sock");
+            Series series = Series.parse("--protocol=binary", "--socket=" + socket + "," + memcachedSocket,
+                    "--connections=4", "--depth=8", "--seconds=0.3", "--warmup=0", "--keys=" + KEYS, "--threads=2");
+            List<Path> sockets = List.of(socket, memcachedSocket);
+            for (int target = 0; target < 2; target++) {
+                LoadOptions options = series.runs().get(target).options();
+                assertEquals(sockets.get(target).toString(), options.socket());
+                Report report = LoadRun.run(options);
+                assertTrue(report.ops() > 0, report::summary);
+                assertEquals(0, report.errors(), report::summary);
+                assertTrue(report.json().contains("\"port\":0,\"socket\":\"" + sockets.get(target) + "\","),
+                        report.json());
+            }
+            try (BinaryClient client = new BinaryClient(onSocket.port())) {
+                assertArrayEquals(value(), client.call(GET, NONE, key(KEYS - 1), NONE, 0).value(),
+                        "the gateway's keys were stored through its socket");
+            }
+            try (BinaryClient client = memcachedOnSocket.client(0)) {
+                assertArrayEquals(value(), client.call(GET, NONE, key(7), NONE, 0).value());
+            }
+        }
+        for (String[] bad : new String[][] {{"--socket=/a.sock", "--port=11211"}, {"--socket=a.sock"},
+                {"--socket=/a.sock", "--protocol=mpdb"}}) {
+            assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse(bad), String.join(" ", bad));
         }
     }
 

@@ -41,13 +41,13 @@ public final class LoadMain {
             try {
                 Report report = LoadRun.run(run.options(), group);
                 String json = report.json();
-                // A run of a series says which round it was; its port says which target.
+                // A run of a series says which round it was; its port (or socket) says which target.
                 System.out.println(runs.size() == 1 ? json : "{\"round\":" + run.round() + "," + json.substring(1));
                 System.out.flush();
                 System.err.print(report.summary());
                 failed |= report.errors() > 0;
             } catch (Exception e) {
-                System.err.println("kvgate-load: port " + run.options().port() + ", round " + run.round() + ": "
+                System.err.println("kvgate-load: " + run.options().target() + ", round " + run.round() + ": "
                         + e.getMessage());
                 failed = true;
             }

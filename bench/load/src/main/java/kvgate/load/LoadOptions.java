@@ -8,7 +8,10 @@ import java.util.Map;
 /**
  * What one run does.
  *
- * @param connections TCP connections, or UDP sockets for MPDB (each a client with its own echo sequence)
+ * @param socket a Unix domain socket to connect to instead of {@code host} and {@code port} (stream protocols); empty:
+ *     TCP
+ * @param connections TCP (or Unix socket) connections, or UDP sockets for MPDB (each a client with its own echo
+ *     sequence)
  * @param depth requests in flight per connection (pipelining); for MPDB at most the gateway's {@code mpdb.window}
  * @param seconds length of the measured period
  * @param warmup seconds of the same load before it, not recorded
@@ -30,14 +33,16 @@ import java.util.Map;
  * @param watch processes ({@code PID}) or threads of one ({@code PID/TID}) whose CPU use over the measured period is
  *              reported beside the generator's (Linux)
  */
-public record LoadOptions(Protocol protocol, String host, int port, int connections, int depth, double seconds,
-        double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate, int batch,
-        long fill, boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed, List<String> watch) {
+public record LoadOptions(Protocol protocol, String host, int port, String socket, int connections, int depth,
+        double seconds, double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate,
+        int batch, long fill, boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed,
+        List<String> watch) {
 
     static final String USAGE = """
             usage: kvgate-load --protocol=P --port=N [options]
               --protocol=binary|collections|counter|okuyama|mpdb
               --host=127.0.0.1 --port=N
+              --socket=PATH         a Unix domain socket instead of --host and --port (not MPDB)
               --connections=16      TCP connections (MPDB: UDP sockets, one client each)
               --depth=1             requests in flight per connection (MPDB: at most the gateway's mpdb.window)
               --seconds=10          measured period          --warmup=2   unrecorded load before it
@@ -54,13 +59,19 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
                                     over the period
             Several targets, in rounds, in one process (the generator compiled once for all of them):
               --port=N1,N2,...      each round runs every target once, in this order in odd rounds and in the
-                                    reverse order in even ones
+                                    reverse order in even ones (--socket=P1,P2,... likewise)
               --watch=W1;W2;...     a --watch list per target
               --rounds=1            --rewarm=S  the warm-up of every run after the first (default: --warmup)
             Prints one JSON line per run on stdout, as it ends, and a summary on stderr.""";
 
     public LoadOptions {
-        require(port > 0 && port < 65536, "--port between 1 and 65535");
+        if (socket.isEmpty()) {
+            require(port > 0 && port < 65536, "--port between 1 and 65535, or --socket");
+        } else {
+            require(port == 0, "--socket or --port, not both");
+            require(socket.startsWith("/"), "--socket an absolute path");
+            require(protocol != Protocol.MPDB, "--socket with a stream protocol (MPDB is UDP)");
+        }
         require(connections > 0, "--connections above 0");
         require(depth > 0, "--depth above 0");
         require(seconds > 0 || fill > 0, "--seconds above 0");
@@ -91,6 +102,11 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
         }
     }
 
+    /** The target as a person reads it: {@code port N}, or the socket's path. */
+    public String target() {
+        return socket.isEmpty() ? "port " + port : socket;
+    }
+
     /** Whether requests go out at a fixed rate rather than as fast as replies come back. */
     public boolean openLoop() {
         return rate > 0;
@@ -98,8 +114,9 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
 
     /** The same run with another warm-up, and with or without storing the key space first. */
     LoadOptions rerun(double warmup, boolean prefill) {
-        return new LoadOptions(protocol, host, port, connections, depth, seconds, warmup, keys, keySize, valueSize,
-                getRatio, threads, rate, batch, fill, prefill, timeoutMillis, multiKeys, collections, seed, watch);
+        return new LoadOptions(protocol, host, port, socket, connections, depth, seconds, warmup, keys, keySize,
+                valueSize, getRatio, threads, rate, batch, fill, prefill, timeoutMillis, multiKeys, collections, seed,
+                watch);
     }
 
     /** Parses {@code --name=value} (or {@code --name value}) arguments; see {@link #USAGE}. */
@@ -131,7 +148,8 @@ public record LoadOptions(Protocol protocol, String host, int port, int connecti
     static LoadOptions parse(Map<String, String> given) {
         Arguments a = new Arguments(given);
         LoadOptions options = new LoadOptions(Protocol.named(a.text("protocol", "binary")),
-                a.text("host", "127.0.0.1"), a.integer("port", 0), a.integer("connections", 16),
+                a.text("host", "127.0.0.1"), a.integer("port", 0), a.text("socket", ""),
+                a.integer("connections", 16),
                 a.integer("depth", 1), a.decimal("seconds", 10), a.decimal("warmup", 2), a.number("keys", 10_000),
                 a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
                 a.integer("threads", 1), a.decimal("rate", 0), a.integer("batch", 1), a.number("fill", 0),

@@ -8,14 +8,19 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -182,7 +187,10 @@ public final class LoadRun {
         List<ScheduledFuture<?>> expiries = new ArrayList<>();
         List<Pacer> pacers = new ArrayList<>();
         try {
-            InetSocketAddress server = new InetSocketAddress(options.host(), options.port());
+            SocketAddress server = options.socket().isEmpty()
+                    ? new InetSocketAddress(options.host(), options.port())
+                    // Netty's native transport takes its own address type for a socket, NIO the JDK's.
+                    : epoll ? new DomainSocketAddress(options.socket()) : UnixDomainSocketAddress.of(options.socket());
             for (int i = 0; i < options.connections(); i++) {
                 clients.add(connect(group, server, i));
             }
@@ -252,23 +260,28 @@ public final class LoadRun {
         }
     }
 
-    private Client connect(EventLoopGroup group, InetSocketAddress server, int index) throws InterruptedException {
+    private Client connect(EventLoopGroup group, SocketAddress server, int index) throws InterruptedException {
         Bootstrap bootstrap = new Bootstrap().group(group);
         if (options.protocol() == Protocol.MPDB) {
-            DatagramClient client = new DatagramClient(this, index, new MpdbConversation(workload, index), server);
+            InetSocketAddress udp = (InetSocketAddress) server; // MPDB never has a --socket
+            DatagramClient client = new DatagramClient(this, index, new MpdbConversation(workload, index), udp);
             Channel channel = bootstrap.channel(epoll ? EpollDatagramChannel.class : NioDatagramChannel.class)
                     .option(ChannelOption.SO_RCVBUF, 1 << 20)
                     .handler(client.replies())
                     .bind(new InetSocketAddress(
-                            server.getAddress() instanceof java.net.Inet6Address ? "::1" : "127.0.0.1", 0))
+                            udp.getAddress() instanceof java.net.Inet6Address ? "::1" : "127.0.0.1", 0))
                     .sync().channel();
             client.attach(channel);
             return client;
         }
         StreamClient client = new StreamClient(this, index, conversation(index));
-        Channel channel = bootstrap.channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.timeoutMillis())
+        if (options.socket().isEmpty()) {
+            bootstrap.channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true);
+        } else {
+            bootstrap.channel(epoll ? EpollDomainSocketChannel.class : NioDomainSocketChannel.class);
+        }
+        Channel channel = bootstrap.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.timeoutMillis())
                 .handler(client.replies())
                 .connect(server).sync().channel();
         client.attach(channel);

@@ -9,7 +9,8 @@ import org.HdrHistogram.Histogram;
  * The figures of one run (or of a fill): what was answered in the measured period, the errors, latency
  * percentiles in microseconds, and the generator's own CPU use in percent of one core.
  *
- * @param port the target's port
+ * @param port the target's port (0 on a Unix socket)
+ * @param socket the target's Unix domain socket; empty over TCP
  * @param mode {@code closed} (as fast as replies come), {@code open} (fixed rate) or {@code fill}
  * @param batch requests sent together at each intended time of an open-loop run (1 otherwise)
  * @param fromMillis when the measured period began, in milliseconds since the Unix epoch (it lasted
@@ -31,19 +32,19 @@ import org.HdrHistogram.Histogram;
  * @param machineCpu CPU the machine's processes used (user, system, steal), percent of one core (-1: unknown)
  * @param interruptCpu CPU the machine spent on interrupts (loopback networking), percent of one core
  */
-public record Report(String protocol, int port, String mode, String transport, int connections, int depth,
-        int threads, double rate, int batch, long fromMillis, double seconds, long ops, long reads, long misses,
-        long errors, long timeouts, long unsent, double p50, double p99, double p999, double max, double mean,
-        double sentP99, double sentP999, double lateMax, double catchUp, double cpuPercent, List<Double> watchedCpu,
-        double machineCpu, double interruptCpu, List<String> problems) {
+public record Report(String protocol, int port, String socket, String mode, String transport, int connections,
+        int depth, int threads, double rate, int batch, long fromMillis, double seconds, long ops, long reads,
+        long misses, long errors, long timeouts, long unsent, double p50, double p99, double p999, double max,
+        double mean, double sentP99, double sentP999, double lateMax, double catchUp, double cpuPercent,
+        List<Double> watchedCpu, double machineCpu, double interruptCpu, List<String> problems) {
 
     static Report of(LoadOptions options, String mode, String transport, long fromMillis, double seconds, long ops,
             long reads, long misses, long errors, long timeouts, long unsent, Histogram latencies, Histogram fromSend,
             long lateNanos, long catchUpNanos, double cpuPercent, List<Double> watchedCpu, double machineCpu,
             double interruptCpu, List<String> problems) {
-        return new Report(options.protocol().label(), options.port(), mode, transport, options.connections(),
-                options.depth(), options.threads(), options.rate(), options.batch(), fromMillis, seconds, ops, reads,
-                misses, errors, timeouts, unsent,
+        return new Report(options.protocol().label(), options.port(), options.socket(), mode, transport,
+                options.connections(), options.depth(), options.threads(), options.rate(), options.batch(),
+                fromMillis, seconds, ops, reads, misses, errors, timeouts, unsent,
                 micros(latencies.getValueAtPercentile(50)), micros(latencies.getValueAtPercentile(99)),
                 micros(latencies.getValueAtPercentile(99.9)), micros(latencies.getMaxValue()),
                 latencies.getTotalCount() == 0 ? 0 : latencies.getMean() / 1000,
@@ -62,17 +63,17 @@ public record Report(String protocol, int port, String mode, String transport, i
 
     /** One line of JSON, the figures only. */
     public String json() {
-        return String.format(Locale.ROOT, "{\"protocol\":\"%s\",\"port\":%d,\"mode\":\"%s\",\"transport\":\"%s\","
-                + "\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"batch\":%d,"
+        return String.format(Locale.ROOT, "{\"protocol\":\"%s\",\"port\":%d,\"socket\":\"%s\",\"mode\":\"%s\","
+                + "\"transport\":\"%s\",\"connections\":%d,\"depth\":%d,\"threads\":%d,\"rate\":%.0f,\"batch\":%d,"
                 + "\"from_ms\":%d,\"seconds\":%.3f,"
                 + "\"ops\":%d,\"ops_per_s\":%.0f,\"reads\":%d,\"misses\":%d,\"errors\":%d,\"timeouts\":%d,"
                 + "\"unsent\":%d,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
                 + "\"sent_p99_us\":%.1f,\"sent_p999_us\":%.1f,"
                 + "\"late_max_us\":%.1f,\"catch_up_ms\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],"
                 + "\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
-                protocol, port, mode, transport, connections, depth, threads, rate, batch, fromMillis, seconds, ops,
-                opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, sentP99, sentP999,
-                lateMax, catchUp, cpuPercent,
+                protocol, port, socket, mode, transport, connections, depth, threads, rate, batch, fromMillis, seconds,
+                ops, opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, sentP99,
+                sentP999, lateMax, catchUp, cpuPercent,
                 watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
                         .collect(Collectors.joining(",")),
                 machineCpu, interruptCpu);

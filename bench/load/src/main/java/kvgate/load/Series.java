@@ -33,19 +33,21 @@ record Series(List<LoadOptions> targets, int rounds, double rewarm) {
     }
 
     /**
-     * Parses the arguments of {@link LoadOptions#USAGE}: {@code --port} may list several targets, {@code --watch} a
-     * list per target (separated by {@code ;}), and {@code --rounds} and {@code --rewarm} say how often each runs
-     * and how long the warm-up of the runs after the first is.
+     * Parses the arguments of {@link LoadOptions#USAGE}: {@code --port} (or {@code --socket}) may list several
+     * targets, {@code --watch} a list per target (separated by {@code ;}), and {@code --rounds} and
+     * {@code --rewarm} say how often each runs and how long the warm-up of the runs after the first is.
      */
     static Series parse(String... args) {
         Map<String, String> given = LoadOptions.arguments(args);
         LoadOptions.Arguments series = new LoadOptions.Arguments(given);
-        String[] ports = series.text("port", "").split(",", -1);
+        // The targets: ports, or Unix sockets (both given, each run's options refuse them).
+        String by = given.containsKey("socket") ? "socket" : "port";
+        String[] ports = series.text(by, "").split(",", -1);
         String watched = series.text("watch", "");
         String[] watches = watched.isEmpty() ? new String[ports.length] : watched.split(";", -1);
         if (watches.length != ports.length) {
-            throw new IllegalArgumentException("expected a --watch list per --port (" + ports.length + "), not "
-                    + watches.length);
+            throw new IllegalArgumentException("expected a --watch list per --" + by + " (" + ports.length
+                    + "), not " + watches.length);
         }
         int rounds = series.integer("rounds", 1);
         boolean rewarmGiven = given.containsKey("rewarm");
@@ -53,7 +55,7 @@ record Series(List<LoadOptions> targets, int rounds, double rewarm) {
         List<LoadOptions> targets = new ArrayList<>();
         for (int i = 0; i < ports.length; i++) {
             Map<String, String> one = new HashMap<>(given);
-            one.put("port", ports[i]);
+            one.put(by, ports[i]);
             if (watches[i] != null) {
                 one.put("watch", watches[i]);
             }
