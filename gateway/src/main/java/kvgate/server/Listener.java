@@ -16,16 +16,16 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +44,8 @@ final class Listener {
     /** The file type bits of a Unix mode, and a socket's type. */
     private static final int S_IFMT = 0170000;
     private static final int S_IFSOCK = 0140000;
+    /** How much longer a socket's path is where it is bound first: {@code /.kvgate-<8 hex digits>/s}. */
+    static final int STAGED_EXTRA = "/.kvgate-00000000/s".length();
 
     private Listener() {
     }
@@ -75,12 +77,13 @@ final class Listener {
      * protocol's TCP listener, without TCP's options.
      *
      * <p>The socket is bound in a new directory only this user may enter, given {@code mode} there, and only then
-     * renamed into place: bound at the path itself it would take connections, under the process's umask, before it
-     * had its mode (memcached sets its umask around the bind instead, which a JVM cannot). A socket file left at the
-     * path by a server that is gone is replaced, as memcached does; one that a server still answers on, or a file
-     * that is not a socket, is refused rather than taken over. At close the file at the path is removed if it is
-     * still this listener's socket (Netty removes only the name it bound, which the rename took away), so a gateway
-     * that took the path over since keeps its own.
+     * linked into place: bound at the path itself it would take connections, under the process's umask, before it
+     * had its mode (memcached sets its umask around the bind instead, which a JVM cannot). A link, unlike a rename,
+     * never replaces what another server put at the path meanwhile. A socket file left at the path by a server that
+     * is gone is replaced, as memcached does; one that a server still answers on, or a file that is not a socket, is
+     * refused rather than taken over. At close the file at the path is removed if it is still this listener's socket
+     * (Netty removes only the name it bound, in the directory), so a server that took the path over since keeps its
+     * own.
      */
     static Channel bindUnix(NetworkThreads threads, String protocol, Path path, Set<PosixFilePermission> mode,
                             int idleTimeoutSeconds, ConnectionGuard guard, Consumer<ChannelPipeline> protocolHandlers)
@@ -97,22 +100,24 @@ final class Listener {
         Channel listener = null;
         try {
             removeStale(path, where);
-            staging = Files.createTempDirectory(path.toAbsolutePath().getParent(), ".kvgate-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            staging = stagingDirectory(path);
             Path socket = staging.resolve("s");
-            if (socket.toString().getBytes(StandardCharsets.UTF_8).length > UnixSockets.MAX_PATH) {
-                throw new StartupException(where + "its directory's path is too long: the socket is bound at "
-                        + socket + " before it is moved into place, and a socket's path has at most "
-                        + UnixSockets.MAX_PATH + " bytes");
-            }
             listener = bootstrap.bind(threads.transport().unixAddress(socket)).sync().channel();
             Files.setPosixFilePermissions(socket, mode);
-            Files.move(socket, path, StandardCopyOption.ATOMIC_MOVE);
-            Object ours = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            Object ours = Files.readAttributes(socket, BasicFileAttributes.class).fileKey();
+            Files.createLink(path, socket);
             listener.closeFuture().addListener(closed -> removeIfOurs(path, ours));
             return listener;
         } catch (StartupException e) {
             throw e;
+        } catch (FileAlreadyExistsException e) {
+            if (listener != null) {
+                listener.close();
+            }
+            throw new StartupException(where + "another server put a file there while this one started", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException(where + "interrupted", e);
         } catch (Exception e) {
             if (listener != null) {
                 listener.close();
@@ -130,6 +135,25 @@ final class Listener {
         }
     }
 
+    /**
+     * A new directory beside {@code path} that only this user may enter, of a name of fixed length (so that
+     * {@link #STAGED_EXTRA} bounds how much longer the socket's path is there).
+     */
+    private static Path stagingDirectory(Path path) throws IOException {
+        Path parent = path.toAbsolutePath().getParent();
+        for (int tries = 0; ; tries++) {
+            Path directory = parent.resolve(String.format(".kvgate-%08x", ThreadLocalRandom.current().nextInt()));
+            try {
+                return Files.createDirectory(directory,
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException e) {
+                if (tries == 100) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     /** Deletes a socket file nobody answers on; refuses a live one, or a file of another kind. */
     private static void removeStale(Path path, String where) throws IOException, StartupException {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -142,7 +166,9 @@ final class Listener {
         // Without blocking: a live server whose backlog is full, or that is stopped, must not hold the start up.
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             probe.configureBlocking(false);
-            probe.connect(UnixDomainSocketAddress.of(path)); // connected, or pending: somebody is there either way
+            // A Unix socket connects at once or fails: refused (stale), or EAGAIN when a live server's backlog is full
+            // (taken below as a server that cannot be told apart from a live one).
+            probe.connect(UnixDomainSocketAddress.of(path));
             throw new StartupException(where + "a server listens on it");
         } catch (ConnectException refused) {
             Files.deleteIfExists(path);
@@ -158,7 +184,7 @@ final class Listener {
         try {
             Object there = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
                     .fileKey();
-            if (ours.equals(there)) {
+            if (ours != null && ours.equals(there)) {
                 Files.deleteIfExists(path);
             }
         } catch (NoSuchFileException gone) {

@@ -22,10 +22,7 @@ import kvgate.spi.Settings;
  * with its key; {@link #listen} then binds each beside its protocol's TCP listener (see {@link Listener#bindUnix}).
  */
 final class UnixSockets {
-    /**
-     * The longest path Linux takes for a socket: sun_path holds 108 bytes with the terminating NUL. A socket is
-     * bound in a directory of its own next to the path before it is moved there, whose name takes some more.
-     */
+    /** The longest path Linux takes for a socket: sun_path holds 108 bytes with the terminating NUL. */
     static final int MAX_PATH = 107;
     private static final String[] KEYS = {GatewaySettings.MEMCACHED_SOCKET, GatewaySettings.OKUYAMA_SOCKET,
             GatewaySettings.COUNTER_SOCKET};
@@ -61,6 +58,13 @@ final class UnixSockets {
             if (text.getBytes(StandardCharsets.UTF_8).length > MAX_PATH) {
                 throw new ConfigurationException(key + " = " + text + ": longer than the " + MAX_PATH
                         + " bytes a socket's path may have");
+            }
+            // The socket is bound first in a directory beside the path (see Listener.bindUnix), a longer path.
+            int bound = path.getParent().toString().getBytes(StandardCharsets.UTF_8).length + Listener.STAGED_EXTRA;
+            if (bound > MAX_PATH) {
+                throw new ConfigurationException(key + " = " + text + ": its directory's path is too long for a "
+                        + "socket: bound there first, in a directory of its own, its path would have " + bound
+                        + " bytes, and Linux takes " + MAX_PATH);
             }
             for (Map.Entry<String, Path> other : paths.entrySet()) {
                 if (other.getValue().normalize().equals(path.normalize())) {

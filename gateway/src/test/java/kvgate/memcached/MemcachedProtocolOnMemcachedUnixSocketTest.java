@@ -51,6 +51,32 @@ class MemcachedProtocolOnMemcachedUnixSocketTest extends MemcachedProtocolSuite 
         assertTrue(first > 10 && second > 10, "keys on each socket's server: " + first + ", " + second);
     }
 
+    /** A pool may mix a server on a socket with one on a TCP port: keys go to both, each read back. */
+    @Test
+    void aPoolMixesASocketServerWithATcpOne(@TempDir Path mixed) throws Exception {
+        try (MemcachedServers onPort = MemcachedServers.start(1);
+             MemcachedServers onSocket = MemcachedServers.startOnUnixSockets(mixed, 1);
+             TestGateway both = TestGateway.start(Map.of("backend", "memcached", "memcached.servers",
+                     onPort.serverList() + "," + onSocket.serverList()));
+             BinaryClient client = new BinaryClient(both.port())) {
+            for (int i = 0; i < 100; i++) {
+                assertEquals(0, client.set("mixed-" + i, "v" + i, 0, 0).status());
+            }
+            int viaPort = 0;
+            int viaSocket = 0;
+            try (BinaryClient tcp = onPort.client(0); BinaryClient unix = onSocket.client(0)) {
+                for (int i = 0; i < 100; i++) {
+                    assertEquals("v" + i, client.get("mixed-" + i).valueText());
+                    viaPort += tcp.get("mixed-" + i).status() == 0 ? 1 : 0;
+                    viaSocket += unix.get("mixed-" + i).status() == 0 ? 1 : 0;
+                }
+            }
+            assertEquals(100, viaPort + viaSocket, "each key on one of the two");
+            assertTrue(viaPort > 10 && viaSocket > 10, "keys on the port's server and the socket's: " + viaPort
+                    + ", " + viaSocket);
+        }
+    }
+
     /** How many of {@code keys} the memcached on {@code socket} holds, asked directly in its text protocol. */
     private static long held(Path socket, CharSequence keys) throws Exception {
         try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {

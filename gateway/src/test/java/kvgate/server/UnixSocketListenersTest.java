@@ -2,20 +2,24 @@ package kvgate.server;
 
 import static kvgate.testing.OkuyamaClient.b64;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.CounterClient;
 import kvgate.testing.OkuyamaClient;
@@ -85,9 +89,40 @@ class UnixSocketListenersTest {
             assertEquals("rwx------", PosixFilePermissions.toString(
                     Files.getPosixFilePermissions(directory.resolve("memcached.sock"))), "socket_mode's default");
         }
-        for (String socket : new String[] {"memcached.sock", "okuyama.sock", "counter.sock"}) {
-            assertFalse(Files.exists(directory.resolve(socket)), socket + " removed when the gateway stopped");
+        assertEquals(List.of(), entries(), "every socket removed when the gateway stopped, and no directory it was "
+                + "bound in first left behind");
+    }
+
+    /** The names in the test's directory. */
+    private List<String> entries() throws IOException {
+        try (Stream<Path> listed = Files.list(directory)) {
+            return listed.map(path -> path.getFileName().toString()).sorted().collect(Collectors.toList());
         }
+    }
+
+    /** A socket another server put at the path while the gateway ran is that server's: the stop leaves it. */
+    @Test
+    void aSocketAnotherServerPutAtThePathIsLeftAloneAtStop() throws Exception {
+        Path path = directory.resolve("okuyama.sock");
+        try (ServerSocketChannel other = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            try (TestGateway gateway = TestGateway.start(sockets())) {
+                Files.delete(path);
+                other.bind(UnixDomainSocketAddress.of(path));
+            }
+            assertTrue(Files.exists(path), "the other server's socket is still there");
+            try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                assertTrue(client.isConnected());
+            }
+        }
+    }
+
+    /** A start refused at one socket removes the sockets it had bound already. */
+    @Test
+    void aStartRefusedAtOneSocketRemovesThoseBoundBefore() throws Exception {
+        Files.writeString(directory.resolve("counter.sock"), "not a socket");
+        StartupException refused = assertThrows(StartupException.class, () -> TestGateway.start(sockets()));
+        assertTrue(refused.getMessage().contains("counter.sock"), refused.getMessage());
+        assertEquals(List.of("counter.sock"), entries(), "the memcached socket, bound first, removed");
     }
 
     /** libmemcached's own tools, given the socket's path as their server, store and read through it. */
@@ -172,8 +207,8 @@ class UnixSocketListenersTest {
     void anIdleConnectionOnTheSocketIsClosed() throws Exception {
         try (TestGateway gateway = TestGateway.start(sockets("idle_timeout_s", "1"));
              BinaryClient onSocket = new BinaryClient(directory.resolve("memcached.sock"))) {
+            long idleFrom = System.nanoTime(); // before the request: the server's idle time starts after its reply
             assertEquals(0, onSocket.call(BinaryClient.NOOP, new byte[0], new byte[0], new byte[0], 0).status());
-            long idleFrom = System.nanoTime();
             assertTrue(onSocket.closedByServer());
             assertTrue(System.nanoTime() - idleFrom > TimeUnit.MILLISECONDS.toNanos(900), "closed for being idle");
         }
@@ -185,6 +220,8 @@ class UnixSocketListenersTest {
         String[][] cases = {
                 {"memcached.socket", "relative.sock"},
                 {"okuyama.socket", "/" + "s".repeat(UnixSockets.MAX_PATH)},
+                // Short enough itself, but not where it is bound first: 91 bytes of directory and 19 more.
+                {"okuyama.socket", "/" + "d".repeat(90) + "/a.sock"},
                 {"memcached.socket", shared, "counter.socket", shared},
                 {"socket_mode", "0800"}};
         for (String[] settings : cases) {
@@ -194,6 +231,6 @@ class UnixSocketListenersTest {
             assertTrue(refused.getMessage().startsWith(key + " = "), String.join(" ", settings) + ": "
                     + refused.getMessage());
         }
-        assertEquals(0, Files.list(directory).count(), "nothing bound, nothing left behind");
+        assertEquals(List.of(), entries(), "nothing bound, nothing left behind");
     }
 }

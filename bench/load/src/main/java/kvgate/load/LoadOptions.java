@@ -39,11 +39,11 @@ public record LoadOptions(Protocol protocol, String host, int port, String socke
         List<String> watch) {
 
     static final String USAGE = """
-            usage: kvgate-load --protocol=P --port=N [options]
+            usage: kvgate-load --protocol=P --port=N|--socket=PATH [options]
               --protocol=binary|collections|counter|okuyama|mpdb
               --host=127.0.0.1 --port=N
               --socket=PATH         a Unix domain socket instead of --host and --port (not MPDB)
-              --connections=16      TCP connections (MPDB: UDP sockets, one client each)
+              --connections=16      connections (MPDB: UDP sockets, one client each)
               --depth=1             requests in flight per connection (MPDB: at most the gateway's mpdb.window)
               --seconds=10          measured period          --warmup=2   unrecorded load before it
               --rate=0              total requests/s at fixed intended send times (open loop), latency counted

@@ -71,7 +71,9 @@ public record Report(String protocol, int port, String socket, String mode, Stri
                 + "\"sent_p99_us\":%.1f,\"sent_p999_us\":%.1f,"
                 + "\"late_max_us\":%.1f,\"catch_up_ms\":%.1f,\"cpu_percent\":%.1f,\"watched_cpu\":[%s],"
                 + "\"machine_cpu\":%.1f,\"interrupt_cpu\":%.1f}",
-                protocol, port, socket, mode, transport, connections, depth, threads, rate, batch, fromMillis, seconds,
+                // A path may hold what JSON escapes.
+                protocol, port, socket.replace("\\", "\\\\").replace("\"", "\\\""), mode, transport,
+                connections, depth, threads, rate, batch, fromMillis, seconds,
                 ops, opsPerSecond(), reads, misses, errors, timeouts, unsent, p50, p99, p999, max, mean, sentP99,
                 sentP999, lateMax, catchUp, cpuPercent,
                 watchedCpu.stream().map(cpu -> String.format(Locale.ROOT, "%.1f", cpu))
