@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
@@ -52,18 +53,11 @@ final class Listener {
 
     static Channel bind(NetworkThreads threads, String protocol, String host, int port, int idleTimeoutSeconds,
                         ConnectionGuard guard, Consumer<ChannelPipeline> protocolHandlers) throws StartupException {
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(threads.acceptors(), threads.workers())
-                .channel(threads.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
+        ServerBootstrap bootstrap = bootstrap(threads, threads.serverChannel(), idleTimeoutSeconds, guard,
+                protocolHandlers)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                // Netty's default lets the read buffer shrink to 64 bytes on a connection of small requests: the
-                // first larger one (a set among gets) then takes two or three reads, each a system call.
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
-                        new AdaptiveRecvByteBufAllocator(SMALLEST_READ, SMALLEST_READ, LARGEST_READ))
-                .childHandler(connections(idleTimeoutSeconds, guard, protocolHandlers));
+                .childOption(ChannelOption.SO_KEEPALIVE, true);
         try {
             return bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
         } catch (Exception e) {
@@ -88,13 +82,8 @@ final class Listener {
     static Channel bindUnix(NetworkThreads threads, String protocol, Path path, Set<PosixFilePermission> mode,
                             int idleTimeoutSeconds, ConnectionGuard guard, Consumer<ChannelPipeline> protocolHandlers)
             throws StartupException {
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(threads.acceptors(), threads.workers())
-                .channel(threads.transport().unixServerChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
-                        new AdaptiveRecvByteBufAllocator(SMALLEST_READ, SMALLEST_READ, LARGEST_READ))
-                .childHandler(connections(idleTimeoutSeconds, guard, protocolHandlers));
+        ServerBootstrap bootstrap = bootstrap(threads, threads.transport().unixServerChannel(), idleTimeoutSeconds,
+                guard, protocolHandlers);
         String where = "cannot listen for " + protocol + " on the Unix socket " + path + ": ";
         Path staging = null;
         Channel listener = null;
@@ -194,20 +183,32 @@ final class Listener {
         }
     }
 
-    /** The pipeline of each accepted connection: idle timeout (when set), the guard, then the protocol's own. */
-    private static ChannelInitializer<Channel> connections(int idleTimeoutSeconds, ConnectionGuard guard,
-                                                           Consumer<ChannelPipeline> protocolHandlers) {
-        return new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel channel) {
-                ChannelPipeline pipeline = channel.pipeline();
-                if (idleTimeoutSeconds > 0) {
-                    pipeline.addLast(new IdleStateHandler(0, 0, idleTimeoutSeconds));
-                }
-                pipeline.addLast(guard);
-                protocolHandlers.accept(pipeline);
-            }
-        };
+    /**
+     * What a stream listener of either kind is: the network threads, the backlog, the read buffer, and the pipeline
+     * of each accepted connection (idle timeout when set, the guard, then the protocol's own).
+     */
+    private static ServerBootstrap bootstrap(NetworkThreads threads, Class<? extends ServerChannel> type,
+                                             int idleTimeoutSeconds, ConnectionGuard guard,
+                                             Consumer<ChannelPipeline> protocolHandlers) {
+        return new ServerBootstrap()
+                .group(threads.acceptors(), threads.workers())
+                .channel(type)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                // Netty's default lets the read buffer shrink to 64 bytes on a connection of small requests: the
+                // first larger one (a set among gets) then takes two or three reads, each a system call.
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
+                        new AdaptiveRecvByteBufAllocator(SMALLEST_READ, SMALLEST_READ, LARGEST_READ))
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        ChannelPipeline pipeline = channel.pipeline();
+                        if (idleTimeoutSeconds > 0) {
+                            pipeline.addLast(new IdleStateHandler(0, 0, idleTimeoutSeconds));
+                        }
+                        pipeline.addLast(guard);
+                        protocolHandlers.accept(pipeline);
+                    }
+                });
     }
 
     /**

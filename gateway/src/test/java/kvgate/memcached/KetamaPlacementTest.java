@@ -110,13 +110,7 @@ class KetamaPlacementTest {
                 viaTwemproxy.shutdown(5, TimeUnit.SECONDS);
             }
             for (int server = 0; server < 3; server++) {
-                try (BinaryClient direct = pool.client(server)) {
-                    for (int i = 0; i < KEYS; i++) {
-                        if (direct.get(prefix + "-from-twemproxy-" + i).status() == 0) {
-                            held[server]++;
-                        }
-                    }
-                }
+                held[server] = pool.holding(server, prefix + "-from-twemproxy-", KEYS);
             }
         }
         assertEquals(KEYS, held[0] + held[1] + held[2], "every key on exactly one server");

@@ -133,6 +133,17 @@ public final class MemcachedServers implements BackendServers {
         return sockets[index] != null ? new BinaryClient(sockets[index]) : new BinaryClient(ports[index]);
     }
 
+    /** How many of the keys {@code prefix}0 to {@code prefix}(count - 1) server {@code index} holds, asked directly. */
+    public int holding(int index, String prefix, int count) throws IOException {
+        int held = 0;
+        try (BinaryClient direct = client(index)) {
+            for (int i = 0; i < count; i++) {
+                held += direct.get(prefix + i).status() == 0 ? 1 : 0;
+            }
+        }
+        return held;
+    }
+
     /** The value of {@code memcached.servers} for this pool. */
     public String serverList() {
         List<String> servers = new ArrayList<>();

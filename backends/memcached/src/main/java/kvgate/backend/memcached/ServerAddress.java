@@ -153,8 +153,12 @@ public record ServerAddress(Endpoint endpoint, int weight, String name) {
     }
 
     /** A port or a weight: decimal digits only (Integer.parseInt would take a sign too). */
+    private static boolean isNumber(String text) {
+        return text.matches("[0-9]{1,9}");
+    }
+
     private static int number(String text, String entry) {
-        if (!text.matches("[0-9]{1,9}")) {
+        if (!isNumber(text)) {
             throw new IllegalArgumentException("bad port or weight in server '" + entry + "'");
         }
         return Integer.parseInt(text);
@@ -170,7 +174,7 @@ public record ServerAddress(Endpoint endpoint, int weight, String name) {
             return new ServerAddress(new UnixSocket(entry), 1, name);
         }
         String weight = entry.substring(colon + 1);
-        if (!weight.matches("[0-9]{1,9}")) {
+        if (!isNumber(weight)) {
             throw new IllegalArgumentException("bad weight in server '" + entry + "' (a path holding a colon is "
                     + "written with its weight: /path:1)");
         }

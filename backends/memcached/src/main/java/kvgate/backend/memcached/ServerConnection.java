@@ -96,9 +96,10 @@ final class ServerConnection {
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        Class<? extends Channel> type = channelType(loop, address.endpoint());
         this.bootstrap = new Bootstrap()
                 .group(loop)
-                .channel(channelType(loop, address.endpoint()))
+                .channel(type)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
@@ -116,19 +117,19 @@ final class ServerConnection {
             // A Unix socket has no Nagle to turn off (and Netty would warn of an option it does not know).
             bootstrap.option(ChannelOption.TCP_NODELAY, true);
         }
-        this.remote = remoteAddress(loop, address.endpoint());
+        this.remote = remoteAddress(type, address.endpoint());
     }
 
     /**
-     * The endpoint as the loop's transport takes it: NIO's domain sockets are the JDK's, the native transports'
-     * are Netty's own (each refuses the other's).
+     * The endpoint as the socket type's transport takes it: NIO's domain sockets are the JDK's, the native
+     * transports' are Netty's own (each refuses the other's).
      */
-    private static SocketAddress remoteAddress(EventLoop loop, ServerAddress.Endpoint endpoint) {
+    private static SocketAddress remoteAddress(Class<? extends Channel> type, ServerAddress.Endpoint endpoint) {
         if (endpoint instanceof ServerAddress.Tcp tcp) {
             return InetSocketAddress.createUnresolved(tcp.host(), tcp.port());
         }
         String path = ((ServerAddress.UnixSocket) endpoint).path();
-        return channelType(loop, endpoint) == NioDomainSocketChannel.class ? UnixDomainSocketAddress.of(path)
+        return type == NioDomainSocketChannel.class ? UnixDomainSocketAddress.of(path)
                 : new DomainSocketAddress(path);
     }
 
