@@ -16,8 +16,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
-import kvgate.dispatch.BackendRoute;
-import kvgate.server.HttpAnswer;
+import kvgate.net.HttpAnswer;
+import kvgate.route.BackendRoute;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,7 +3,7 @@ package kvgate.counter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
-import kvgate.server.SkippingFrameDecoder;
+import kvgate.net.SkippingFrameDecoder;
 
 /**
  * Cuts the counter protocol's byte stream into {@link CounterFrame}s. The longest body any request reads is an

@@ -1,7 +1,7 @@
 package kvgate.counter;
 
 import io.netty.buffer.ByteBuf;
-import kvgate.server.ReplyEncoder;
+import kvgate.net.ReplyEncoder;
 
 /** Writes {@link CounterResponse}s: a 12-byte header (0x91, opcode, status, 0, body length, opaque), then the body. */
 public final class CounterResponseEncoder implements ReplyEncoder<CounterResponse> {

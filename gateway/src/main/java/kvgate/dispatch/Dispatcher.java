@@ -1,9 +1,9 @@
 package kvgate.dispatch;
 
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import kvgate.metrics.GatewayMetrics;
+import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
 import kvgate.spi.Operation;
 import kvgate.spi.OperationFilter;

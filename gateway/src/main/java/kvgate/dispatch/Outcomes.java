@@ -2,9 +2,9 @@ package kvgate.dispatch;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import kvgate.spi.Backend;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -47,7 +47,7 @@ public final class Outcomes {
      * operation: a batch that throws, or returns the wrong number of stages, fails every operation with a backend
      * error. The list is a new one, the caller's to change.
      */
-    static List<CompletionStage<Result>> executeAll(Function<List<Operation>, List<CompletionStage<Result>>> batch,
+    public static List<CompletionStage<Result>> executeAll(Function<List<Operation>, List<CompletionStage<Result>>> batch,
                                                     List<Operation> operations) {
         List<CompletionStage<Result>> started;
         try {

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
-import kvgate.server.SkippingFrameDecoder;
+import kvgate.net.SkippingFrameDecoder;
 
 /**
  * Cuts the byte stream into {@link BinaryFrame}s. Lengths are checked from the header before any body byte is

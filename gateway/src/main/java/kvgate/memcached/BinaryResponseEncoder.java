@@ -1,7 +1,7 @@
 package kvgate.memcached;
 
 import io.netty.buffer.ByteBuf;
-import kvgate.server.ReplyEncoder;
+import kvgate.net.ReplyEncoder;
 
 /** Writes {@link BinaryResponse}s as 24-byte headers followed by extras, key and value. */
 public final class BinaryResponseEncoder implements ReplyEncoder<BinaryResponse> {

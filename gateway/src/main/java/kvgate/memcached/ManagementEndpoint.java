@@ -11,7 +11,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import kvgate.collections.BucketManifests;
-import kvgate.server.HttpAnswer;
+import kvgate.net.HttpAnswer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
-import kvgate.dispatch.BackendRoute;
+import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
 import kvgate.spi.Settings;
 import kvgate.spi.Status;

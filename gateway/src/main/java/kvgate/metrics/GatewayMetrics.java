@@ -1,33 +1,33 @@
 package kvgate.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.distribution.HistogramSnapshot;
-import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.List;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
-import io.micrometer.core.instrument.FunctionCounter;
 import kvgate.spi.Operation;
 import kvgate.spi.Status;
 
@@ -51,7 +51,7 @@ import kvgate.spi.Status;
  *   <li>{@code kvgate.route.<counter>} (tag {@code route}): what route nodes count of themselves (see
  *       {@link kvgate.spi.RouteContext.Counters})</li>
  *   <li>{@code kvgate.eventloop.lag}: how long after its due time a probe on a network thread ran (see
- *       {@link kvgate.server.LoopLag}), with its median, p99 and p99.9 over the last minute</li>
+ *       {@link kvgate.net.LoopLag}), with its median, p99 and p99.9 over the last minute</li>
  * </ul>
  */
 public final class GatewayMetrics implements AutoCloseable {

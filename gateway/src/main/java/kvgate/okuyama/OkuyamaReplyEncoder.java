@@ -2,7 +2,7 @@ package kvgate.okuyama;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
-import kvgate.server.ReplyEncoder;
+import kvgate.net.ReplyEncoder;
 
 /**
  * Writes reply lines ending in a bare {@code \n}, as the reference server does: a client that parses bytes (not

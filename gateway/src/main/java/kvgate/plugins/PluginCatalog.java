@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import kvgate.server.StartupException;
+import kvgate.config.StartupException;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.RouteFactory;

@@ -1,7 +1,6 @@
 package kvgate.route;
 
 import java.util.List;
-import kvgate.dispatch.BackendRoute;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
 import kvgate.spi.Setting;

@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import kvgate.server.StartupException;
+import kvgate.config.StartupException;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;

@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 import kvgate.config.ConfigurationException;
-import kvgate.server.GatewayVersion;
+import kvgate.net.GatewayVersion;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.CounterClient;

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import kvgate.config.ConfigurationException;
-import kvgate.server.StartupException;
+import kvgate.config.StartupException;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;

@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipFile;
-import kvgate.server.StartupException;
+import kvgate.config.StartupException;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;

@@ -24,7 +24,7 @@ public final class ChildGateway implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
-                "kvgate.server.GatewayMain",
+                "kvgate.app.GatewayMain",
                 "--plugins.dir=" + TestGateway.pluginsDirectory().toAbsolutePath(),
                 "--memcached.bind=127.0.0.1",
                 "--memcached.port=" + port,

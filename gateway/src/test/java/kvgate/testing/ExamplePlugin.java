@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import kvgate.server.GatewayVersion;
+import kvgate.net.GatewayVersion;
 
 /**
  * {@code plugins/example-backend}, the example third-party plugin, built as its README tells a third party to build

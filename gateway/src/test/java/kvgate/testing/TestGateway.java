@@ -5,8 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import kvgate.app.Gateway;
 import kvgate.config.Configuration;
-import kvgate.server.Gateway;
 
 /**
  * A real gateway in the test's JVM, loading the local store plugin zip from the build's plugin directory exactly as

@@ -1,0 +1,174 @@
+package kvgate.route;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import kvgate.dispatch.Outcomes;
+import kvgate.route.generic.GenericSearch;
+import kvgate.route.generic.GenericTags;
+import kvgate.route.generic.KeyDirectory;
+import kvgate.route.generic.KeyLists;
+import kvgate.spi.Backend;
+import kvgate.spi.Capability;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Route;
+import kvgate.spi.Status;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A leaf of the route tree: one backend instance, with the generic layer (key directory, tags, search kept as
+ * ordinary records) doing what the backend lacks. Each instance has its own generic layer, kept in that instance,
+ * so a namespace routed to a memcached pool has its scans and tags there, beside its items.
+ */
+public final class BackendRoute implements Route {
+    private final String name;
+    private final String type;
+    private final Backend backend;
+    /** The generic layer: null where the backend does the job natively. */
+    private final KeyDirectory directory;
+    private final GenericTags tags;
+    private final GenericSearch search;
+    /** Whether the backend keeps an item's expiry through a store that asks it to; such stores are refused if not. */
+    private final boolean keepsExpiry;
+
+    /**
+     * @param name the instance's name ({@code backends.<name>}, or {@code default})
+     * @param type its backend type
+     * @param directoryScope which namespaces get a key directory when the backend cannot scan
+     *     ({@code scan.directory}: all, except_default, none)
+     */
+    public BackendRoute(String name, String type, Backend backend, String directoryScope) {
+        this.name = name;
+        this.type = type;
+        this.backend = backend;
+        KeyLists lists = new KeyLists(backend);
+        Set<Capability> native_ = backend.capabilities();
+        this.directory = native_.contains(Capability.SCAN)
+                ? null : new KeyDirectory(lists, KeyDirectory.Scope.parse(directoryScope));
+        this.tags = native_.contains(Capability.TAGS) ? null : new GenericTags(lists);
+        this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
+        this.keepsExpiry = native_.contains(Capability.KEEP_EXPIRY);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public Backend backend() {
+        return backend;
+    }
+
+    @Override
+    public CompletionStage<Result> execute(Operation operation) {
+        if (isGeneric(operation)) {
+            return generic(operation);
+        }
+        return listed(operation, Outcomes.guarded(backend.execute(operation)));
+    }
+
+    /** One batch to the backend (one round trip for a remote one) unless the generic layer has part in it. */
+    @Override
+    public List<CompletionStage<Result>> executeAll(List<Operation> operations) {
+        for (Operation operation : operations) {
+            if (isGeneric(operation)) {
+                return Route.super.executeAll(operations);
+            }
+        }
+        List<CompletionStage<Result>> started = Outcomes.executeAll(backend::executeAll, operations);
+        if (directory == null) {
+            return started; // a backend that scans itself: no key to list, so the stages are the backend's own
+        }
+        List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
+        for (int i = 0; i < operations.size(); i++) {
+            results.add(listed(operations.get(i), started.get(i)));
+        }
+        return results;
+    }
+
+    /** Whether the generic layer, not the backend, carries out (or refuses) this operation. */
+    private boolean isGeneric(Operation operation) {
+        if (operation instanceof Operation.Store store) {
+            return store.keepExpiry() && !keepsExpiry;
+        }
+        if (operation instanceof Operation.Scan) {
+            return directory != null;
+        }
+        if (operation instanceof Operation.Tag || operation instanceof Operation.Untag
+                || operation instanceof Operation.TaggedKeys) {
+            return tags != null;
+        }
+        if (operation instanceof Operation.Index || operation instanceof Operation.Search) {
+            return search != null;
+        }
+        return false;
+    }
+
+    private CompletionStage<Result> generic(Operation operation) {
+        if (operation instanceof Operation.Store) {
+            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
+                    + type + ") cannot keep an item's expiry through a store"));
+        } else if (operation instanceof Operation.Scan scan) {
+            return directory.scan(scan);
+        } else if (operation instanceof Operation.Tag tag) {
+            return tags.tag(tag);
+        } else if (operation instanceof Operation.Untag untag) {
+            return tags.untag(untag);
+        } else if (operation instanceof Operation.TaggedKeys query) {
+            return tags.taggedKeys(query);
+        } else if (operation instanceof Operation.Index index) {
+            return search.index(index);
+        }
+        return search.search((Operation.Search) operation);
+    }
+
+    /**
+     * Adds the key of a successful store or arithmetic to the key directory of its namespace, when the backend
+     * cannot scan and the namespace is tracked. The client hears of the store only after that: a store whose key
+     * could not be listed is reported as the listing's failure, so a scan never silently misses an acknowledged
+     * item.
+     */
+    private CompletionStage<Result> listed(Operation operation, CompletionStage<Result> stored) {
+        if (directory == null || !(operation instanceof Operation.Store || operation instanceof Operation.Arithmetic)
+                || !directory.tracks(operation.namespace())) {
+            return stored;
+        }
+        byte[] key = ((Operation.KeyOperation) operation).key();
+        return stored.thenCompose(result -> result.ok()
+                ? directory.register(operation.namespace(), key).thenApply(listing -> listing.ok() ? result : listing)
+                : CompletableFuture.completedFuture(result));
+    }
+
+    /** Closes the backend, committing what it acknowledged; a failure to close is logged, never thrown. */
+    @Override
+    public void close() {
+        try {
+            backend.close();
+        } catch (Exception e) {
+            LoggerFactory.getLogger(BackendRoute.class).error("backend {} did not close cleanly", name, e);
+        }
+    }
+
+    /** Names the backend, and the part of the generic layer that would carry the operation out, if any. */
+    @Override
+    public Step explain(Operation operation) {
+        String by = isGeneric(operation) ? "carried out by the gateway's generic layer over the backend's basic "
+                + "operations" : "sent to the backend";
+        String listing = directory != null && (operation instanceof Operation.Store
+                || operation instanceof Operation.Arithmetic) && directory.tracks(operation.namespace())
+                ? ", then its key listed in the key directory" : "";
+        return new Step("backend instance of type " + type + " " + backend.capabilities() + ": " + by + listing,
+                List.of());
+    }
+
+    @Override
+    public String toString() {
+        return "backend " + name;
+    }
+}
