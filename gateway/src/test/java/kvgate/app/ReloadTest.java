@@ -18,7 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import kvgate.config.ConfigurationException;
-import kvgate.memcached.BinaryStatus;
+import kvgate.memcached.binary.BinaryStatus;
 import kvgate.route.BackendRoute;
 import kvgate.testing.AdminClient;
 import kvgate.testing.BinaryClient;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
 import java.util.Map;
+import kvgate.memcached.binary.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.RedisServers;

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import kvgate.memcached.binary.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.CounterClient;

@@ -9,6 +9,7 @@ import static kvgate.testing.BinaryClient.storeExtras;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import kvgate.memcached.binary.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.RedisServers;

@@ -17,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import kvgate.memcached.binary.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.MemcachedServers;

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import kvgate.config.ConfigurationException;
-import kvgate.memcached.BinaryStatus;
+import kvgate.memcached.binary.BinaryStatus;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.OneMemcached;

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import kvgate.bench.Benchmarked;
 import kvgate.bench.Contexts;
+import kvgate.counterstore.MemoryCounterStore;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.net.Translation;
 import kvgate.spi.Result;
