@@ -11,7 +11,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import kvgate.metrics.GatewayMetrics;
-import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
 import kvgate.spi.Operation;
 import kvgate.spi.OperationFilter;
@@ -44,12 +43,6 @@ public final class Dispatcher {
     private final List<OperationFilter> filters;
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService scheduler;
-
-    /** A dispatcher sending everything to one backend, without counters. */
-    public Dispatcher(Backend backend, List<OperationFilter> filters, GatewayMetrics metrics,
-                      ScheduledExecutorService scheduler) {
-        this(new BackendRoute("default", "unnamed", backend, "except_default"), null, filters, metrics, scheduler);
-    }
 
     /**
      * @param routes the root of the route tree

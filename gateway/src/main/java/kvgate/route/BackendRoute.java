@@ -53,6 +53,14 @@ public final class BackendRoute implements Route {
         this.keepsExpiry = native_.contains(Capability.KEEP_EXPIRY);
     }
 
+    /**
+     * The one instance of a gateway configured without routes, named {@code default}, as a test or a benchmark puts a
+     * single backend behind a dispatcher.
+     */
+    public static BackendRoute alone(Backend backend) {
+        return new BackendRoute(RouteTree.DEFAULT_BACKEND, "unnamed", backend, "except_default");
+    }
+
     public String name() {
         return name;
     }

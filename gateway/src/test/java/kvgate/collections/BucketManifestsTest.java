@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import kvgate.dispatch.Dispatcher;
 import kvgate.metrics.GatewayMetrics;
+import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
@@ -168,7 +169,7 @@ class BucketManifestsTest {
 
     private BucketManifests manifests(Backend backend, long refreshBoundMillis, List<OperationFilter> filters,
                                       ManifestLimits limits) {
-        Dispatcher dispatcher = new Dispatcher(backend, filters, new GatewayMetrics(), scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, filters, new GatewayMetrics(), scheduler);
         BucketManifests manifests = new BucketManifests(Set.of(BUCKET, "travel"), dispatcher, limits,
                 refreshBoundMillis, scheduler);
         opened.add(manifests);

@@ -10,15 +10,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.metrics.Verb;
+import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
@@ -94,7 +95,7 @@ class DispatcherTest {
     @Test
     void filtersRunInConfiguredOrderAroundTheBackend() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
-        Dispatcher dispatcher = new Dispatcher(backend, List.of(filter("outer"), filter("inner")),
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(filter("outer"), filter("inner")),
                 new GatewayMetrics(), scheduler);
         result(dispatcher.dispatch(get()));
         assertEquals(List.of("enter outer", "enter inner", "backend get", "leave inner", "leave outer"), trace);
@@ -114,7 +115,7 @@ class DispatcherTest {
                 return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "no"));
             }
         };
-        Dispatcher dispatcher = new Dispatcher(backend, List.of(refuse), new GatewayMetrics(), scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(refuse), new GatewayMetrics(), scheduler);
         assertEquals(Status.UNSUPPORTED, result(dispatcher.dispatch(get())).status());
         assertTrue(trace.isEmpty());
     }
@@ -123,7 +124,7 @@ class DispatcherTest {
     void everyKindOfBackendFailureBecomesABackendErrorResult() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
         backend.thrown = new IllegalStateException("disk on fire");
         Result thrown = result(dispatcher.dispatch(get()));
         assertEquals(Status.BACKEND_ERROR, thrown.status());
@@ -142,7 +143,7 @@ class DispatcherTest {
     void aBackendStageThatCompletesLaterIsGuardedOnTheWayBack() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
         // Guarded at the backend's leaf and not again at the root: each outcome still arrives, as a result.
         CompletableFuture<Result> failing = new CompletableFuture<>();
         backend.next = failing;
@@ -171,7 +172,7 @@ class DispatcherTest {
     void outcomesAreCountedByVerbAndStatus() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(backend, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
         backend.next = CompletableFuture.completedFuture(new Result.Value(new Item(new byte[0], 0, 1, 0)));
         result(dispatcher.dispatch(get()));
         backend.next = CompletableFuture.completedFuture(Result.failure(Status.NOT_FOUND));
@@ -184,7 +185,7 @@ class DispatcherTest {
     @Test
     void aDelayedFlushIsAnsweredAtOnceAndReachesTheBackendLater() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
-        Dispatcher dispatcher = new Dispatcher(backend, List.of(), new GatewayMetrics(), scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), new GatewayMetrics(), scheduler);
         Result answer = result(dispatcher.dispatch(new Operation.Flush(Namespace.DEFAULT, 300)));
         assertEquals(Status.OK, answer.status());
         assertTrue(trace.isEmpty(), "the backend sees nothing before the delay");

@@ -16,6 +16,7 @@ import kvgate.bench.InstantBackend;
 import kvgate.dispatch.Dispatcher;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.net.Translation;
+import kvgate.route.BackendRoute;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Result;
@@ -59,7 +60,7 @@ public class OkuyamaBenchmark extends Benchmarked {
         hitEncoding = buffer -> encoder.encode(hitReply, buffer);
         out = Unpooled.directBuffer(256);
         scheduler = Executors.newSingleThreadScheduledExecutor();
-        Dispatcher dispatcher = new Dispatcher(new InstantBackend(), List.of(), new GatewayMetrics(), scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(new InstantBackend()), null, List.of(), new GatewayMetrics(), scheduler);
         translator = new OkuyamaTranslator(new Namespace("default"), dispatcher, Clock.systemUTC(), 1 << 20);
         hit = new Result.Value(new Item(value, 0, 1234, Item.NEVER));
     }

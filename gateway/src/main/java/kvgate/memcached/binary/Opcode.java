@@ -1,7 +1,5 @@
 package kvgate.memcached.binary;
 
-import kvgate.memcached.couchbase.SubdocRequest;
-
 /**
  * The opcodes this gateway serves, each with the request shape memcached accepts for it. A request of another
  * shape is answered {@link BinaryStatus#INVALID_ARGUMENTS}; an opcode not listed, {@link BinaryStatus#UNKNOWN_COMMAND}.
@@ -52,7 +50,7 @@ public enum Opcode {
     /** The path comes in the key (older clients) or the value (newer ones), not both. */
     GET_COLLECTION_ID(0xbb, 0, Key.OPTIONAL, Value.ANY),
     GET_SCOPE_ID(0xbc, 0, Key.OPTIONAL, Value.ANY),
-    // The sub-document commands: their extras and value are checked by SubdocRequest, which reads them.
+    // The sub-document commands: their extras and value are checked by the Couchbase package, which reads them.
     SUBDOC_GET(0xc5, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
     SUBDOC_EXISTS(0xc6, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
     SUBDOC_DICT_ADD(0xc7, Opcode.SUBDOC_EXTRAS, Key.REQUIRED, Value.ANY),
@@ -175,16 +173,20 @@ public enum Opcode {
         };
     }
 
-    /** A sub-document command that changes the document: what {@link SubdocRequest}'s table says of it. */
-    private boolean subdocumentMutation() {
-        if (this == SUBDOC_MULTI_MUTATION) {
-            return true;
-        }
-        SubdocRequest.Command command = subdocument() ? SubdocRequest.Command.of(code) : null;
-        return command != null && command.mutation;
+    /**
+     * A sub-document command that changes the document. The sub-document command table (which the Couchbase package
+     * reads requests with) says the same of each; a test holds the two together.
+     */
+    public boolean subdocumentMutation() {
+        return switch (this) {
+            case SUBDOC_DICT_ADD, SUBDOC_DICT_UPSERT, SUBDOC_DELETE, SUBDOC_REPLACE, SUBDOC_ARRAY_PUSH_LAST,
+                    SUBDOC_ARRAY_PUSH_FIRST, SUBDOC_ARRAY_INSERT, SUBDOC_ARRAY_ADD_UNIQUE, SUBDOC_COUNTER,
+                    SUBDOC_MULTI_MUTATION -> true;
+            default -> false;
+        };
     }
 
-    /** Whether this is a sub-document command (read by {@link SubdocRequest}, which checks its extras). */
+    /** Whether this is a sub-document command (whose extras the Couchbase package's request reader checks). */
     public boolean subdocument() {
         return extras == SUBDOC_EXTRAS;
     }

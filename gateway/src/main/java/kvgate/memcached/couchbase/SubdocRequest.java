@@ -46,7 +46,7 @@ public record SubdocRequest(boolean multi, boolean mutation, int docFlags, int e
      * What a path does: the sub-document commands and, in multi-path requests, the whole-document ones (get, set
      * and delete with an empty path).
      */
-    public enum Command {
+    enum Command {
         GET_DOC(0x00, Acts.LOOKUP, Needs.NO_PATH, Takes.NO_VALUE, 0),
         GET(0xc5, Acts.LOOKUP, Needs.PATH, Takes.NO_VALUE, 0),
         EXISTS(0xc6, Acts.LOOKUP, Needs.PATH, Takes.NO_VALUE, 0),
@@ -81,7 +81,7 @@ public record SubdocRequest(boolean multi, boolean mutation, int docFlags, int e
         }
 
         final int code;
-        public final boolean mutation;
+        final boolean mutation;
         final Needs path;
         final boolean value;
         /** The path flags the command takes besides {@link #XATTR_PATH} (which every one names, to refuse it). */
@@ -95,7 +95,7 @@ public record SubdocRequest(boolean multi, boolean mutation, int docFlags, int e
             this.pathFlags = pathFlags;
         }
 
-        public static Command of(int code) {
+        static Command of(int code) {
             return BY_CODE[code & 0xff];
         }
 
