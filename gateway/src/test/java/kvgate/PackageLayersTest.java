@@ -30,7 +30,8 @@ class PackageLayersTest {
             Set.of("kvgate.memcached", "kvgate.counter", "kvgate.okuyama", "kvgate.mpdb"),
             Set.of("kvgate.memcached.couchbase"),
             Set.of("kvgate.memcached.binary"),
-            Set.of("kvgate.net", "kvgate.collections", "kvgate.route"),
+            Set.of("kvgate.net"),
+            Set.of("kvgate.collections", "kvgate.route"),
             Set.of("kvgate.route.generic"),
             Set.of("kvgate.dispatch", "kvgate.plugins", "kvgate.counterstore"),
             Set.of("kvgate.config", "kvgate.metrics"));

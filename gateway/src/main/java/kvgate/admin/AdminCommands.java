@@ -6,12 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Supplier;
-import kvgate.collections.BucketManifests;
-import kvgate.collections.CollectionName;
-import kvgate.collections.CollectionsManifest;
 import kvgate.metrics.GatewayMetrics;
-import kvgate.mpdb.MpdbNamespaces;
+import kvgate.net.Protocol;
 import kvgate.route.BackendRoute;
 import kvgate.route.RouteTree;
 import kvgate.spi.Namespace;
@@ -24,10 +20,8 @@ import kvgate.spi.StoreMode;
  */
 public final class AdminCommands {
     static final String END = "END";
-    static final String HELP = """
-            explain memcached <bucket>[:<scope>.<collection>] <key> [<operation>]
-            explain okuyama <key> [<operation>]
-            explain mpdb <collection>|node:<id> <key> [<operation>]
+    /** The help after the explain lines, which come from the protocols. */
+    private static final String HELP = """
             explain namespace <namespace> <key> [<operation>]
                 the path a request would take through the route tree, one line a node; nothing is sent.
                 <operation>: get (the default), set, add, replace, append, delete, incr, touch,
@@ -49,12 +43,8 @@ public final class AdminCommands {
 
         RouteTree routes();
 
-        BucketManifests manifests();
-
-        /** The namespace okuyama clients use. */
-        Namespace okuyamaNamespace();
-
-        MpdbNamespaces mpdbNamespaces();
+        /** How each protocol that has namespaces names them, by the protocol's name. */
+        Map<String, Protocol.Naming> namings();
 
         GatewayMetrics metrics();
 
@@ -85,7 +75,7 @@ public final class AdminCommands {
                 case "routes" -> gateway.routes().describe();
                 case "stats" -> stats();
                 case "version" -> List.of("VERSION " + gateway.version());
-                case "help", "" -> HELP.lines().toList();
+                case "help", "" -> help();
                 case "quit" -> null;
                 default -> throw new Refused("unknown command '" + words[0] + "'; try help");
             };
@@ -131,84 +121,48 @@ public final class AdminCommands {
         return lines;
     }
 
+    private List<String> help() {
+        List<String> lines = new ArrayList<>();
+        gateway.namings().forEach((protocol, naming) -> lines.add("explain " + protocol
+                + (naming.where().isEmpty() ? "" : " " + naming.where()) + " <key> [<operation>]"));
+        lines.addAll(HELP.lines().toList());
+        return lines;
+    }
+
     private List<String> explain(String[] words) throws Refused {
         if (words.length < 2) {
             throw new Refused("explain needs a protocol and a key; try help");
         }
         String protocol = words[0].toLowerCase(Locale.ROOT);
-        int keyAt = protocol.equals("okuyama") ? 1 : 2;
+        Protocol.Naming naming = gateway.namings().get(protocol);
+        int keyAt = naming != null && naming.where().isEmpty() ? 1 : 2;
         if (words.length <= keyAt || words.length > keyAt + 2) {
             throw new Refused("explain " + protocol + ": expected " + (keyAt == 1 ? "<key>" : "<where> <key>")
                     + " [<operation>]; try help");
         }
-        Namespace namespace;
-        String where;
-        switch (protocol) {
-            case "memcached" -> {
-                namespace = memcachedNamespace(words[1]);
-                where = "memcached " + words[1];
+        Protocol.Named named;
+        if (protocol.equals("namespace")) {
+            named = new Protocol.Named(namespace(words[1]), "namespace " + words[1]);
+        } else if (naming != null) {
+            try {
+                named = naming.name().apply(keyAt == 1 ? "" : words[1]);
+            } catch (IllegalArgumentException e) {
+                throw new Refused(e.getMessage());
             }
-            case "okuyama" -> {
-                namespace = gateway.okuyamaNamespace();
-                where = "okuyama";
-            }
-            case "mpdb" -> {
-                namespace = mpdbNamespace(words[1]);
-                where = "MPDB " + words[1];
-            }
-            case "namespace" -> {
-                namespace = namespace(words[1]);
-                where = "namespace " + words[1];
-            }
-            default -> throw new Refused("explain: unknown protocol '" + words[0]
-                    + "'; one of memcached, okuyama, mpdb, namespace");
+        } else {
+            List<String> known = new ArrayList<>(gateway.namings().keySet());
+            known.add("namespace");
+            throw new Refused("explain: unknown protocol '" + words[0] + "'; one of " + String.join(", ", known));
         }
+        Namespace namespace = named.namespace();
         byte[] key = words[keyAt].getBytes(StandardCharsets.UTF_8);
         String verb = words.length > keyAt + 1 ? words[keyAt + 1].toLowerCase(Locale.ROOT) : "get";
         Operation operation = operation(verb, namespace, key);
         List<String> lines = new ArrayList<>();
         lines.add(verb + (operation instanceof Operation.KeyOperation ? " of key " + words[keyAt] : "")
-                + " in namespace " + namespace + " (" + where + ")");
+                + " in namespace " + namespace + " (" + named.described() + ")");
         lines.addAll(gateway.routes().explain(operation));
         return lines;
-    }
-
-    private Namespace memcachedNamespace(String where) throws Refused {
-        int colon = where.indexOf(':');
-        String bucket = colon < 0 ? where : where.substring(0, colon);
-        if (!gateway.manifests().hasBucket(bucket)) {
-            throw new Refused("no bucket '" + bucket + "' (see the buckets setting)");
-        }
-        CollectionsManifest manifest = gateway.manifests().current(bucket);
-        if (manifest == null) {
-            throw new Refused("bucket " + bucket + "'s collections manifest is not loaded yet; try again");
-        }
-        String path = colon < 0 ? CollectionName.DEFAULT + "." + CollectionName.DEFAULT
-                : where.substring(colon + 1);
-        int dot = path.indexOf('.');
-        CollectionsManifest.Scope scope = dot < 0 ? null : manifest.scope(path.substring(0, dot));
-        CollectionsManifest.Collection collection = scope == null ? null : scope.collection(path.substring(dot + 1));
-        if (collection == null) {
-            throw new Refused("bucket " + bucket + " has no collection '" + path + "' (manifest " + manifest.uidHex()
-                    + "); name it as <scope>.<collection>");
-        }
-        return collection.namespace();
-    }
-
-    private Namespace mpdbNamespace(String where) throws Refused {
-        MpdbNamespaces namespaces = gateway.mpdbNamespaces();
-        if (where.startsWith("node:")) {
-            try {
-                return namespaces.bucket(Long.parseUnsignedLong(where.substring("node:".length())));
-            } catch (NumberFormatException e) {
-                throw new Refused("node:<id> needs an unsigned 64-bit id, not '" + where + "'");
-            }
-        }
-        try {
-            return namespaces.collection(where);
-        } catch (MpdbNamespaces.BadName e) {
-            throw new Refused(e.getMessage());
-        }
     }
 
     private static Namespace namespace(String name) throws Refused {

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import kvgate.spi.Operation;
 import kvgate.spi.Status;
@@ -260,6 +261,14 @@ public final class GatewayMetrics implements AutoCloseable {
                     .register(registry);
             return counter;
         });
+    }
+
+    /** A gauge of the gateway's own (its name begins with {@code kvgate.}), read whenever it is measured. */
+    public void gauge(String name, String description, Supplier<Number> value) {
+        if (!name.startsWith(PREFIX)) {
+            throw new IllegalArgumentException("a gauge of the gateway's is named kvgate.*, not " + name);
+        }
+        Gauge.builder(name, value).description(description).register(registry);
     }
 
     /**

@@ -2,14 +2,20 @@ package kvgate.net;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * One answer of the gateway's small HTTP endpoints (the metrics and the Couchbase management port), which serve GET
@@ -20,6 +26,19 @@ import java.nio.charset.StandardCharsets;
  */
 public record HttpAnswer(HttpResponseStatus status, String contentType, byte[] body, boolean head, boolean close) {
     private static final String TEXT = "text/plain; charset=utf-8";
+    /**
+     * A connection to an HTTP listener idle this long is closed: Prometheus scrapes every few seconds and an SDK asks
+     * when it waits, and either reconnects.
+     */
+    public static final int IDLE_SECONDS = 300;
+    /** What the HTTP listeners serve are GETs of one path (with basic authentication): nothing longer is needed. */
+    private static final int MAX_REQUEST = 8192;
+
+    /** The pipeline of an HTTP listener: a request whole, then {@code endpoint}, a new one per connection. */
+    public static Consumer<ChannelPipeline> pipeline(Supplier<ChannelHandler> endpoint) {
+        return pipeline -> pipeline.addLast(new HttpServerCodec()).addLast(new HttpObjectAggregator(MAX_REQUEST))
+                .addLast(endpoint.get());
+    }
 
     /** A plain-text answer, the connection kept. */
     public static HttpAnswer text(HttpResponseStatus status, String text) {

@@ -1,11 +1,10 @@
 package kvgate.net;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.group.ChannelGroup;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,28 +17,29 @@ import kvgate.config.StartupException;
 import kvgate.spi.Settings;
 
 /**
- * The stream protocols' Unix domain sockets as configured ({@code memcached.socket}, {@code okuyama.socket},
- * {@code counter.socket}, {@code socket_mode}), checked before anything listens, so that a bad one stops the start
- * with its key; {@link #listen} then binds each beside its protocol's TCP listener (see {@link Listener#bindUnix}).
+ * The stream protocols' Unix domain sockets as configured ({@code <protocol>.socket}, {@code socket_mode}), checked
+ * before anything listens, so that a bad one stops the start with its key; {@link #listen} then binds each beside its
+ * protocol's TCP listener (see {@link Listener#bindUnix}).
  */
 public final class UnixSockets {
     /** The longest path Linux takes for a socket: sun_path holds 108 bytes with the terminating NUL. */
     static final int MAX_PATH = 107;
-    private static final String[] KEYS = {GatewaySettings.MEMCACHED_SOCKET, GatewaySettings.OKUYAMA_SOCKET,
-            GatewaySettings.COUNTER_SOCKET};
 
     private final Map<String, Path> paths;
     private final Set<PosixFilePermission> mode;
-    /** What listens where, for the start-up log. */
-    private final List<String> bound = new ArrayList<>();
 
     private UnixSockets(Map<String, Path> paths, Set<PosixFilePermission> mode) {
         this.paths = paths;
         this.mode = mode;
     }
 
-    public static UnixSockets of(Settings gateway) throws ConfigurationException {
-        String octal = gateway.text(GatewaySettings.SOCKET_MODE);
+    /**
+     * The sockets the settings ask for.
+     *
+     * @param protocols the protocols that may have one, {@code <protocol>.socket}
+     */
+    public static UnixSockets of(Settings settings, List<String> protocols) throws ConfigurationException {
+        String octal = settings.text(GatewaySettings.SOCKET_MODE);
         Set<PosixFilePermission> mode;
         try {
             mode = mode(octal);
@@ -47,8 +47,9 @@ public final class UnixSockets {
             throw new ConfigurationException(GatewaySettings.SOCKET_MODE + " = " + octal + ": " + e.getMessage());
         }
         Map<String, Path> paths = new LinkedHashMap<>();
-        for (String key : KEYS) {
-            String text = gateway.text(key);
+        for (String protocol : protocols) {
+            String key = key(protocol);
+            String text = settings.text(key);
             if (text.isEmpty()) {
                 continue;
             }
@@ -69,12 +70,18 @@ public final class UnixSockets {
             }
             for (Map.Entry<String, Path> other : paths.entrySet()) {
                 if (other.getValue().normalize().equals(path.normalize())) {
-                    throw new ConfigurationException(key + " = " + text + ": " + other.getKey() + " names it too");
+                    throw new ConfigurationException(key + " = " + text + ": " + key(other.getKey())
+                            + " names it too");
                 }
             }
-            paths.put(key, path);
+            paths.put(protocol, path);
         }
         return new UnixSockets(paths, mode);
+    }
+
+    /** The key of a protocol's socket. */
+    public static String key(String protocol) {
+        return protocol + ".socket";
     }
 
     /** An octal mode of three or four digits (the setuid, setgid and sticky digit must be 0) as permissions. */
@@ -96,21 +103,20 @@ public final class UnixSockets {
         return mode;
     }
 
-    /**
-     * The protocol's listener on its socket, when {@code key} names one: the same guard (so the connection limits
-     * count both) and pipeline as its TCP listener; it joins {@code listeners}.
-     */
-    public void listen(NetworkThreads threads, String protocol, String key, int idleTimeout, ConnectionGuard guard,
-                Consumer<ChannelPipeline> handlers, ChannelGroup listeners) throws StartupException {
-        Path path = paths.get(key);
-        if (path != null) {
-            listeners.add(Listener.bindUnix(threads, protocol, path, mode, idleTimeout, guard, handlers));
-            bound.add(protocol + " on " + path + " (Unix socket)");
-        }
+    /** The path of the protocol's socket, or null when it has none. */
+    Path path(String protocol) {
+        return paths.get(protocol);
     }
 
-    /** ", <protocol> on <path> (Unix socket)" for each socket bound, for the start-up log; empty for none. */
-    public String describe() {
-        return bound.isEmpty() ? "" : ", " + String.join(", ", bound);
+    /**
+     * The protocol's listener on its socket, when it has one: the same guard (so the connection limits count both)
+     * and pipeline as its TCP listener.
+     *
+     * @return the socket's listener, or null when the protocol has no socket
+     */
+    Channel listen(NetworkThreads threads, String protocol, int idleTimeout, ConnectionGuard guard,
+                   Consumer<ChannelPipeline> handlers) throws StartupException {
+        Path path = paths.get(protocol);
+        return path == null ? null : Listener.bindUnix(threads, protocol, path, mode, idleTimeout, guard, handlers);
     }
 }

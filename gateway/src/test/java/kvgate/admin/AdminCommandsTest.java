@@ -3,9 +3,9 @@ package kvgate.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
-import kvgate.collections.BucketManifests;
+import java.util.Map;
 import kvgate.metrics.GatewayMetrics;
-import kvgate.mpdb.MpdbNamespaces;
+import kvgate.net.Protocol;
 import kvgate.route.RouteTree;
 import kvgate.spi.Namespace;
 import org.junit.jupiter.api.Test;
@@ -26,18 +26,8 @@ class AdminCommandsTest {
         }
 
         @Override
-        public BucketManifests manifests() {
-            return null;
-        }
-
-        @Override
-        public Namespace okuyamaNamespace() {
-            return Namespace.DEFAULT;
-        }
-
-        @Override
-        public MpdbNamespaces mpdbNamespaces() {
-            return new MpdbNamespaces("mpdb:");
+        public Map<String, Protocol.Naming> namings() {
+            return Map.of("okuyama", Protocol.Naming.single(Namespace.DEFAULT, "okuyama"));
         }
 
         @Override

@@ -44,7 +44,7 @@ class AdminPortTest {
     @Test
     void explainPrintsThePathThroughTheTreeForEachProtocol() throws Exception {
         try (TestGateway gateway = TestGateway.start(settings());
-             AdminClient admin = new AdminClient(gateway.gateway().adminPort())) {
+             AdminClient admin = new AdminClient(gateway.gateway().port("admin"))) {
             assertEquals(List.of(
                     "get of key session:42 in namespace default (memcached default)",
                     "route = top",
@@ -79,7 +79,7 @@ class AdminPortTest {
     @Test
     void mistakesGetAnErrorLineAndTheConnectionGoesOn() throws Exception {
         try (TestGateway gateway = TestGateway.start(settings());
-             AdminClient admin = new AdminClient(gateway.gateway().adminPort())) {
+             AdminClient admin = new AdminClient(gateway.gateway().port("admin"))) {
             assertEquals(List.of("ERROR unknown command 'frobnicate'; try help"), admin.call("frobnicate"));
             assertTrue(admin.call("explain gopher default k").get(0).startsWith("ERROR explain: unknown protocol"));
             assertTrue(admin.call("explain memcached nosuchbucket k").get(0).startsWith("ERROR no bucket"));
@@ -102,7 +102,7 @@ class AdminPortTest {
     @Test
     void statsListEveryMeter() throws Exception {
         try (TestGateway gateway = TestGateway.start(settings());
-             AdminClient admin = new AdminClient(gateway.gateway().adminPort());
+             AdminClient admin = new AdminClient(gateway.gateway().port("admin"));
              BinaryClient client = new BinaryClient(gateway.port())) {
             client.set("a", "1", 0, 0);
             client.get("a");
@@ -120,7 +120,7 @@ class AdminPortTest {
     void reloadThroughTheAdminPortAndTheAdminScript() throws Exception {
         Map<String, String> live = new ConcurrentHashMap<>(settings());
         try (TestGateway gateway = TestGateway.startReloadable(live);
-             AdminClient admin = new AdminClient(gateway.gateway().adminPort())) {
+             AdminClient admin = new AdminClient(gateway.gateway().port("admin"))) {
             live.put("routes.split.prefixes", "session:=mc, cart:=mc");
             List<String> reloaded = admin.call("reload");
             assertTrue(reloaded.get(0).startsWith("OK route tree replaced"), reloaded.toString());
@@ -135,7 +135,7 @@ class AdminPortTest {
 
             Path script = Path.of(System.getProperty("kvgate.test.conf")).getParent().getParent().resolve("bin")
                     .resolve("admin");
-            String address = "127.0.0.1:" + gateway.gateway().adminPort();
+            String address = "127.0.0.1:" + gateway.gateway().port("admin");
             Ran explained = run(address, script.toString(), "explain", "memcached", "default", "cart:9");
             assertEquals(0, explained.exit(), explained.output());
             assertTrue(explained.output().contains("key prefix 'cart:' matches")

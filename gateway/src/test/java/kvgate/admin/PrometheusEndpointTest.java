@@ -41,7 +41,7 @@ class PrometheusEndpointTest {
     }
 
     private static URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + gateway.gateway().metricsPort() + path);
+        return URI.create("http://127.0.0.1:" + gateway.gateway().port("metrics") + path);
     }
 
     private static HttpResponse<String> get(String path) throws Exception {
@@ -101,7 +101,7 @@ class PrometheusEndpointTest {
 
     @Test
     void aScraperKeepsItsConnectionPipelinedRequestsAreAnsweredInOrderAndGarbageGetsBadRequest() throws Exception {
-        int port = gateway.gateway().metricsPort();
+        int port = gateway.gateway().port("metrics");
         try (Socket socket = new Socket("127.0.0.1", port)) {
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
@@ -135,7 +135,7 @@ class PrometheusEndpointTest {
 
     @Test
     void aMetricsPortAlreadyTakenStopsTheStartNamingIt() {
-        int taken = gateway.gateway().metricsPort();
+        int taken = gateway.gateway().port("metrics");
         String message = assertThrows(StartupException.class, () -> TestGateway.start(Map.of("metrics.enable", "true",
                 "metrics.port", Integer.toString(taken), "admin.enable", "true", "admin.port", "0"))).getMessage();
         assertTrue(message.contains("metrics") && message.contains(Integer.toString(taken)), message);

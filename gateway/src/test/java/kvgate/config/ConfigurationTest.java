@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import kvgate.app.Protocols;
+import kvgate.counter.CounterProtocol;
+import kvgate.counterstore.CounterStoreSettings;
 import kvgate.spi.Settings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +22,7 @@ class ConfigurationTest {
         Path file = Files.writeString(dir.resolve("gateway.conf"),
                 "# comment\n\nmemcached.port = 1234\nmax_item_size = 2m\n  io_threads=3  \n");
         Configuration configuration = Configuration.load(file, List.of("--memcached.port=21211"));
-        Settings settings = configuration.resolve(GatewaySettings.ALL);
+        Settings settings = configuration.resolve(Protocols.settings());
         assertEquals(21211, settings.intValue("memcached.port"));
         assertEquals(2L << 20, settings.size("max_item_size"));
         assertEquals(3, settings.intValue("io_threads"));
@@ -30,11 +33,11 @@ class ConfigurationTest {
     void theShippedConfigurationIsValidAndStatesTheDefaults() throws Exception {
         Path shipped = Path.of(System.getProperty("kvgate.test.conf"));
         Configuration configuration = Configuration.load(shipped, List.of());
-        Settings settings = configuration.resolve(GatewaySettings.ALL);
-        for (var setting : GatewaySettings.ALL) {
-            if (setting.key().equals(GatewaySettings.COUNTER_ENABLE)
-                    || setting.key().equals(GatewaySettings.OKUYAMA_ENABLE)
-                    || setting.key().equals(GatewaySettings.MPDB_ENABLE)
+        Settings settings = configuration.resolve(Protocols.settings());
+        for (var setting : Protocols.settings()) {
+            if (setting.key().equals(CounterProtocol.ENABLE)
+                    || setting.key().equals("okuyama.enable")
+                    || setting.key().equals("mpdb.enable")
                     || setting.key().equals(GatewaySettings.ADMIN_ENABLE)
                     || setting.key().equals(GatewaySettings.METRICS_ENABLE)) {
                 // Off by default (the counter extension's document says so; an embedded gateway opens no admin or
@@ -52,7 +55,7 @@ class ConfigurationTest {
         Path file = Files.writeString(dir.resolve("gateway.conf"), "memcached.port = 70000\n");
         Configuration configuration = Configuration.load(file, List.of("--max_item_size=lots"));
         ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> configuration.resolve(GatewaySettings.ALL));
+                () -> configuration.resolve(Protocols.settings()));
         String message = e.getMessage();
         assertTrue(message.contains("memcached.port") && message.contains("70000")
                 && message.contains("line 1") && message.contains("from 0 to 65535"), message);
@@ -73,12 +76,12 @@ class ConfigurationTest {
     @Test
     void theReferenceSpellingOfTheCounterIntervalIsAccepted(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("gateway.conf"), "counter.stat_interval = 3600\n");
-        Settings settings = Configuration.load(file, List.of()).withAliases(GatewaySettings.ALIASES)
-                .resolve(GatewaySettings.ALL);
-        assertEquals(3600, settings.integer(GatewaySettings.COUNTER_STATS_INTERVAL));
+        Settings settings = Configuration.load(file, List.of()).withAliases(Protocols.aliases())
+                .resolve(Protocols.settings());
+        assertEquals(3600, settings.integer(CounterStoreSettings.STATS_INTERVAL));
         Configuration both = Configuration.load(file, List.of("--counter.stats_interval=60"));
         ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> both.withAliases(GatewaySettings.ALIASES));
+                () -> both.withAliases(Protocols.aliases()));
         assertTrue(e.getMessage().contains("twice"), e.getMessage());
     }
 

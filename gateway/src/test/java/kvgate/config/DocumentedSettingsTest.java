@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import kvgate.app.Protocols;
 import kvgate.plugins.PluginCatalog;
 import kvgate.route.RouteTree;
 import kvgate.spi.RouteFactory;
@@ -18,7 +19,7 @@ class DocumentedSettingsTest {
 
     @Test
     void everyKeyIsInTheReadmeTableAndTheShippedConfiguration() throws Exception {
-        List<Setting> all = new ArrayList<>(GatewaySettings.ALL);
+        List<Setting> all = new ArrayList<>(Protocols.settings());
         try (PluginCatalog plugins = PluginCatalog.load(List.of(TestGateway.pluginsDirectory()))) {
             plugins.backends().forEach((type, found) -> found.extension().settings()
                     .forEach(setting -> all.add(setting.withKey(type + "." + setting.key()))));

@@ -311,7 +311,7 @@ class MpdbReliableDeliveryTest {
                 Reply fromV6 = v6.call(get(1, key));
                 assertEquals(1, fromV6.echo(), "echo 1 of another address is another client's first message");
                 assertEquals("from v4", text(fromV6, key));
-                assertEquals(2, dualStack.gateway().mpdbClients());
+                assertEquals(2, dualStack.mpdbClients());
             }
         }
     }
@@ -336,16 +336,16 @@ class MpdbReliableDeliveryTest {
                     // One listener socket, one event loop: once the probe is answered, all the above was taken.
                     assertEquals(1, probe.call(get(1, "k")).echo());
                 }
-                long held = bounded.gateway().mpdbClients();
+                long held = bounded.mpdbClients();
                 assertTrue(held >= 1 && held <= 10, held + " clients held in 64 KiB");
             } finally {
                 sockets.forEach(DatagramSocket::close);
             }
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (bounded.gateway().mpdbClients() > 0 && System.nanoTime() < deadline) {
+            while (bounded.mpdbClients() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
-            assertEquals(0, bounded.gateway().mpdbClients(), "idle clients are forgotten after the expiry");
+            assertEquals(0, bounded.mpdbClients(), "idle clients are forgotten after the expiry");
         }
     }
 

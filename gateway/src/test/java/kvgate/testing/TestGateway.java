@@ -7,6 +7,10 @@ import java.util.HashMap;
 import java.util.Map;
 import kvgate.app.Gateway;
 import kvgate.config.Configuration;
+import kvgate.counter.CounterProtocol;
+import kvgate.memcached.MemcachedProtocol;
+import kvgate.mpdb.MpdbProtocol;
+import kvgate.okuyama.OkuyamaProtocol;
 
 /**
  * A real gateway in the test's JVM, loading the local store plugin zip from the build's plugin directory exactly as
@@ -118,19 +122,24 @@ public final class TestGateway implements AutoCloseable {
     }
 
     public int port() {
-        return gateway.memcachedPort();
+        return gateway.port(MemcachedProtocol.NAME);
     }
 
     public int okuyamaPort() {
-        return gateway.okuyamaPort();
+        return gateway.port(OkuyamaProtocol.NAME);
     }
 
     public int mpdbPort() {
-        return gateway.mpdbPort();
+        return gateway.port(MpdbProtocol.NAME);
     }
 
     public int counterPort() {
-        return gateway.counterPort();
+        return gateway.port(CounterProtocol.NAME);
+    }
+
+    /** MPDB clients whose ordering state the gateway holds now. */
+    public long mpdbClients() {
+        return Long.parseLong(gateway.metrics().meters().get(MpdbProtocol.CLIENTS_METER));
     }
 
     public Gateway gateway() {

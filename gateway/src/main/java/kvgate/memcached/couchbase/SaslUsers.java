@@ -18,7 +18,6 @@ import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
 import javax.crypto.spec.SecretKeySpec;
 import kvgate.config.ConfigurationException;
-import kvgate.config.GatewaySettings;
 
 /**
  * The users who may authenticate on the memcached port, read once at start from a password file in memcached's
@@ -115,9 +114,13 @@ public final class SaslUsers {
         }
     }
 
-    /** The users of a password file in memcached's format. */
-    public static SaslUsers read(Path file) throws ConfigurationException {
-        String setting = GatewaySettings.MEMCACHED_SASL_PWDB + " = " + file + ": ";
+    /**
+     * The users of a password file in memcached's format.
+     *
+     * @param key the setting that names the file, for the messages
+     */
+    public static SaslUsers read(String key, Path file) throws ConfigurationException {
+        String setting = key + " = " + file + ": ";
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);

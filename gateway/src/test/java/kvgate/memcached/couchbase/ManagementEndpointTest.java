@@ -74,7 +74,7 @@ class ManagementEndpointTest {
 
     @Test
     void aBucketsMapNamesBothPortsAndItsNodeHealthy() throws Exception {
-        assertEquals(mgmtPort, gateway.gateway().managementPort());
+        assertEquals(mgmtPort, gateway.gateway().port("management"));
         HttpResponse<String> answer = get("/pools/default/buckets/default");
         assertEquals(200, answer.statusCode(), answer.body());
         assertEquals("application/json", answer.headers().firstValue("content-type").orElse(""));

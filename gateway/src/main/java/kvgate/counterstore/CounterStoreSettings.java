@@ -1,0 +1,44 @@
+package kvgate.counterstore;
+
+import java.util.List;
+import java.util.Map;
+import kvgate.spi.BackendContext;
+import kvgate.spi.Setting;
+
+/**
+ * The keys of the counter store, which the counter protocol's counters live in. They keep the counter extension's own
+ * names ({@code counter.buckets}, {@code counter.stats_interval}), so its users' configurations carry over.
+ */
+public final class CounterStoreSettings {
+    public static final String STORE = "counter.store";
+    public static final String BUCKETS = "counter.buckets";
+    public static final String STATS_INTERVAL = BackendContext.COUNTER_STATS_INTERVAL;
+    public static final String LEASE_MS = BackendContext.COUNTER_LEASE_MS;
+    /** {@link #STORE}'s value for the built-in store: in this process's memory, not persisted. */
+    public static final String MEMORY = "memory";
+
+    /** These keys, in the order the README lists them. */
+    public static final List<Setting> ALL = List.of(
+            Setting.text(STORE, MEMORY,
+                    "where counters live: memory (this process, not persisted, as in the reference), or the type "
+                            + "of a backend plugin that keeps counters (Capability.COUNTERS)"),
+            Setting.integer(BUCKETS, 1_000_000, 1, Integer.MAX_VALUE,
+                    "expected number of counters (sizes the counter table)"),
+            Setting.integer(STATS_INTERVAL, 86_400, 10, 86_400 * 366,
+                    "seconds of the interval over which dump reports each counter's maximum consumption; "
+                            + "also accepted as counter.stat_interval"),
+            Setting.integer(LEASE_MS, 60_000, 300, 86_400_000,
+                    "with a shared counter store, a gateway renews its connections' acquisitions every third of "
+                            + "this; those of a gateway that died without closing its connections are released this "
+                            + "many milliseconds after its last renewal; keep it well above the time the store "
+                            + "takes to fail over, or every holding is given back during one"));
+
+    /**
+     * The reference counter server's own sample configuration says {@code counter.stat_interval} where its document
+     * says {@code counter.stats_interval}: both are accepted.
+     */
+    public static final Map<String, String> ALIASES = Map.of("counter.stat_interval", STATS_INTERVAL);
+
+    private CounterStoreSettings() {
+    }
+}

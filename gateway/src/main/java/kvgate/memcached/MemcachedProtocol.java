@@ -1,0 +1,183 @@
+package kvgate.memcached;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import kvgate.collections.BucketManifests;
+import kvgate.collections.CollectionName;
+import kvgate.collections.CollectionsManifest;
+import kvgate.config.ConfigurationException;
+import kvgate.config.GatewaySettings;
+import kvgate.config.StartupException;
+import kvgate.memcached.binary.BinaryFrameDecoder;
+import kvgate.memcached.binary.BinaryResponseEncoder;
+import kvgate.memcached.couchbase.ClusterConfig;
+import kvgate.memcached.couchbase.ManagementEndpoint;
+import kvgate.memcached.couchbase.SaslUsers;
+import kvgate.net.HttpAnswer;
+import kvgate.net.ListenerSettings;
+import kvgate.net.Protocol;
+import kvgate.net.ProtocolConnection;
+import kvgate.net.ProtocolContext;
+import kvgate.spi.Capability;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The memcached binary protocol with Couchbase's additions (collections, SASL, sub-documents, the cluster map), and,
+ * when asked, the little of a Couchbase node's management port that an SDK's {@code waitUntilReady} needs.
+ */
+public final class MemcachedProtocol implements Protocol {
+    private static final Logger LOG = LoggerFactory.getLogger(MemcachedProtocol.class);
+    public static final String NAME = MemcachedStats.PROTOCOL;
+    public static final String ENABLE = Protocol.enableKey(NAME);
+    public static final String BIND = NAME + ".bind";
+    public static final String MAX_FRAME = NAME + ".max_frame";
+    public static final String SASL_PWDB = NAME + ".sasl_pwdb";
+    public static final String MGMT_ENABLE = NAME + ".mgmt_enable";
+    public static final String MGMT_BIND = NAME + ".mgmt_bind";
+    public static final String MGMT_PORT = NAME + ".mgmt_port";
+    public static final String ADVERTISED_PORT = NAME + ".advertised_port";
+    /** The management listener's name (in the logs, the meters and {@code Gateway.port}). */
+    public static final String MANAGEMENT = "management";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public List<Setting> settings() {
+        List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the memcached binary protocol",
+                true, 11211));
+        settings.addAll(List.of(
+                Setting.size(MAX_FRAME, "32m", 4096, 1L << 31,
+                        "a request body longer than this closes the connection after a 'too large' reply; bodies "
+                                + "between max_item_size and this are skipped and answered 'too large'"),
+                Setting.text(SASL_PWDB, "",
+                        "password file (a line user:password each) of the users who may authenticate with SASL; "
+                                + "when set, a connection must authenticate before anything else (empty: no "
+                                + "authentication required)"),
+                Setting.bool(MGMT_ENABLE, false,
+                        "serve the little of a Couchbase node's management (HTTP) port that an SDK's "
+                                + "waitUntilReady asks (GET /pools/default/buckets/<bucket>), on memcached.mgmt_port"),
+                Setting.text(MGMT_BIND, "",
+                        "address of the management listener (empty: memcached.bind, as clients reach it at the "
+                                + "host they reach the memcached port at)"),
+                Setting.integer(MGMT_PORT, 8091, 1, 65535,
+                        "the management (HTTP) port the cluster map given to Couchbase clients names: the one their "
+                                + "connection string gives for this gateway (Couchbase's 8091 unless it says "
+                                + "otherwise); the management listener's port when memcached.mgmt_enable is on"),
+                Setting.integer(ADVERTISED_PORT, 0, 0, 65535,
+                        "the memcached port the cluster map given to Couchbase clients names, where clients reach "
+                                + "the gateway through a port mapping (0: the port the client reached)")));
+        return settings;
+    }
+
+    @Override
+    public void check(Settings settings) throws ConfigurationException {
+        if (settings.bool(MGMT_ENABLE) && !settings.bool(ENABLE)) {
+            throw new ConfigurationException(MGMT_ENABLE + " = true: the management port serves the memcached "
+                    + "port's Couchbase clients, and " + ENABLE + " = false");
+        }
+    }
+
+    @Override
+    public boolean authenticates(Settings settings) {
+        return !settings.text(SASL_PWDB).isEmpty();
+    }
+
+    @Override
+    public Naming naming(ProtocolContext context) {
+        BucketManifests manifests = context.manifests();
+        return new Naming("<bucket>[:<scope>.<collection>]",
+                where -> new Named(collection(manifests, where).namespace(), NAME + " " + where));
+    }
+
+    /** The collection {@code <bucket>[:<scope>.<collection>]} names, its default collection without a path. */
+    private static CollectionsManifest.Collection collection(BucketManifests manifests, String where) {
+        int colon = where.indexOf(':');
+        String bucket = colon < 0 ? where : where.substring(0, colon);
+        if (!manifests.hasBucket(bucket)) {
+            throw new IllegalArgumentException("no bucket '" + bucket + "' (see the buckets setting)");
+        }
+        CollectionsManifest manifest = manifests.current(bucket);
+        if (manifest == null) {
+            throw new IllegalArgumentException("bucket " + bucket + "'s collections manifest is not loaded yet; try "
+                    + "again");
+        }
+        String path = colon < 0 ? CollectionName.DEFAULT + "." + CollectionName.DEFAULT : where.substring(colon + 1);
+        int dot = path.indexOf('.');
+        CollectionsManifest.Scope scope = dot < 0 ? null : manifest.scope(path.substring(0, dot));
+        CollectionsManifest.Collection collection = scope == null ? null : scope.collection(path.substring(dot + 1));
+        if (collection == null) {
+            throw new IllegalArgumentException("bucket " + bucket + " has no collection '" + path + "' (manifest "
+                    + manifest.uidHex() + "); name it as <scope>.<collection>");
+        }
+        return collection;
+    }
+
+    @Override
+    public void start(ProtocolContext context) throws ConfigurationException, StartupException {
+        Settings settings = context.settings();
+        String pwdb = settings.text(SASL_PWDB);
+        // The users of the memcached port, and of its management port.
+        SaslUsers users = pwdb.isEmpty() ? null : SaslUsers.read(SASL_PWDB, Path.of(pwdb));
+        MemcachedStats stats = new MemcachedStats(context.metrics(), context.backends(), context.settingsInForce(),
+                context.listeners().threads().threads());
+        BinaryResponseEncoder encoder = new BinaryResponseEncoder();
+        int maxItemSize = context.maxItemSize();
+        long maxFrame = settings.size(MAX_FRAME);
+        int mgmtPort = settings.intValue(MGMT_PORT);
+        int advertisedPort = settings.intValue(ADVERTISED_PORT);
+        // Asked at each HELLO, of the tree in force then: a reload may bring or take such a backend.
+        BooleanSupplier keepsExpiry = () -> context.backends().get().stream()
+                .anyMatch(instance -> instance.backend().capabilities().contains(Capability.KEEP_EXPIRY));
+        // The port the cluster map names: the one this connection reached, or for a connection on the Unix socket,
+        // the TCP listener's (an SDK given the map connects over TCP).
+        AtomicInteger tcpPort = new AtomicInteger();
+        Consumer<ChannelPipeline> handlers = pipeline -> pipeline
+                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
+                .addLast(new ProtocolConnection<>(NAME,
+                        new BinaryTranslator(context.manifests(), context.clock(), stats, users,
+                                new ClusterConfig(advertisedPort(advertisedPort,
+                                        pipeline.channel().localAddress() instanceof InetSocketAddress local
+                                                ? local.getPort() : tcpPort.get()), mgmtPort),
+                                context.dispatcher(), maxItemSize, keepsExpiry),
+                        encoder, context.dispatcher(), context.maxInFlight()));
+        Channel listener = context.listeners().listen(NAME, settings, 0, context.idleTimeout(), handlers);
+        tcpPort.set(((InetSocketAddress) listener.localAddress()).getPort());
+        if (settings.bool(MGMT_ENABLE)) {
+            // The map names the memcached port as that port's own map does: the advertised one, else the one its
+            // listener took.
+            ClusterConfig cluster = new ClusterConfig(advertisedPort(advertisedPort, tcpPort.get()), mgmtPort);
+            String bind = settings.text(MGMT_BIND);
+            BucketManifests manifests = context.manifests();
+            // Every SDK instance opens its own connections here (a few each, closed when idle): as many as the
+            // protocols' clients may hold, counted apart from them.
+            Channel management = context.listeners().listenBeside(MANAGEMENT, bind.isEmpty() ? settings.text(BIND)
+                            : bind, mgmtPort, HttpAnswer.IDLE_SECONDS,
+                    settings.intValue(GatewaySettings.MAX_CONNECTIONS),
+                    HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
+            InetSocketAddress served = (InetSocketAddress) management.localAddress();
+            LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",
+                    served.getHostString(), served.getPort(), ManagementEndpoint.BUCKETS_PATH);
+        }
+    }
+
+    /**
+     * The memcached port Couchbase clients are told to use: {@code memcached.advertised_port}, or, when it is 0, the
+     * port they reached.
+     */
+    private static int advertisedPort(int advertised, int reached) {
+        return advertised != 0 ? advertised : reached;
+    }
+}

@@ -1,0 +1,42 @@
+package kvgate.net;
+
+import java.util.List;
+import kvgate.spi.Setting;
+
+/**
+ * The settings of a protocol's listener, which {@link Listeners} reads: {@code <protocol>.enable},
+ * {@code <protocol>.bind}, {@code <protocol>.port} and, for a stream protocol, {@code <protocol>.socket}.
+ */
+public final class ListenerSettings {
+    private ListenerSettings() {
+    }
+
+    /**
+     * A stream protocol's: served on TCP and, when {@code <protocol>.socket} names one, a Unix domain socket too.
+     *
+     * @param served what is served, for the descriptions ("the okuyama text protocol")
+     */
+    public static List<Setting> stream(String protocol, String served, boolean enabled, int port) {
+        return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
+                Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) " + served
+                        + " is served on too, for clients on this host, as memcached's -s (empty: none)"));
+    }
+
+    /** A datagram protocol's: served on UDP. */
+    public static List<Setting> datagram(String protocol, String served, boolean enabled, int port) {
+        return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port));
+    }
+
+    private static Setting enable(String protocol, String served, boolean enabled) {
+        return Setting.bool(Protocol.enableKey(protocol), enabled, "serve " + served);
+    }
+
+    private static Setting bind(String protocol) {
+        return Setting.text(protocol + ".bind", "0.0.0.0", "address the " + protocol + " listener binds to; 0.0.0.0 "
+                + "takes IPv4 and, where the host has it, IPv6");
+    }
+
+    private static Setting port(String protocol, String served, int port) {
+        return Setting.integer(protocol + ".port", port, 0, 65535, "port of " + served + " (0: any free port)");
+    }
+}

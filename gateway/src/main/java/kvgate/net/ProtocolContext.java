@@ -1,0 +1,44 @@
+package kvgate.net;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.function.Supplier;
+import kvgate.collections.BucketManifests;
+import kvgate.config.GatewaySettings;
+import kvgate.dispatch.Dispatcher;
+import kvgate.metrics.GatewayMetrics;
+import kvgate.route.BackendRoute;
+import kvgate.spi.Backend;
+import kvgate.spi.Settings;
+
+/**
+ * What a protocol is started with: everything of the gateway it may need, made before any protocol starts.
+ *
+ * @param settings every key of the gateway and its protocols, resolved (a protocol reads its own, and the shared
+ *     limits below)
+ * @param dispatcher where every operation goes
+ * @param listeners where a protocol binds its listeners
+ * @param manifests the buckets' collections manifests, which name the namespaces memcached clients reach
+ * @param backends the backend instances of the route tree in force (a reload may change them)
+ * @param settingsInForce every setting in force, backends' and routes' too (a reload may change them)
+ * @param counterStore where counters live, or null when the gateway keeps none
+ */
+public record ProtocolContext(Settings settings, Dispatcher dispatcher, Listeners listeners, GatewayMetrics metrics,
+                              Clock clock, BucketManifests manifests, Supplier<List<BackendRoute>> backends,
+                              Supplier<Settings> settingsInForce, Backend counterStore) {
+
+    /** The largest value stored ({@code max_item_size}). */
+    public int maxItemSize() {
+        return Math.toIntExact(settings.size(GatewaySettings.MAX_ITEM_SIZE));
+    }
+
+    /** Requests of one connection awaiting replies before reading from it stops ({@code max_inflight}). */
+    public int maxInFlight() {
+        return settings.intValue(GatewaySettings.MAX_INFLIGHT);
+    }
+
+    /** Seconds after which an idle client connection is closed, 0 for never ({@code idle_timeout_s}). */
+    public int idleTimeout() {
+        return settings.intValue(GatewaySettings.IDLE_TIMEOUT_S);
+    }
+}

@@ -1,0 +1,68 @@
+package kvgate.okuyama;
+
+import io.netty.channel.ChannelPipeline;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import kvgate.config.ConfigurationException;
+import kvgate.config.StartupException;
+import kvgate.net.ListenerSettings;
+import kvgate.net.Protocol;
+import kvgate.net.ProtocolConnection;
+import kvgate.net.ProtocolContext;
+import kvgate.spi.Namespace;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+
+/** The okuyama text protocol: one request line, one reply line, every key in one namespace. */
+public final class OkuyamaProtocol implements Protocol {
+    public static final String NAME = "okuyama";
+    public static final String NAMESPACE = NAME + ".namespace";
+    public static final String MAX_LINE = NAME + ".max_line";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public List<Setting> settings() {
+        List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the okuyama text protocol", false,
+                8888));
+        settings.addAll(List.of(
+                Setting.text(NAMESPACE, "default",
+                        "the namespace okuyama keys, tags and the search index live in; the default is the one "
+                                + "memcached clients without collections use, so both see the same items"),
+                Setting.size(MAX_LINE, "4m", 1024, 1L << 30,
+                        "longest request line; a longer one is dropped as it arrives and answered with the "
+                                + "method's length error")));
+        return settings;
+    }
+
+    @Override
+    public Naming naming(ProtocolContext context) throws ConfigurationException {
+        return Naming.single(namespace(context.settings()), NAME);
+    }
+
+    private static Namespace namespace(Settings settings) throws ConfigurationException {
+        String text = settings.text(NAMESPACE);
+        try {
+            return new Namespace(text);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(NAMESPACE + " = " + text + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void start(ProtocolContext context) throws ConfigurationException, StartupException {
+        Namespace namespace = namespace(context.settings());
+        OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
+        int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, context.settings().size(MAX_LINE));
+        int maxItemSize = context.maxItemSize();
+        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
+                .addLast(new ProtocolConnection<>(NAME,
+                        new OkuyamaTranslator(namespace, context.dispatcher(), context.clock(), maxItemSize),
+                        encoder, context.dispatcher(), context.maxInFlight()));
+        context.listeners().listen(NAME, context.settings(), 0, context.idleTimeout(), handlers);
+    }
+}
