@@ -13,10 +13,12 @@ import kvgate.testing.AdminClient;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.OneMemcached;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The admin port over a socket, on a gateway with the local store ({@code default}) and a real memcached. */
+@Tag("servers")
 class AdminPortTest {
     @RegisterExtension
     final OneMemcached memcached = new OneMemcached();

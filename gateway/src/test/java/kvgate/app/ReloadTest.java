@@ -28,6 +28,7 @@ import kvgate.testing.OneMemcached;
 import kvgate.testing.Ports;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code mc}), with the configuration changed under the gateway and read again. Where a key landed is read from
  * memcached directly.
  */
+@Tag("servers")
 class ReloadTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();

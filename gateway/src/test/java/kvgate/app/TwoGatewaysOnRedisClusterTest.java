@@ -30,6 +30,7 @@ import kvgate.testing.Ports;
 import kvgate.testing.RedisServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * their maximum with clients on both. A gateway killed with -9 has its acquisitions released once their lease ran
  * out, and not before.
  */
+@Tag("servers")
 class TwoGatewaysOnRedisClusterTest {
     private static final long REFRESH_MS = 300;
     private static final long LEASE_MS = 1500;

@@ -9,12 +9,14 @@ import java.util.regex.Pattern;
 import kvgate.testing.CounterClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The leases of counters kept in a real redis-server: what the gateway renews, and what it gives back when a
  * connection closes while its own connection to Redis is being re-established.
  */
+@Tag("servers")
 class CounterLeasesInRedisTest {
     private static final Pattern EVALSHA_CALLS = Pattern.compile("cmdstat_evalsha:calls=(\\d+)");
 

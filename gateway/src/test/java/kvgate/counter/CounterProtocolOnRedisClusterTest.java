@@ -4,8 +4,10 @@ import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** The counter protocol suite with the counters in Redis (counter.store = redis): a real three-master Redis Cluster. */
+@Tag("servers")
 class CounterProtocolOnRedisClusterTest extends CounterProtocolSuite {
     @BeforeAll
     static void start() throws Exception {

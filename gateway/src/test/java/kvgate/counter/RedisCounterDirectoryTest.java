@@ -8,6 +8,7 @@ import java.util.Map;
 import kvgate.testing.CounterClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * its counters: with that node gone, an acquisition granted by the counter's node holds its resources and is
  * reported granted; the directory catches up at a later grant.
  */
+@Tag("servers")
 class RedisCounterDirectoryTest {
     private static final int MASTERS = 3;
 

@@ -32,6 +32,7 @@ import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * answered without errors, the gateway really served them (its operation meters grew by at least as much), and
  * what the generator stored is there to read with the tests' own clients.
  */
+@Tag("servers")
 class LoadGeneratorTest {
     private static final int KEYS = 500;
     private static TestGateway gateway;

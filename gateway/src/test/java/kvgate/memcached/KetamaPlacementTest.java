@@ -17,6 +17,7 @@ import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.internal.OperationFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * an existing pool keeps its hit rate when clients move to the gateway. The reference is a real nutcracker process
  * in front of the same real memcached servers: what it writes, the gateway reads, and the other way round.
  */
+@Tag("servers")
 class KetamaPlacementTest {
     private static final int KEYS = 600;
     private static MemcachedServers servers;

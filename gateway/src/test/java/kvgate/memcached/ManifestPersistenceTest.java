@@ -13,6 +13,7 @@ import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.ChildGateway;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * gateway processes on one shared backend agree on it within the refresh bound, and one that memcached lost is
  * written back by a gateway that has it in force.
  */
+@Tag("servers")
 class ManifestPersistenceTest {
     private static final String MANIFEST = "{\"uid\":\"7b\",\"scopes\":[{\"name\":\"_default\",\"uid\":\"0\","
             + "\"collections\":[{\"name\":\"_default\",\"uid\":\"0\"},{\"name\":\"orders\",\"uid\":\"8\"}]},"

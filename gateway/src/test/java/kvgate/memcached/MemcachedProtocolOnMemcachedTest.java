@@ -4,8 +4,10 @@ import java.util.Map;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** The memcached protocol suite on the memcached backend: a pool of two real memcached servers. */
+@Tag("servers")
 class MemcachedProtocolOnMemcachedTest extends MemcachedProtocolSuite {
     @BeforeAll
     static void start() throws Exception {

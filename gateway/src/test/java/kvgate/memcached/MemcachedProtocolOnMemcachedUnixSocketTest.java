@@ -10,6 +10,7 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The memcached protocol suite on the memcached backend over Unix domain sockets: a pool of two real memcached
  * servers started with -s, which then listen on no port at all.
  */
+@Tag("servers")
 class MemcachedProtocolOnMemcachedUnixSocketTest extends MemcachedProtocolSuite {
     @TempDir
     static Path directory;

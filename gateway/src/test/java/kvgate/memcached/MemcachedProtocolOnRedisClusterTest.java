@@ -4,8 +4,10 @@ import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** The memcached protocol suite on the Redis backend: a real three-master Redis Cluster. */
+@Tag("servers")
 class MemcachedProtocolOnRedisClusterTest extends MemcachedProtocolSuite {
     @BeforeAll
     static void start() throws Exception {

@@ -9,12 +9,14 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The memcached protocol suite on the Redis backend over a Unix domain socket ({@code redis-socket://}): a real
  * standalone redis-server that listens on a port too, which only the test's own checks use.
  */
+@Tag("servers")
 class MemcachedProtocolOnRedisUnixSocketTest extends MemcachedProtocolSuite {
     private static RedisServers redis;
 

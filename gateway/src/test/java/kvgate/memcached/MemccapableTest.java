@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * store, and a pool of two real memcached servers): every binary test must pass. bin/test installs it (Debian
  * package libmemcached-tools).
  */
+@Tag("servers")
 class MemccapableTest {
 
     @ParameterizedTest

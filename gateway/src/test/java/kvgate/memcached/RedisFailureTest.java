@@ -10,6 +10,7 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * answering (SIGSTOP) after a write was sent makes that write's outcome unknown: a backend error, not a temporary
  * failure.
  */
+@Tag("servers")
 class RedisFailureTest {
     private static final int TIMEOUT_MS = 500;
     /** A reply slower than this waited for something instead of failing fast. */

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * writes that follow take back the index entries of the expired ones, without any scan; curr_items counts the live
  * items. A flush empties a shard bigger than one flush script's chunk.
  */
+@Tag("servers")
 class RedisIndexTest {
     /** The backend's index shards per namespace; with its shard function, mirrored here to aim writes at shards. */
     private static final int SHARDS = 1024;

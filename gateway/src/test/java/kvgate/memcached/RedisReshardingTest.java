@@ -24,6 +24,7 @@ import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.CounterClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * between the two nodes with TRYAGAIN; the gateway tries such a write again until the slot has moved, so that a
  * client sees its write done, not a temporary failure, and never out of its order.
  */
+@Tag("servers")
 class RedisReshardingTest {
     private static final int READ_BOUND_MS = 10_000;
 

@@ -14,6 +14,7 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * promoted without them): a client's pipelined set then get never reads the value the set replaced. The set may
  * fail for now, since its script did not run; the scripts are loaded again and a retry succeeds.
  */
+@Tag("servers")
 class RedisScriptsTest {
     private static final int TEMPORARY_FAILURE = BinaryStatus.TEMPORARY_FAILURE.code();
 

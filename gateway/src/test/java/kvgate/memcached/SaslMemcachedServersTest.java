@@ -20,6 +20,7 @@ import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * offering PLAIN alone, one CRAM-MD5 alone. With the right credentials the gateway's connections authenticate and
  * serve every key on both; with a wrong password nothing is served and nothing reaches the servers unauthenticated.
  */
+@Tag("servers")
 class SaslMemcachedServersTest {
     private static final String USER = "gateway";
     private static final String PASSWORD = "pool:secret";

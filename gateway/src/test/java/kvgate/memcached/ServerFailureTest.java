@@ -24,6 +24,7 @@ import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * another server, hiding the outage), while the other servers' keys are served throughout; after the restart the
  * gateway uses the server again on its own. Real memcached processes, real sockets, a real gateway.
  */
+@Tag("servers")
 class ServerFailureTest {
     private static final int TIMEOUT_MS = 500;
     private static final int RETRY_MS = 300;

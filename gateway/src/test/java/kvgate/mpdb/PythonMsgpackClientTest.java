@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * as the protocol's own sample client is: the gateway's datagrams must be read and written by an independent
  * MsgPack implementation, over IPv4 and IPv6.
  */
+@Tag("servers")
 class PythonMsgpackClientTest {
 
     @Test

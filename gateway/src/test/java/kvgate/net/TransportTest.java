@@ -19,6 +19,7 @@ import kvgate.testing.MemcachedServers;
 import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * connections run on it too, over TCP and Unix domain sockets; one it lacks is refused at start with the
  * platform's reason.
  */
+@Tag("servers")
 class TransportTest {
     @Test
     void autoIsEpollWhereThePlatformHasItElseNio() throws Exception {

@@ -25,6 +25,7 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.CounterClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a Unix socket has no timeout of its own, hence the class's.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("servers")
 class UnixSocketListenersTest {
     @TempDir
     Path directory;

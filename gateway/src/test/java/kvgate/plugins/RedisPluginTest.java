@@ -16,12 +16,14 @@ import kvgate.config.StartupException;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The Redis backend arrives as a plugin holding only its own classes: Lettuce and Netty come from the gateway's
  * class loader, so the plugin and the gateway share one Netty. Its settings are checked at start-up.
  */
+@Tag("servers")
 class RedisPluginTest {
 
     @Test

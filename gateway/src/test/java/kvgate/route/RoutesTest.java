@@ -21,6 +21,7 @@ import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.OneMemcached;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A gateway with two backend instances, the local store ({@code default}) and a real memcached ({@code mc}), and a
  * route tree over them. Where each key landed is read from memcached directly, not through the gateway.
  */
+@Tag("servers")
 class RoutesTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();

@@ -17,6 +17,7 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * is read from and written to memcached directly, behind the gateway's back; what the node counted is read through
  * the memcached protocol's {@code stats routes} and from the gateway's metrics.
  */
+@Tag("servers")
 class ShadowRoutesTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();

@@ -27,6 +27,7 @@ import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.OneMemcached;
 import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through the warm-up node, over real sockets. What the new store holds is read from memcached directly, without
  * the gateway: at the end it alone must answer every key.
  */
+@Tag("servers")
 class WarmUpMigrationTest {
     private static final int OK = 0;
     private static final int NOT_FOUND = BinaryStatus.KEY_NOT_FOUND.code();

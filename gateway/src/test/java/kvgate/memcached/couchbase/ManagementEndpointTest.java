@@ -24,6 +24,7 @@ import kvgate.testing.Ports;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The management port over real HTTP: the bucket's map a Couchbase SDK's waitUntilReady asks for, and what any other
  * request, or one without the credentials of a user of the password file, gets.
  */
+@Tag("servers")
 class ManagementEndpointTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     @TempDir

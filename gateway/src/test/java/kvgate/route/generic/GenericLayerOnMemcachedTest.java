@@ -11,12 +11,14 @@ import kvgate.spi.StoreMode;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The generic layer suite on two real memcached servers, which have no scans, tags or index: all of it is the
  * dispatcher's generic layer, shared by two gateways on the same servers.
  */
+@Tag("servers")
 class GenericLayerOnMemcachedTest extends GenericLayerSuite {
     private static MemcachedServers servers;
 

@@ -25,6 +25,7 @@ import kvgate.spi.Result;
 import kvgate.spi.Settings;
 import kvgate.spi.Status;
 import kvgate.spi.StoreMode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * hour off it (the test cannot move Redis's clock, so it moves the gateway's). And a CAS never repeats in a shard,
  * whatever Redis's clock does (the test moves the shard's mark instead).
  */
+@Tag("servers")
 class ClocksTest {
     private static final Duration HOUR = Duration.ofHours(1);
     private static final Namespace NAMESPACE = Namespace.DEFAULT;
