@@ -46,7 +46,7 @@ public final class CounterProtocol implements Protocol {
         String instance = Long.toHexString(new SecureRandom().nextLong());
         AtomicLong connectionNumbers = new AtomicLong();
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new CounterFrameDecoder())
-                .addLast(new ProtocolConnection<>(NAME,
+                .addLast(new ProtocolConnection<>(NAME, CounterFrame.class,
                         new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(), stats),
                         encoder, context.dispatcher(), context.maxInFlight()));
         // Never closed for being idle: a connection's holdings last as long as it does, and a client that holds a

@@ -16,7 +16,7 @@ import kvgate.spi.Result;
  * first failure; bytes after the fields a request needs are ignored, as the reference does. Everything the
  * connection acquired is released when it closes.
  */
-public final class CounterTranslator implements FrameTranslator<CounterResponse> {
+public final class CounterTranslator implements FrameTranslator<CounterFrame, CounterResponse> {
     /**
      * Counters live apart from every key-value namespace: the colon keeps the name out of reach of bucket names,
      * so a bucket called "counters" is no clash in a backend that keeps both.
@@ -35,7 +35,7 @@ public final class CounterTranslator implements FrameTranslator<CounterResponse>
     }
 
     @Override
-    public Translation<CounterResponse> translate(Object frame) {
+    public Translation<CounterResponse> translate(CounterFrame frame) {
         if (frame instanceof CounterFrame.BadMagic bad) {
             return error(bad.opcode(), bad.opaque(), CounterStatus.INVALID_ARGUMENTS);
         }
@@ -80,7 +80,7 @@ public final class CounterTranslator implements FrameTranslator<CounterResponse>
             case STATS -> {
                 // Taken once the requests before it are dispatched, as the reference runs one connection's commands
                 // in order: a pipelined acquire before it is counted in it.
-                return new Translation.Await<>(() -> {
+                return new Translation.Await<>(stream -> {
                     stats.statsCommand();
                     return CompletableFuture.completedFuture(
                             Translation.answer(CounterResponse.success(opcode, opaque, stats.body())));

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * force once and finishes on it, and each tree counts the operations started on it and not finished, so the one
  * replaced can be closed once they are done.
  */
-public final class Dispatcher {
+public final class Dispatcher implements OperationStream {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
     private volatile Generation current;
@@ -105,6 +105,7 @@ public final class Dispatcher {
     }
 
     /** Starts one operation. The stage never completes exceptionally. */
+    @Override
     public CompletionStage<Result> dispatch(Operation operation) {
         Generation tree = enter(1);
         return counted(tree, operation, chain(tree, 0, operation));
@@ -141,6 +142,7 @@ public final class Dispatcher {
      * end in the same route reach it as one batch (one round trip for a remote backend); with one backend, that is
      * the whole burst. The stages never complete exceptionally.
      */
+    @Override
     public List<CompletionStage<Result>> dispatchAll(List<Operation> operations) {
         if (operations.isEmpty()) {
             return List.of();
@@ -198,20 +200,6 @@ public final class Dispatcher {
         return results;
     }
 
-    /** The results of every stage, in order, once all completed (the dispatcher's stages never fail). */
-    public static CompletionStage<List<Result>> joined(List<CompletionStage<Result>> stages) {
-        CompletableFuture<?>[] all = new CompletableFuture<?>[stages.size()];
-        for (int i = 0; i < all.length; i++) {
-            all[i] = stages.get(i).toCompletableFuture();
-        }
-        return CompletableFuture.allOf(all).thenApply(ignored -> {
-            List<Result> results = new ArrayList<>(stages.size());
-            for (CompletionStage<Result> stage : stages) {
-                results.add(stage.toCompletableFuture().join());
-            }
-            return results;
-        });
-    }
 
     private CompletionStage<Result> chain(Generation tree, int index, Operation operation) {
         try {

@@ -17,7 +17,7 @@ import kvgate.collections.CollectionName;
 import kvgate.collections.CollectionsManifest;
 import kvgate.collections.Leb128;
 import kvgate.collections.ManifestRejected;
-import kvgate.dispatch.Dispatcher;
+import kvgate.memcached.binary.BinaryFrame;
 import kvgate.memcached.binary.BinaryRefusal;
 import kvgate.memcached.binary.BinaryRequest;
 import kvgate.memcached.binary.BinaryResponse;
@@ -49,7 +49,7 @@ import kvgate.spi.StoreMode;
  * Without collections negotiated, keys address the default collection of the selected bucket (the {@code default}
  * bucket until a SelectBucket, when one is configured).
  */
-public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
+public final class BinaryTranslator implements FrameTranslator<BinaryFrame, BinaryResponse> {
     /**
      * The Version reply. It starts with a memcached release number because clients parse it to decide which
      * protocol features to use; the semantics served are memcached 1.6's.
@@ -103,8 +103,6 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     private final SaslUsers users;
     private final SaslExchange sasl;
     private final ClusterConfig cluster;
-    /** Where the sub-document commands, which take more than one operation, send theirs. */
-    private final Dispatcher dispatcher;
     /** The largest document a sub-document change may make. */
     private final int maxItemSize;
     /** Whether a backend of the route tree in force keeps an item's expiry through a store that asks it to. */
@@ -126,29 +124,26 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
     /**
      * @param users the users who may authenticate; null when clients need not
      * @param cluster the cluster map Couchbase clients are given, naming the port this connection reached
-     * @param dispatcher where the sub-document commands send their reads and writes
      * @param maxItemSize the largest document a sub-document change may make
      * @param keepsExpiry whether a backend of the route tree in force keeps an item's expiry through a store
      *     ({@link kvgate.spi.Capability#KEEP_EXPIRY}): HELLO grants PreserveTtl only then, so that where none can, a
      *     Couchbase SDK refuses {@code preserveExpiry} itself, as for a server without the feature
      */
     public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                            ClusterConfig cluster, Dispatcher dispatcher, int maxItemSize,
-                            BooleanSupplier keepsExpiry) {
+                            ClusterConfig cluster, int maxItemSize, BooleanSupplier keepsExpiry) {
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
         this.users = users;
         this.sasl = new SaslExchange(users);
         this.cluster = cluster;
-        this.dispatcher = dispatcher;
         this.maxItemSize = maxItemSize;
         this.keepsExpiry = keepsExpiry;
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
     }
 
     @Override
-    public Translation<BinaryResponse> translate(Object frame) {
+    public Translation<BinaryResponse> translate(BinaryFrame frame) {
         if (frame instanceof MalformedFrame malformed) {
             return translateMalformed(malformed);
         }
@@ -265,10 +260,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         } catch (BinaryRefusal failure) {
             return error(request, failure.status());
         }
-        SubdocExecution execution = new SubdocExecution(dispatcher, request, subdoc, document.namespace(),
-                document.key(), subdoc.mutation() ? expiresAt(subdoc.expiry(), document) : Item.NEVER, preserveTtl,
-                maxItemSize);
-        return new Translation.Await<>(() -> execution.run()
+        long expiresAt = subdoc.mutation() ? expiresAt(subdoc.expiry(), document) : Item.NEVER;
+        return new Translation.Await<>(stream -> new SubdocExecution(stream, request, subdoc, document.namespace(),
+                document.key(), expiresAt, preserveTtl, maxItemSize).run()
                 .exceptionally(failure -> BinaryResponse.error(request.opcode(), request.opaque(),
                         BinaryStatus.INTERNAL_ERROR))
                 .thenApply(Translation::answer));
@@ -519,7 +513,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryResponse> {
         }
         String target = bucket.name();
         byte[] manifest = request.value();
-        return new Translation.Await<>(() -> manifests.set(target, manifest).handle((applied, failure) -> {
+        return new Translation.Await<>(stream -> manifests.set(target, manifest).handle((applied, failure) -> {
             if (failure == null) {
                 return Translation.answer(BinaryResponse.success(request));
             }

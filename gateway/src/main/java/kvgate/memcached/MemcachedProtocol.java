@@ -15,6 +15,7 @@ import kvgate.collections.CollectionsManifest;
 import kvgate.config.ConfigurationException;
 import kvgate.config.GatewaySettings;
 import kvgate.config.StartupException;
+import kvgate.memcached.binary.BinaryFrame;
 import kvgate.memcached.binary.BinaryFrameDecoder;
 import kvgate.memcached.binary.BinaryResponseEncoder;
 import kvgate.memcached.couchbase.ClusterConfig;
@@ -146,12 +147,12 @@ public final class MemcachedProtocol implements Protocol {
         AtomicInteger tcpPort = new AtomicInteger();
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline
                 .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
-                .addLast(new ProtocolConnection<>(NAME,
+                .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,
                         new BinaryTranslator(context.manifests(), context.clock(), stats, users,
                                 new ClusterConfig(advertisedPort(advertisedPort,
                                         pipeline.channel().localAddress() instanceof InetSocketAddress local
                                                 ? local.getPort() : tcpPort.get()), mgmtPort),
-                                context.dispatcher(), maxItemSize, keepsExpiry),
+                                maxItemSize, keepsExpiry),
                         encoder, context.dispatcher(), context.maxInFlight()));
         Channel listener = context.listeners().listen(NAME, settings, 0, context.idleTimeout(), handlers);
         tcpPort.set(((InetSocketAddress) listener.localAddress()).getPort());

@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import kvgate.dispatch.Dispatcher;
+import kvgate.dispatch.OperationStream;
 import kvgate.mpdb.MpdbDatagram.Request;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -25,13 +25,13 @@ import kvgate.spi.StoreMode;
  */
 public final class MpdbTranslator {
     private final MpdbNamespaces namespaces;
-    private final Dispatcher dispatcher;
+    private final OperationStream stream;
     private final int scanLimit;
 
     /** @param scanLimit the most pairs a GETBUCKET can answer (no more fit one reply datagram) */
-    public MpdbTranslator(MpdbNamespaces namespaces, Dispatcher dispatcher, int scanLimit) {
+    public MpdbTranslator(MpdbNamespaces namespaces, OperationStream stream, int scanLimit) {
         this.namespaces = namespaces;
-        this.dispatcher = dispatcher;
+        this.stream = stream;
         this.scanLimit = scanLimit;
     }
 
@@ -94,7 +94,7 @@ public final class MpdbTranslator {
             stores.add(new Operation.Store(place.namespace(), place.key(), StoreMode.SET, value.bytes(), value.flags(),
                     Item.NEVER, 0));
         }
-        return Dispatcher.joined(dispatcher.dispatchAll(stores)).thenApply(results -> {
+        return stream.dispatchJoined(stores).thenApply(results -> {
             for (int i = 0; i < results.size(); i++) {
                 if (!results.get(i).ok()) {
                     return MpdbReply.error(request, failure(places.get(i).name(), results.get(i)));
@@ -109,7 +109,7 @@ public final class MpdbTranslator {
         for (Place place : places) {
             gets.add(new Operation.Get(place.namespace(), place.key()));
         }
-        return Dispatcher.joined(dispatcher.dispatchAll(gets)).thenApply(results -> {
+        return stream.dispatchJoined(gets).thenApply(results -> {
             Map<String, MpdbValue> found = new LinkedHashMap<>();
             for (int i = 0; i < results.size(); i++) {
                 Result result = results.get(i);
@@ -133,7 +133,7 @@ public final class MpdbTranslator {
         } catch (MpdbNamespaces.BadName e) {
             throw new BadKey("\"collection\" is " + e.getMessage());
         }
-        return dispatcher.dispatch(new Operation.Scan(namespace, scanLimit)).thenApply(result -> {
+        return stream.dispatch(new Operation.Scan(namespace, scanLimit)).thenApply(result -> {
             if (result instanceof Result.Entries entries) {
                 if (entries.entries().isEmpty()) {
                     return MpdbReply.error(request, "Bucket does not exist");

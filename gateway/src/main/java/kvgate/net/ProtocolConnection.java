@@ -13,7 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import kvgate.dispatch.Dispatcher;
+import kvgate.dispatch.OperationStream;
 import kvgate.dispatch.Stages;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -30,17 +30,19 @@ import org.slf4j.LoggerFactory;
  * {@code nc}, a client that half-closes to say it is done) still gets every reply: the connection closes once the
  * requests read before the end are all answered and written, or {@link #DRAIN_SECONDS} after the end at the latest.
  *
+ * @param <F> the protocol's request frame, which the decoder before it in the pipeline makes
  * @param <R> the protocol's reply message, which {@code encoder} writes
  */
-public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
+public final class ProtocolConnection<F, R> extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ProtocolConnection.class);
     /** The longest a connection stays open after its client's input ended, its replies unwritten or unread. */
     private static final long DRAIN_SECONDS = 30;
 
     private final String protocol;
-    private final FrameTranslator<R> translator;
+    private final Class<F> frames;
+    private final FrameTranslator<F, R> translator;
     private final ReplyEncoder<R> encoder;
-    private final Dispatcher dispatcher;
+    private final OperationStream stream;
     private final int maxInFlight;
     /**
      * The burst's operations, and for each its reply's position and how its result becomes the answer: plain arrays
@@ -51,17 +53,22 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     private Function<Result, Translation.Answer<R>>[] batchReplies = newReplies(16);
     private int batchSize;
     /** Frames read while an {@link Translation.Await} runs; at most one read burst, as reading is paused. */
-    private final ArrayDeque<Object> held = new ArrayDeque<>();
+    private final ArrayDeque<F> held = new ArrayDeque<>();
     private boolean awaiting;
     private ChannelHandlerContext ctx;
     private ReplyQueue<R> replies;
 
-    public ProtocolConnection(String protocol, FrameTranslator<R> translator, ReplyEncoder<R> encoder,
-                              Dispatcher dispatcher, int maxInFlight) {
+    /**
+     * @param frames the class of the frames the decoder before it makes
+     * @param stream where the operations go
+     */
+    public ProtocolConnection(String protocol, Class<F> frames, FrameTranslator<F, R> translator,
+                              ReplyEncoder<R> encoder, OperationStream stream, int maxInFlight) {
         this.protocol = protocol;
+        this.frames = frames;
         this.translator = translator;
         this.encoder = encoder;
-        this.dispatcher = dispatcher;
+        this.stream = stream;
         this.maxInFlight = maxInFlight;
     }
 
@@ -102,11 +109,12 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object frame) {
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
         if (replies == null || replies.closing()) {
-            ReferenceCountUtil.release(frame);
+            ReferenceCountUtil.release(message);
             return; // after a quit or a fatal framing error nothing more is served
         }
+        F frame = frames.cast(message);
         replies.readStarted();
         if (awaiting) {
             held.add(frame);
@@ -115,7 +123,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         serve(frame);
     }
 
-    private void serve(Object frame) {
+    private void serve(F frame) {
         Translation<R> translation = translator.translate(frame);
         if (translation instanceof Translation.Answer<R> answer) {
             complete(replies.reserve(), answer);
@@ -133,7 +141,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
             long position = replies.reserve();
             awaiting = true;
             replies.pause(true);
-            onLoop(await.work().get(), answer -> {
+            onLoop(await.work().apply(stream), answer -> {
                 complete(position, answer);
                 awaiting = false;
                 replies.pause(false);
@@ -174,7 +182,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
         int size = batchSize;
         // One copy, which the backends may keep; nothing changes a batch's list.
         List<Operation> operations = size == 1 ? List.of(batch[0]) : Arrays.asList(Arrays.copyOf(batch, size));
-        List<CompletionStage<Result>> results = dispatcher.dispatchAll(operations);
+        List<CompletionStage<Result>> results = stream.dispatchAll(operations);
         for (int i = 0; i < size; i++) {
             long position = batchPositions[i];
             Function<Result, Translation.Answer<R>> reply = batchReplies[i];
@@ -229,7 +237,7 @@ public final class ProtocolConnection<R> extends ChannelInboundHandlerAdapter {
             replies.closed();
             List<Operation> release = translator.closed();
             if (!release.isEmpty()) {
-                dispatcher.dispatchAll(release);
+                stream.dispatchAll(release);
             }
         }
         super.channelInactive(ctx);

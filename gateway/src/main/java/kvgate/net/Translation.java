@@ -3,7 +3,7 @@ package kvgate.net;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import java.util.function.Supplier;
+import kvgate.dispatch.OperationStream;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 
@@ -42,12 +42,13 @@ public sealed interface Translation<R> {
     }
 
     /**
-     * The answer comes from work that is more than one operation (a manifest update: read, check, compare-and-swap).
-     * The connection starts {@code work} once the requests before it are dispatched, and translates the requests
-     * after it only when it is done, so they see its effect, as a server runs one connection's commands in order.
-     * The stage must not complete exceptionally; it may complete on any thread.
+     * The answer comes from work that is more than one operation (a manifest update: read, check, compare-and-swap;
+     * a value, then its tags). The connection starts {@code work} once the requests before it are dispatched, giving
+     * it the operation stream to send its operations to, and translates the requests after it only when it is done,
+     * so they see its effect, as a server runs one connection's commands in order. The stage must not complete
+     * exceptionally; it may complete on any thread.
      */
-    record Await<R>(Supplier<CompletionStage<Answer<R>>> work) implements Translation<R> {
+    record Await<R>(Function<OperationStream, CompletionStage<Answer<R>>> work) implements Translation<R> {
     }
 
     /** One reply, or silence when {@code reply} is null. */

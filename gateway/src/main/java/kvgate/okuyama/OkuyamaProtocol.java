@@ -60,8 +60,8 @@ public final class OkuyamaProtocol implements Protocol {
         int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, context.settings().size(MAX_LINE));
         int maxItemSize = context.maxItemSize();
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
-                .addLast(new ProtocolConnection<>(NAME,
-                        new OkuyamaTranslator(namespace, context.dispatcher(), context.clock(), maxItemSize),
+                .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
+                        new OkuyamaTranslator(namespace, context.clock(), maxItemSize),
                         encoder, context.dispatcher(), context.maxInFlight()));
         context.listeners().listen(NAME, context.settings(), 0, context.idleTimeout(), handlers);
     }

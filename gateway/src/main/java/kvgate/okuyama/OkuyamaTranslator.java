@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import kvgate.dispatch.Dispatcher;
+import kvgate.dispatch.OperationStream;
 import kvgate.net.FrameTranslator;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
@@ -29,11 +29,13 @@ import kvgate.spi.StoreMode;
  * them, so an okuyama client and a memcached client see the same bytes under the same key. Text that is not Base64
  * therefore names no key: a read of it finds nothing, a write of it is refused.
  */
-public final class OkuyamaTranslator implements FrameTranslator<String> {
+public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, String> {
     /** What the reference sends; its Java client reads 0.963, which enables every feature (0.9 and later). */
     static final String VERSION = "VERSION okuyama-0.9.6.3";
     static final String CLOSE = "(&imdst9999&)";
     static final String BLANK = "(B)";
+    /** The reply to a method the gateway does not serve, as the reference words it. */
+    private static final String PATTERN_NOT_FOUND = "-1,error,Request Pattern Not Found";
     /** The reference's limits, on the Base64 text: a key or tag field must be shorter, as must a value field. */
     static final int MAX_KEY_FIELD = 468;
     static final int MAX_VALUE_FIELD = 2_170_552;
@@ -52,7 +54,6 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
     private static final int RETRIES = 16;
 
     private final Namespace namespace;
-    private final Dispatcher dispatcher;
     private final Clock clock;
     private final int maxValue;
 
@@ -60,9 +61,8 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
      * @param namespace where okuyama keys, tags and the search index live ({@code okuyama.namespace})
      * @param maxValue the largest value stored, announced by initClient
      */
-    public OkuyamaTranslator(Namespace namespace, Dispatcher dispatcher, Clock clock, int maxValue) {
+    public OkuyamaTranslator(Namespace namespace, Clock clock, int maxValue) {
         this.namespace = namespace;
-        this.dispatcher = dispatcher;
         this.clock = clock;
         this.maxValue = maxValue;
     }
@@ -87,7 +87,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
     }
 
     @Override
-    public Translation<String> translate(Object frame) {
+    public Translation<String> translate(OkuyamaLine frame) {
         if (frame instanceof OkuyamaLine.TooLong tooLong) {
             return tooLongReply(tooLong.head());
         }
@@ -96,11 +96,14 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             return Translation.answerAndClose(null);
         }
         String[] fields = line.split(",");
-        int method;
+        OkuyamaMethod method;
         try {
-            method = Integer.parseInt(fields.length == 0 ? "" : fields[0].strip());
+            method = OkuyamaMethod.of(Integer.parseInt(fields.length == 0 ? "" : fields[0].strip()));
         } catch (NumberFormatException e) {
             return Translation.answer("-1,false,ERROR,Request Parameter Error");
+        }
+        if (method == null) {
+            return Translation.answer(PATTERN_NOT_FOUND);
         }
         try {
             return method(method, line, fields);
@@ -109,70 +112,54 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         } catch (BadField e) {
             return refusal(method, switch (e.problem) {
                 case KEY_TOO_LONG -> keyTooLong(method);
-                case VALUE_TOO_LONG -> method + ",false,Value Length Error";
+                case VALUE_TOO_LONG -> method.replyCode() + ",false,Value Length Error";
                 case NOT_BASE64 -> undecodable(method);
             });
         }
     }
 
-    private Translation<String> method(int method, String line, String[] fields) {
-        switch (method) {
-            case 0:
-                return Translation.answer("0,true," + maxValue);
-            case 999:
-                return Translation.answer("999," + VERSION + ",");
-            case 1:
-            case 6:
-            case 16:
-                return set(method, line, fields);
-            case 2: {
+    private Translation<String> method(OkuyamaMethod method, String line, String[] fields) {
+        return switch (method) {
+            case INIT_CLIENT -> Translation.answer("0,true," + maxValue);
+            case GET_OKUYAMA_VERSION -> Translation.answer("999," + VERSION + ",");
+            case SET_VALUE, SET_NEW_VALUE, SET_VALUE_VERSION_CHECK -> set(method, line, fields);
+            case GET_VALUE -> {
                 // The reference takes everything after "2," as the key, commas included.
                 byte[] key = key(line.substring(line.indexOf(',') + 1));
-                return forward(new Operation.Get(namespace, key), result -> result instanceof Result.Value value
+                yield forward(new Operation.Get(namespace, key), result -> result instanceof Result.Value value
                         ? "2,true," + encode(value.item().value())
-                        : result.status() == Status.NOT_FOUND ? "2,false," : error(2, result));
+                        : result.status() == Status.NOT_FOUND ? "2,false," : error(method, result));
             }
-            case 3:
-                return tagKeys(fields);
-            case 5: {
+            case GET_TAG_KEYS -> tagKeys(fields);
+            case REMOVE_VALUE -> {
                 byte[] key = key(field(fields, 1));
-                return new Translation.Await<>(() -> remove(key, 0));
+                yield new Translation.Await<>(stream -> remove(stream, key, 0));
             }
-            case 13:
-            case 14:
-                return arithmetic(method, fields);
-            case 15:
-                return forward(new Operation.Get(namespace, key(field(fields, 1))),
-                        result -> result instanceof Result.Value value
-                                ? "15,true," + encode(value.item().value()) + "," + value.item().cas()
-                                : result.status() == Status.NOT_FOUND ? "15,false,," : error(15, result));
-            case 22:
-                return multiGet(fields);
-            case 23:
-                return tagValues(fields);
-            case 40:
-                return forward(new Operation.Untag(namespace, key(field(fields, 2)), tag(field(fields, 1))),
-                        result -> result.ok() ? "40,true,"
-                                : result.status() == Status.NOT_FOUND ? "40,false," : error(40, result));
-            case 42:
-                return setAndIndex(fields);
-            case 43:
-                return search(fields);
-            default:
-                return Translation.answer("-1,error,Request Pattern Not Found");
-        }
+            case INCR_VALUE, DECR_VALUE -> arithmetic(method, fields);
+            case GET_VALUE_VERSION_CHECK -> forward(new Operation.Get(namespace, key(field(fields, 1))),
+                    result -> result instanceof Result.Value value
+                            ? "15,true," + encode(value.item().value()) + "," + value.item().cas()
+                            : result.status() == Status.NOT_FOUND ? "15,false,," : error(method, result));
+            case GET_MULTI_VALUE -> multiGet(fields);
+            case GET_TAG_VALUES -> tagValues(fields);
+            case REMOVE_TAG_FROM_KEY -> forward(new Operation.Untag(namespace, key(field(fields, 2)),
+                    tag(field(fields, 1))), result -> result.ok() ? "40,true,"
+                            : result.status() == Status.NOT_FOUND ? "40,false," : error(method, result));
+            case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
+            case SEARCH_VALUE -> search(fields);
+        };
     }
 
     // --- stores: 1 setValue, 6 setNewValue, 16 setValueVersionCheck ---
 
-    private Translation<String> set(int method, String line, String[] fields) {
+    private Translation<String> set(OkuyamaMethod method, String line, String[] fields) {
         byte[] key = key(field(fields, 1));
         List<byte[]> tags = tags(field(fields, 2));
         field(fields, 3); // the lock id, always 0
         String valueField = field(fields, 4);
         int next = 5;
         long cas = 0;
-        if (method == 16) {
+        if (method == OkuyamaMethod.SET_VALUE_VERSION_CHECK) {
             try {
                 cas = Long.parseLong(field(fields, 5).strip());
             } catch (NumberFormatException e) {
@@ -188,40 +175,40 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         // The expiry is there only when the line ends with a comma, as the reference's clients send it.
         long expiresAt = line.endsWith(",") && fields.length > next ? expiry(fields[next]) : Item.NEVER;
         Operation.Store store = new Operation.Store(namespace, key,
-                method == 6 ? StoreMode.ADD : StoreMode.SET, value, 0, expiresAt, cas);
+                method == OkuyamaMethod.SET_NEW_VALUE ? StoreMode.ADD : StoreMode.SET, value, 0, expiresAt, cas);
         Function<Result, String> reply = result -> storeReply(method, result);
         if (tags.isEmpty()) {
             return forward(store, reply);
         }
         Operation.Tag tag = new Operation.Tag(namespace, key, tags);
-        if (method == 1) {
+        if (method == OkuyamaMethod.SET_VALUE) {
             // Tags first, as the reference: a value whose tag cannot take its key is not stored.
-            return new Translation.Await<>(() -> dispatcher.dispatch(tag).thenCompose(tagged -> tagged.ok()
-                    ? dispatcher.dispatch(store).thenApply(reply)
-                    : CompletableFuture.completedFuture(listFailure(1, TAG_LIST, tagged, false)))
+            return new Translation.Await<>(stream -> stream.dispatch(tag).thenCompose(tagged -> tagged.ok()
+                    ? stream.dispatch(store).thenApply(reply)
+                    : CompletableFuture.completedFuture(listFailure(method, TAG_LIST, tagged, false)))
                     .thenApply(Translation::answer));
         }
         // An add or a version-checked store must win the key before a tag names it, so it is tagged after
         // storing, as in the reference; a tagging that fails then leaves the value stored, and says so.
-        return new Translation.Await<>(() -> dispatcher.dispatch(store).thenCompose(result -> result.ok()
-                ? dispatcher.dispatch(tag).thenApply(tagged -> tagged.ok() ? reply.apply(result)
+        return new Translation.Await<>(stream -> stream.dispatch(store).thenCompose(result -> result.ok()
+                ? stream.dispatch(tag).thenApply(tagged -> tagged.ok() ? reply.apply(result)
                         : listFailure(method, TAG_LIST, tagged, true))
                 : CompletableFuture.completedFuture(reply.apply(result))).thenApply(Translation::answer));
     }
 
-    private static String storeReply(int method, Result result) {
+    private static String storeReply(OkuyamaMethod method, Result result) {
         if (result.ok()) {
-            return method + ",true,OK";
+            return method.replyCode() + ",true,OK";
         }
         Status status = result.status();
-        if (method == 6 && (status == Status.EXISTS || status == Status.NOT_STORED)) {
+        if (method == OkuyamaMethod.SET_NEW_VALUE && (status == Status.EXISTS || status == Status.NOT_STORED)) {
             return "6,false,NG:Data has already been registered";
         }
-        if (method == 16 && (status == Status.EXISTS || status == Status.NOT_FOUND)) {
+        if (method == OkuyamaMethod.SET_VALUE_VERSION_CHECK && (status == Status.EXISTS || status == Status.NOT_FOUND)) {
             return "16,false,NG:Data has already been updated";
         }
         if (status == Status.TOO_LARGE) {
-            return method + ",false,Value Length Error";
+            return method.replyCode() + ",false,Value Length Error";
         }
         return error(method, result);
     }
@@ -263,13 +250,13 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         // An index entry whose value never got stored is harmless: a search answers only keys whose current value
         // holds the words.
         Operation.Tag tag = new Operation.Tag(namespace, key, tags);
-        return new Translation.Await<>(() -> (tags.isEmpty() ? CompletableFuture.<Result>completedFuture(Result.DONE)
-                : dispatcher.dispatch(tag)).thenCompose(tagResult -> !tagResult.ok()
-                ? CompletableFuture.completedFuture(listFailure(42, TAG_LIST, tagResult, false))
-                : dispatcher.dispatch(new Operation.Index(namespace, key, value, group, min, max))
+        return new Translation.Await<>(stream -> (tags.isEmpty() ? CompletableFuture.<Result>completedFuture(Result.DONE)
+                : stream.dispatch(tag)).thenCompose(tagResult -> !tagResult.ok()
+                ? CompletableFuture.completedFuture(listFailure(OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX, TAG_LIST, tagResult, false))
+                : stream.dispatch(new Operation.Index(namespace, key, value, group, min, max))
                         .thenCompose(indexed -> !indexed.ok()
-                                ? CompletableFuture.completedFuture(listFailure(42, GRAM_LIST, indexed, false))
-                                : dispatcher.dispatch(store).thenApply(stored -> storeReply(42, stored))))
+                                ? CompletableFuture.completedFuture(listFailure(OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX, GRAM_LIST, indexed, false))
+                                : stream.dispatch(store).thenApply(stored -> storeReply(OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX, stored))))
                 .thenApply(Translation::answer));
     }
 
@@ -291,7 +278,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         return forward(new Operation.Search(namespace, words, all, group, Math.min(MAX_GRAM, Math.max(1, gram))),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
-                        : error(43, result));
+                        : error(OkuyamaMethod.SEARCH_VALUE, result));
     }
 
     // --- tags: 3 getTagKeys (answered as 4), 23 getTagValues ---
@@ -303,22 +290,22 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         return forward(new Operation.TaggedKeys(namespace, tag, includeRemoved),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "4,false," : "4,true," + keyList(keys.keys())
-                        : error(4, result));
+                        : error(OkuyamaMethod.GET_TAG_KEYS, result));
     }
 
     private Translation<String> tagValues(String[] fields) {
         byte[] tag = tag(field(fields, 1));
-        return new Translation.Await<>(() -> dispatcher.dispatch(new Operation.TaggedKeys(namespace, tag, true))
+        return new Translation.Await<>(stream -> stream.dispatch(new Operation.TaggedKeys(namespace, tag, true))
                 .thenCompose(result -> {
                     if (!(result instanceof Result.Keys keys)) {
                         return CompletableFuture.completedFuture(Translation.<String>answers(
-                                List.of(error(23, result), "END")));
+                                List.of(error(OkuyamaMethod.GET_TAG_VALUES, result), "END")));
                     }
                     List<Operation> gets = new ArrayList<>();
                     for (byte[] key : keys.keys()) {
                         gets.add(new Operation.Get(namespace, key));
                     }
-                    return Dispatcher.joined(dispatcher.dispatchAll(gets)).thenApply(values -> {
+                    return stream.dispatchJoined(gets).thenApply(values -> {
                         List<String> lines = new ArrayList<>();
                         for (int i = 0; i < values.size(); i++) {
                             if (values.get(i) instanceof Result.Value value) {
@@ -355,7 +342,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
                 valid.add(get);
             }
         }
-        return new Translation.Await<>(() -> Dispatcher.joined(dispatcher.dispatchAll(valid)).thenApply(results -> {
+        return new Translation.Await<>(stream -> stream.dispatchJoined(valid).thenApply(results -> {
             List<String> lines = new ArrayList<>(gets.size() + 1);
             int next = 0;
             for (int i = 0; i < gets.size(); i++) {
@@ -365,7 +352,7 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
                 }
                 Result result = results.get(next++);
                 lines.add(result instanceof Result.Value value ? "22,true," + encode(value.item().value())
-                        : result.status() == Status.NOT_FOUND ? "22,false," : error(22, result));
+                        : result.status() == Status.NOT_FOUND ? "22,false," : error(OkuyamaMethod.GET_MULTI_VALUE, result));
             }
             lines.add("END");
             return Translation.answers(lines);
@@ -374,26 +361,26 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
 
     // --- 5 removeValue: the reply carries the removed value, so read it, then delete exactly that item ---
 
-    private CompletionStage<Translation.Answer<String>> remove(byte[] key, int attempt) {
-        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+    private CompletionStage<Translation.Answer<String>> remove(OperationStream stream, byte[] key, int attempt) {
+        return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
             if (!(read instanceof Result.Value value)) {
-                return done(read.status() == Status.NOT_FOUND ? "5,false," : error(5, read));
+                return done(read.status() == Status.NOT_FOUND ? "5,false," : error(OkuyamaMethod.REMOVE_VALUE, read));
             }
-            return dispatcher.dispatch(new Operation.Delete(namespace, key, value.item().cas())).thenCompose(gone -> {
+            return stream.dispatch(new Operation.Delete(namespace, key, value.item().cas())).thenCompose(gone -> {
                 if (gone.ok()) {
                     return done("5,true," + encode(value.item().value()));
                 }
                 if ((gone.status() == Status.EXISTS || gone.status() == Status.NOT_FOUND) && attempt < RETRIES) {
-                    return remove(key, attempt + 1); // changed or removed meanwhile: look again
+                    return remove(stream, key, attempt + 1); // changed or removed meanwhile: look again
                 }
-                return done(error(5, gone));
+                return done(error(OkuyamaMethod.REMOVE_VALUE, gone));
             });
         });
     }
 
     // --- 13 incrValue, 14 decrValue ---
 
-    private Translation<String> arithmetic(int method, String[] fields) {
+    private Translation<String> arithmetic(OkuyamaMethod method, String[] fields) {
         byte[] key = key(field(fields, 1));
         field(fields, 2);
         String deltaField = field(fields, 3);
@@ -403,11 +390,11 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             // As the reference: the text is read as an int exactly, spaces and all; decr puts a minus sign before
             // any text that does not start with one, so it always subtracts ("+5" becomes "-+5": no number).
             String text = new String(decode(deltaField), StandardCharsets.UTF_8);
-            delta = Integer.parseInt(method == 14 && !text.startsWith("-") ? "-" + text : text);
+            delta = Integer.parseInt(method == OkuyamaMethod.DECR_VALUE && !text.startsWith("-") ? "-" + text : text);
         } catch (NumberFormatException | BadField e) {
-            return Translation.answer(method + ",false,NG");
+            return Translation.answer(method.replyCode() + ",false,NG");
         }
-        return new Translation.Await<>(() -> arithmetic(method, key, delta, create, 0));
+        return new Translation.Await<>(stream -> arithmetic(stream, method, key, delta, create, 0));
     }
 
     /**
@@ -417,28 +404,29 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
      * only where it agrees: on a stored value in plain digits whose result stays a long. Anything else is written
      * back with the item's CAS, keeping its flags and expiry.
      */
-    private CompletionStage<Translation.Answer<String>> arithmetic(int method, byte[] key, int delta, boolean create,
-                                                                    int attempt) {
-        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+    private CompletionStage<Translation.Answer<String>> arithmetic(OperationStream stream, OkuyamaMethod method, byte[] key,
+                                                                    int delta, boolean create, int attempt) {
+        return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
             if (read instanceof Result.Value value) {
-                return arithmeticOn(method, key, value.item(), delta, create, attempt);
+                return arithmeticOn(stream, method, key, value.item(), delta, create, attempt);
             }
             if (read.status() != Status.NOT_FOUND) {
                 return done(error(method, read));
             }
             if (!create) {
-                return done(method + ",false,NG");
+                return done(method.replyCode() + ",false,NG");
             }
             // Created at 0, then counted, as the reference does.
             byte[] text = decimal(Math.max(0, delta));
-            return dispatcher.dispatch(new Operation.Store(namespace, key, StoreMode.ADD, text, 0, Item.NEVER, 0))
+            return stream.dispatch(new Operation.Store(namespace, key, StoreMode.ADD, text, 0, Item.NEVER, 0))
                     .thenCompose(added -> added.ok() ? done(counted(method, text))
-                            : again(method, key, delta, create, attempt, added, Status.EXISTS, Status.NOT_STORED));
+                            : again(stream, method, key, delta, create, attempt, added, Status.EXISTS, Status.NOT_STORED));
         });
     }
 
-    private CompletionStage<Translation.Answer<String>> arithmeticOn(int method, byte[] key, Item item, int delta,
-                                                                      boolean create, int attempt) {
+    private CompletionStage<Translation.Answer<String>> arithmeticOn(OperationStream stream, OkuyamaMethod method, byte[] key,
+                                                                      Item item, int delta, boolean create,
+                                                                      int attempt) {
         Long stored = referenceNumber(item.value());
         long now = stored == null ? 0 : stored;
         if (stored != null && now >= 0 && Arrays.equals(item.value(), decimal(now))
@@ -446,21 +434,22 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
             // Atomic in the backend: concurrent counters never race for a CAS.
             Operation.Arithmetic operation = new Operation.Arithmetic(namespace, key, delta >= 0,
                     Math.abs((long) delta), 0, false, Item.NEVER, 0);
-            return dispatcher.dispatch(operation).thenCompose(result -> result instanceof Result.Number number
+            return stream.dispatch(operation).thenCompose(result -> result instanceof Result.Number number
                     ? done(counted(method, Long.toUnsignedString(number.value()).getBytes(StandardCharsets.US_ASCII)))
-                    : again(method, key, delta, create, attempt, result, Status.NON_NUMERIC, Status.NOT_FOUND));
+                    : again(stream, method, key, delta, create, attempt, result, Status.NON_NUMERIC, Status.NOT_FOUND));
         }
         byte[] text = decimal(Math.max(0, now + delta));
-        return dispatcher.dispatch(new Operation.Store(namespace, key, StoreMode.SET, text, item.flags(),
+        return stream.dispatch(new Operation.Store(namespace, key, StoreMode.SET, text, item.flags(),
                 item.expiresAt(), item.cas())).thenCompose(written -> written.ok() ? done(counted(method, text))
-                        : again(method, key, delta, create, attempt, written, Status.EXISTS, Status.NOT_FOUND));
+                        : again(stream, method, key, delta, create, attempt, written, Status.EXISTS, Status.NOT_FOUND));
     }
 
     /** The item changed under the arithmetic (a {@code race} status): start over from a fresh read, a few times. */
-    private CompletionStage<Translation.Answer<String>> again(int method, byte[] key, int delta, boolean create,
-                                                               int attempt, Result result, Status... races) {
+    private CompletionStage<Translation.Answer<String>> again(OperationStream stream, OkuyamaMethod method, byte[] key,
+                                                               int delta, boolean create, int attempt, Result result,
+                                                               Status... races) {
         if (attempt < RETRIES && Arrays.asList(races).contains(result.status())) {
-            return arithmetic(method, key, delta, create, attempt + 1);
+            return arithmetic(stream, method, key, delta, create, attempt + 1);
         }
         return done(error(method, result));
     }
@@ -478,8 +467,8 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
         return Long.toString(number).getBytes(StandardCharsets.US_ASCII);
     }
 
-    private static String counted(int method, byte[] text) {
-        return method + ",true," + encode(text);
+    private static String counted(OkuyamaMethod method, byte[] text) {
+        return method.replyCode() + ",true," + encode(text);
     }
 
     // --- fields ---
@@ -598,8 +587,8 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
      * A server-side failure: okuyama's "error" reply. A backend that is down or busy is a temporary failure the
      * client may retry; the message says so.
      */
-    private static String error(int method, Result result) {
-        return method + ",error," + failure(result);
+    private static String error(OkuyamaMethod method, Result result) {
+        return method.replyCode() + ",error," + failure(result);
     }
 
     private static String failure(Result result) {
@@ -613,32 +602,32 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
      *
      * @param list {@link #TAG_LIST} or {@link #GRAM_LIST}
      */
-    private static String listFailure(int method, String list, Result result, boolean stored) {
+    private static String listFailure(OkuyamaMethod method, String list, Result result, boolean stored) {
         String why = result.status() == Status.TOO_LARGE ? "NG:" + list + " key list is full (max_item_size)"
                 : failure(result);
-        return method + ",error," + why + (stored ? "; the value is stored untagged" : "; the value is not stored");
+        return method.replyCode() + ",error," + why + (stored ? "; the value is stored untagged" : "; the value is not stored");
     }
 
-    private static String keyTooLong(int method) {
+    private static String keyTooLong(OkuyamaMethod method) {
         return switch (method) {
-            case 3 -> "4,false,Tag Length Error";
-            case 15 -> "15,false,Key Length Error,";
-            case 40 -> "40,false,";
-            case 43 -> "43,false,";
-            case 23 -> "END";
-            default -> method + ",false,Key Length Error";
+            case GET_TAG_KEYS -> "4,false,Tag Length Error";
+            case GET_VALUE_VERSION_CHECK -> "15,false,Key Length Error,";
+            case REMOVE_TAG_FROM_KEY -> "40,false,";
+            case SEARCH_VALUE -> "43,false,";
+            case GET_TAG_VALUES -> "END";
+            default -> method.replyCode() + ",false,Key Length Error";
         };
     }
 
     /** Text that is not Base64 names no key: reads find nothing, writes are refused. */
-    private static String undecodable(int method) {
+    private static String undecodable(OkuyamaMethod method) {
         return switch (method) {
-            case 2, 5, 22, 40, 43 -> method + ",false,";
-            case 3 -> "4,false,";
-            case 15 -> "15,false,,";
-            case 13, 14 -> method + ",false,NG";
-            case 23 -> "END";
-            default -> method + ",false,NG:Invalid Base64";
+            case GET_VALUE, REMOVE_VALUE, GET_MULTI_VALUE, REMOVE_TAG_FROM_KEY, SEARCH_VALUE, GET_TAG_KEYS ->
+                    method.replyCode() + ",false,";
+            case GET_VALUE_VERSION_CHECK -> "15,false,,";
+            case INCR_VALUE, DECR_VALUE -> method.replyCode() + ",false,NG";
+            case GET_TAG_VALUES -> "END";
+            default -> method.replyCode() + ",false,NG:Invalid Base64";
         };
     }
 
@@ -646,23 +635,26 @@ public final class OkuyamaTranslator implements FrameTranslator<String> {
      * A request refused before it reached a store, answered with {@code reply}: for getMultiValue followed by the
      * {@code END} its reply always ends with, which the reference client reads up to.
      */
-    private static Translation<String> refusal(int method, String reply) {
-        return method == 22 ? Translation.answers(List.of(reply, "END")) : Translation.answer(reply);
+    private static Translation<String> refusal(OkuyamaMethod method, String reply) {
+        return method == OkuyamaMethod.GET_MULTI_VALUE ? Translation.answers(List.of(reply, "END")) : Translation.answer(reply);
     }
 
     /** A line over the limit: the method's own "too long" reply, so a client sees why. */
     private static Translation<String> tooLongReply(String head) {
         int comma = head.indexOf(',');
-        int method;
+        OkuyamaMethod method;
         try {
-            method = Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip());
+            method = OkuyamaMethod.of(Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip()));
         } catch (NumberFormatException e) {
             return Translation.answer("-1,false,ERROR,Request Parameter Error");
         }
+        if (method == null) {
+            return Translation.answer(PATTERN_NOT_FOUND);
+        }
         return switch (method) {
-            case 1, 6, 16, 42 -> Translation.answer(method + ",false,Value Length Error");
-            case 0, 2, 3, 5, 13, 14, 15, 22, 23, 40, 43, 999 -> refusal(method, keyTooLong(method));
-            default -> Translation.answer("-1,error,Request Pattern Not Found");
+            case SET_VALUE, SET_NEW_VALUE, SET_VALUE_VERSION_CHECK, SET_VALUE_AND_CREATE_INDEX ->
+                    Translation.answer(method.replyCode() + ",false,Value Length Error");
+            default -> refusal(method, keyTooLong(method));
         };
     }
 }

@@ -7,16 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import kvgate.bench.Benchmarked;
 import kvgate.bench.Contexts;
-import kvgate.bench.InstantBackend;
-import kvgate.dispatch.Dispatcher;
-import kvgate.metrics.GatewayMetrics;
 import kvgate.net.Translation;
-import kvgate.route.BackendRoute;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Result;
@@ -37,7 +30,6 @@ public class OkuyamaBenchmark extends Benchmarked {
     private ByteBuf setLine;
     private ByteBuf out;
     private String hitReply;
-    private ScheduledExecutorService scheduler;
     private OkuyamaTranslator translator;
     private OkuyamaLine.Text get;
     private OkuyamaLine.Text set;
@@ -59,9 +51,7 @@ public class OkuyamaBenchmark extends Benchmarked {
         decoding = (in, out) -> decoder.decode(decoderContext, in, out);
         hitEncoding = buffer -> encoder.encode(hitReply, buffer);
         out = Unpooled.directBuffer(256);
-        scheduler = Executors.newSingleThreadScheduledExecutor();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(new InstantBackend()), null, List.of(), new GatewayMetrics(), scheduler);
-        translator = new OkuyamaTranslator(new Namespace("default"), dispatcher, Clock.systemUTC(), 1 << 20);
+        translator = new OkuyamaTranslator(new Namespace("default"), Clock.systemUTC(), 1 << 20);
         hit = new Result.Value(new Item(value, 0, 1234, Item.NEVER));
     }
 
@@ -76,7 +66,6 @@ public class OkuyamaBenchmark extends Benchmarked {
         getLine.release();
         setLine.release();
         out.release();
-        scheduler.shutdownNow();
     }
 
     @Benchmark

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-import kvgate.dispatch.Dispatcher;
+import kvgate.dispatch.OperationStream;
 import kvgate.memcached.binary.BinaryRefusal;
 import kvgate.memcached.binary.BinaryRequest;
 import kvgate.memcached.binary.BinaryResponse;
@@ -30,7 +30,7 @@ import kvgate.spi.StoreMode;
  * large one's is handed to a pool of its own, so that a megabyte of JSON read into a tree never holds up the other
  * connections of that thread, and only as many trees are built at once as the pool has threads.
  *
- * @param dispatcher where the reads and writes go
+ * @param stream where the reads and writes go
  * @param request the request, for the reply's opcode and opaque, and the CAS the client expects (0: any)
  * @param subdoc what to do
  * @param namespace the document's collection
@@ -40,7 +40,7 @@ import kvgate.spi.StoreMode;
  *     created here); the backend keeps it in the write, as the expiry a read tells is not always the item's
  * @param maxItemSize the largest document a change may make
  */
-public record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, SubdocRequest subdoc, Namespace namespace,
+public record SubdocExecution(OperationStream stream, BinaryRequest request, SubdocRequest subdoc, Namespace namespace,
                        byte[] key, long expiresAt, boolean preserveTtl, int maxItemSize) {
     /** How often a change starts over after losing a race, as a Couchbase server retries, before it gives up. */
     static final int ATTEMPTS = 100;
@@ -81,7 +81,7 @@ public record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, Subd
     }
 
     private CompletionStage<BinaryResponse> lookUp() {
-        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+        return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
             if (!(read instanceof Result.Value value)) {
                 return done(error(BinaryStatus.of(read.status())));
             }
@@ -121,7 +121,7 @@ public record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, Subd
 
     /** One attempt at a change: read, change, write with the CAS read. */
     private CompletionStage<BinaryResponse> mutate(int attempt) {
-        return dispatcher.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+        return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
             if (read instanceof Result.Value value) {
                 Item item = value.item();
                 if (subdoc.add() || request.cas() != 0 && request.cas() != item.cas()) {
@@ -205,7 +205,7 @@ public record SubdocExecution(Dispatcher dispatcher, BinaryRequest request, Subd
             return done(answered.reply());
         }
         Write write = (Write) change;
-        return dispatcher.dispatch(write.operation()).thenCompose(result -> {
+        return stream.dispatch(write.operation()).thenCompose(result -> {
             if (!result.ok()) {
                 return again(result, attempt);
             }

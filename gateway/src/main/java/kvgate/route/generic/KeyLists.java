@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import kvgate.dispatch.Dispatcher;
+import kvgate.dispatch.OperationStream;
 import kvgate.dispatch.Outcomes;
 import kvgate.spi.Backend;
 import kvgate.spi.Item;
@@ -187,7 +187,7 @@ public final class KeyLists {
         for (byte[] key : keys) {
             gets.add(new Operation.Get(namespace, key));
         }
-        return Dispatcher.joined(Outcomes.executeAll(backend::executeAll, gets));
+        return OperationStream.joined(Outcomes.executeAll(backend::executeAll, gets));
     }
 
     /** The item a get found, null when it found none; any other failure is thrown as {@link Failed}. */
@@ -203,7 +203,7 @@ public final class KeyLists {
 
     /** Waits for every stage; completes with DONE, or the first failure among them. */
     static CompletionStage<Result> allDone(List<CompletionStage<Result>> stages) {
-        return Dispatcher.joined(stages).thenApply(results -> {
+        return OperationStream.joined(stages).thenApply(results -> {
             for (Result result : results) {
                 if (!result.ok()) {
                     return result;
