@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.net.Protocol;
 import kvgate.route.BackendRoute;
@@ -187,7 +188,8 @@ public final class AdminCommands {
             case "touch" -> new Operation.Touch(namespace, key, 0);
             case "scan" -> new Operation.Scan(namespace, 1);
             case "tags" -> new Operation.TaggedKeys(namespace, key, false);
-            case "search" -> new Operation.Search(namespace, List.of("x"), true, "", 2);
+            case "search" -> new Operation.Search(namespace, List.of(new Operation.Search.Word("x", Set.of("x"))),
+                    true, "");
             case "flush" -> new Operation.Flush(namespace, 0);
             default -> throw new Refused("unknown operation '" + verb + "'; try help");
         };

@@ -47,8 +47,8 @@ public final class Outcomes {
      * operation: a batch that throws, or returns the wrong number of stages, fails every operation with a backend
      * error. The list is a new one, the caller's to change.
      */
-    public static List<CompletionStage<Result>> executeAll(Function<List<Operation>, List<CompletionStage<Result>>> batch,
-                                                    List<Operation> operations) {
+    public static List<CompletionStage<Result>> executeAll(
+            Function<List<Operation>, List<CompletionStage<Result>>> batch, List<Operation> operations) {
         List<CompletionStage<Result>> started;
         try {
             started = batch.apply(operations);

@@ -14,7 +14,6 @@ import kvgate.dispatch.OperationStream;
 import kvgate.net.FrameTranslator;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
-import kvgate.spi.NGrams;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -204,7 +203,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         if (method == OkuyamaMethod.SET_NEW_VALUE && (status == Status.EXISTS || status == Status.NOT_STORED)) {
             return "6,false,NG:Data has already been registered";
         }
-        if (method == OkuyamaMethod.SET_VALUE_VERSION_CHECK && (status == Status.EXISTS || status == Status.NOT_FOUND)) {
+        if (method == OkuyamaMethod.SET_VALUE_VERSION_CHECK
+                && (status == Status.EXISTS || status == Status.NOT_FOUND)) {
             return "16,false,NG:Data has already been updated";
         }
         if (status == Status.TOO_LARGE) {
@@ -239,7 +239,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         int minGram = fields.length > 7 ? number(fields[7], DEFAULT_MIN_GRAM) : DEFAULT_MIN_GRAM;
         int min = Math.min(MAX_GRAM, Math.max(1, minGram));
         int max = Math.min(MAX_GRAM, Math.max(min, maxGram));
-        if (NGrams.count(new String(value, StandardCharsets.UTF_8), min, max) > MAX_GRAMS) {
+        String text = new String(value, StandardCharsets.UTF_8);
+        if (NGrams.count(text, min, max) > MAX_GRAMS) {
             // Refused before anything is stored: cutting and listing that many grams would hold a network thread
             // for seconds, and the value must not be stored unsearchable.
             return Translation.answer("42,false,NG:the value has more than " + MAX_GRAMS + " n-grams of "
@@ -250,13 +251,15 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         // An index entry whose value never got stored is harmless: a search answers only keys whose current value
         // holds the words.
         Operation.Tag tag = new Operation.Tag(namespace, key, tags);
-        return new Translation.Await<>(stream -> (tags.isEmpty() ? CompletableFuture.<Result>completedFuture(Result.DONE)
-                : stream.dispatch(tag)).thenCompose(tagResult -> !tagResult.ok()
-                ? CompletableFuture.completedFuture(listFailure(OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX, TAG_LIST, tagResult, false))
-                : stream.dispatch(new Operation.Index(namespace, key, value, group, min, max))
-                        .thenCompose(indexed -> !indexed.ok()
-                                ? CompletableFuture.completedFuture(listFailure(OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX, GRAM_LIST, indexed, false))
-                                : stream.dispatch(store).thenApply(stored -> storeReply(OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX, stored))))
+        Operation.Index index = new Operation.Index(namespace, key, NGrams.of(text, min, max), group);
+        OkuyamaMethod method = OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX;
+        return new Translation.Await<>(stream -> (tags.isEmpty()
+                ? CompletableFuture.<Result>completedFuture(Result.DONE) : stream.dispatch(tag))
+                .thenCompose(tagResult -> !tagResult.ok()
+                ? CompletableFuture.completedFuture(listFailure(method, TAG_LIST, tagResult, false))
+                : stream.dispatch(index).thenCompose(indexed -> !indexed.ok()
+                        ? CompletableFuture.completedFuture(listFailure(method, GRAM_LIST, indexed, false))
+                        : stream.dispatch(store).thenApply(stored -> storeReply(method, stored))))
                 .thenApply(Translation::answer));
     }
 
@@ -274,8 +277,13 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         }
         boolean all = fields.length > 2 && fields[2].strip().equals("1");
         String group = fields.length > 3 ? group(fields[3]) : "";
-        int gram = fields.length > 4 ? number(fields[4], DEFAULT_SEARCH_GRAM) : DEFAULT_SEARCH_GRAM;
-        return forward(new Operation.Search(namespace, words, all, group, Math.min(MAX_GRAM, Math.max(1, gram))),
+        int gram = Math.min(MAX_GRAM, Math.max(1, fields.length > 4 ? number(fields[4], DEFAULT_SEARCH_GRAM)
+                : DEFAULT_SEARCH_GRAM));
+        List<Operation.Search.Word> looked = new ArrayList<>(words.size());
+        for (String word : words) {
+            looked.add(new Operation.Search.Word(word, NGrams.lookup(word, gram)));
+        }
+        return forward(new Operation.Search(namespace, looked, all, group),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
                         : error(OkuyamaMethod.SEARCH_VALUE, result));
@@ -352,7 +360,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                 }
                 Result result = results.get(next++);
                 lines.add(result instanceof Result.Value value ? "22,true," + encode(value.item().value())
-                        : result.status() == Status.NOT_FOUND ? "22,false," : error(OkuyamaMethod.GET_MULTI_VALUE, result));
+                        : result.status() == Status.NOT_FOUND ? "22,false,"
+                        : error(OkuyamaMethod.GET_MULTI_VALUE, result));
             }
             lines.add("END");
             return Translation.answers(lines);
@@ -404,8 +413,9 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
      * only where it agrees: on a stored value in plain digits whose result stays a long. Anything else is written
      * back with the item's CAS, keeping its flags and expiry.
      */
-    private CompletionStage<Translation.Answer<String>> arithmetic(OperationStream stream, OkuyamaMethod method, byte[] key,
-                                                                    int delta, boolean create, int attempt) {
+    private CompletionStage<Translation.Answer<String>> arithmetic(OperationStream stream, OkuyamaMethod method,
+                                                                    byte[] key, int delta, boolean create,
+                                                                    int attempt) {
         return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
             if (read instanceof Result.Value value) {
                 return arithmeticOn(stream, method, key, value.item(), delta, create, attempt);
@@ -420,13 +430,14 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
             byte[] text = decimal(Math.max(0, delta));
             return stream.dispatch(new Operation.Store(namespace, key, StoreMode.ADD, text, 0, Item.NEVER, 0))
                     .thenCompose(added -> added.ok() ? done(counted(method, text))
-                            : again(stream, method, key, delta, create, attempt, added, Status.EXISTS, Status.NOT_STORED));
+                            : again(stream, method, key, delta, create, attempt, added, Status.EXISTS,
+                                    Status.NOT_STORED));
         });
     }
 
-    private CompletionStage<Translation.Answer<String>> arithmeticOn(OperationStream stream, OkuyamaMethod method, byte[] key,
-                                                                      Item item, int delta, boolean create,
-                                                                      int attempt) {
+    private CompletionStage<Translation.Answer<String>> arithmeticOn(OperationStream stream, OkuyamaMethod method,
+                                                                      byte[] key, Item item, int delta,
+                                                                      boolean create, int attempt) {
         Long stored = referenceNumber(item.value());
         long now = stored == null ? 0 : stored;
         if (stored != null && now >= 0 && Arrays.equals(item.value(), decimal(now))
@@ -605,7 +616,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     private static String listFailure(OkuyamaMethod method, String list, Result result, boolean stored) {
         String why = result.status() == Status.TOO_LARGE ? "NG:" + list + " key list is full (max_item_size)"
                 : failure(result);
-        return method.replyCode() + ",error," + why + (stored ? "; the value is stored untagged" : "; the value is not stored");
+        return method.replyCode() + ",error," + why
+                + (stored ? "; the value is stored untagged" : "; the value is not stored");
     }
 
     private static String keyTooLong(OkuyamaMethod method) {
@@ -636,7 +648,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
      * {@code END} its reply always ends with, which the reference client reads up to.
      */
     private static Translation<String> refusal(OkuyamaMethod method, String reply) {
-        return method == OkuyamaMethod.GET_MULTI_VALUE ? Translation.answers(List.of(reply, "END")) : Translation.answer(reply);
+        return method == OkuyamaMethod.GET_MULTI_VALUE ? Translation.answers(List.of(reply, "END"))
+                : Translation.answer(reply);
     }
 
     /** A line over the limit: the method's own "too long" reply, so a client sees why. */

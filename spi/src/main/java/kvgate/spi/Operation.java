@@ -1,6 +1,9 @@
 package kvgate.spi;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One request of the common operation stream. Every protocol request becomes one or more operations; a backend
@@ -182,18 +185,15 @@ public sealed interface Operation {
     }
 
     /**
-     * Adds {@code value}, read as UTF-8 text, to the full-text index of its namespace under {@code key}: every run
-     * of {@code minLength} to {@code maxLength} characters (n-grams) of the text, within the index group
-     * {@code group} ("" for none). Completes with {@link Result.Done}. The index may keep stale entries for
+     * Adds {@code key} to the full-text index of its namespace under each of {@code terms}, within the index group
+     * {@code group} ("" for none). The gateway cuts the terms from the value (okuyama's n-grams), so a backend keeps
+     * only which keys each term names. Completes with {@link Result.Done}. The index may keep stale entries for
      * values overwritten or removed since: {@link Search} answers only keys whose current value holds the words.
      * Only a backend declaring {@link Capability#SEARCH} receives the search operations.
      */
-    record Index(Namespace namespace, byte[] key, byte[] value, String group, int minLength, int maxLength)
-            implements Operation {
+    record Index(Namespace namespace, byte[] key, Set<String> terms, String group) implements Operation {
         public Index {
-            if (minLength < 1 || maxLength < minLength) {
-                throw new IllegalArgumentException("bad n-gram lengths " + minLength + ".." + maxLength);
-            }
+            terms = Collections.unmodifiableSet(new LinkedHashSet<>(terms)); // in the order cut
         }
 
         @Override
@@ -204,23 +204,33 @@ public sealed interface Operation {
 
     /**
      * Finds the keys of the namespace (within index group {@code group}, "" for none) whose current value, as
-     * UTF-8 text, contains all of {@code words} ({@code all}) or any of them. Words are looked up through their
-     * n-grams of {@code gramLength} characters (a shorter word is looked up whole), so only values indexed with
-     * that length are found. Completes with {@link Result.Keys}, empty when nothing matches.
+     * UTF-8 text, contains all of {@code words} ({@code all}) or any of them. A key is a candidate for a word when
+     * the index names it under every one of the word's terms (which the gateway cut as it cut the indexed values'),
+     * and a hit when its current value {@linkplain #matches matches}. Completes with {@link Result.Keys}, empty when
+     * nothing matches.
      */
-    record Search(Namespace namespace, List<String> words, boolean all, String group, int gramLength)
-            implements Operation {
+    record Search(Namespace namespace, List<Word> words, boolean all, String group) implements Operation {
         public Search {
             words = List.copyOf(words);
-            if (words.isEmpty() || gramLength < 1) {
-                throw new IllegalArgumentException("a search needs words and a gram length of at least 1");
+            if (words.isEmpty()) {
+                throw new IllegalArgumentException("a search needs words");
+            }
+        }
+
+        /** A word searched for, and the index terms it is looked up by (at least one). */
+        public record Word(String text, Set<String> terms) {
+            public Word {
+                terms = Collections.unmodifiableSet(new LinkedHashSet<>(terms));
+                if (terms.isEmpty()) {
+                    throw new IllegalArgumentException("a word is looked up by at least one term");
+                }
             }
         }
 
         /** Whether {@code text} (a current value) holds all of the words, or any of them: what a hit must do. */
         public boolean matches(String text) {
-            for (String word : words) {
-                boolean found = text.contains(word);
+            for (Word word : words) {
+                boolean found = text.contains(word.text());
                 if (found != all) {
                     return found;
                 }

@@ -23,7 +23,8 @@ import kvgate.memcached.binary.Opcode;
  *     server does without a request to keep it)
  * @param userFlags the flags the changed document gets, or null to keep its own (0 for a new one)
  */
-public record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, Integer userFlags, List<Spec> specs) {
+public record SubdocRequest(boolean multi, boolean mutation, int docFlags, int expiry, Integer userFlags,
+                            List<Spec> specs) {
     /** Document flag: create the document when it is missing (as a set). */
     static final int MKDOC = 0x01;
     /** Document flag: the document must not exist (as an add). */

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import kvgate.spi.Item;
-import kvgate.spi.NGrams;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -36,10 +35,9 @@ public final class GenericSearch {
     }
 
     public CompletionStage<Result> index(Operation.Index index) {
-        String text = new String(index.value(), StandardCharsets.UTF_8);
         byte[] entry = KeyLog.added(List.of(index.key()));
         List<CompletionStage<Result>> appends = new ArrayList<>();
-        for (String gram : NGrams.of(text, index.minLength(), index.maxLength())) {
+        for (String gram : index.terms()) {
             appends.add(lists.append(RECORDS, record(index.namespace(), index.group(), gram), entry));
         }
         return KeyLists.allDone(appends);
@@ -50,9 +48,9 @@ public final class GenericSearch {
         Map<String, Integer> gramIndex = new LinkedHashMap<>();
         List<byte[]> records = new ArrayList<>();
         List<List<Integer>> wordGrams = new ArrayList<>();
-        for (String word : search.words()) {
+        for (Operation.Search.Word word : search.words()) {
             List<Integer> positions = new ArrayList<>();
-            for (String gram : NGrams.lookup(word, search.gramLength())) {
+            for (String gram : word.terms()) {
                 positions.add(gramIndex.computeIfAbsent(gram, unseen -> {
                     records.add(record(search.namespace(), search.group(), unseen));
                     return records.size() - 1;

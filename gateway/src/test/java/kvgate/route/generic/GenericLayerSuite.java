@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import kvgate.okuyama.NGrams;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
@@ -94,12 +95,17 @@ abstract class GenericLayerSuite {
 
     static void setIndexed(Namespace namespace, String key, String value, String group) throws Exception {
         set(namespace, key, value);
-        assertEquals(Status.OK, run(new Operation.Index(namespace, bytes(key), bytes(value), group, 1, 3)).status());
+        assertEquals(Status.OK, run(new Operation.Index(namespace, bytes(key), NGrams.of(value, 1, 3), group))
+                .status());
     }
 
     static Set<String> search(Namespace namespace, boolean all, String group, int n, String... words)
             throws Exception {
-        return new HashSet<>(keys(run(new Operation.Search(namespace, List.of(words), all, group, n))));
+        List<Operation.Search.Word> looked = new ArrayList<>();
+        for (String word : words) {
+            looked.add(new Operation.Search.Word(word, NGrams.lookup(word, n)));
+        }
+        return new HashSet<>(keys(run(new Operation.Search(namespace, looked, all, group))));
     }
 
     // --- tags ---

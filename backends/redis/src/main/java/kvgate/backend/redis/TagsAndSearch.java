@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import kvgate.spi.NGrams;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -54,8 +53,7 @@ final class TagsAndSearch {
     }
 
     CompletionStage<Result> index(RedisConnections.Channel channel, Operation.Index index) {
-        Set<String> grams = NGrams.of(new String(index.value(), StandardCharsets.UTF_8), index.minLength(),
-                index.maxLength());
+        Set<String> grams = index.terms();
         if (grams.isEmpty()) {
             return CompletableFuture.completedFuture(Result.DONE);
         }
@@ -72,12 +70,12 @@ final class TagsAndSearch {
         List<byte[][]> lookups = new ArrayList<>();
         if (search.all()) {
             List<byte[]> every = new ArrayList<>();
-            for (String word : search.words()) {
+            for (Operation.Search.Word word : search.words()) {
                 every.addAll(postings(search, word));
             }
             lookups.add(every.toArray(byte[][]::new));
         } else {
-            for (String word : search.words()) {
+            for (Operation.Search.Word word : search.words()) {
                 lookups.add(postings(search, word).toArray(byte[][]::new));
             }
         }
@@ -96,9 +94,9 @@ final class TagsAndSearch {
         }).thenApply(Result.Keys::new);
     }
 
-    private static List<byte[]> postings(Operation.Search search, String word) {
+    private static List<byte[]> postings(Operation.Search search, Operation.Search.Word word) {
         List<byte[]> keys = new ArrayList<>();
-        for (String gram : NGrams.lookup(word, search.gramLength())) {
+        for (String gram : word.terms()) {
             keys.add(KeyLayout.gramKey(search.namespace(), search.group(), gram));
         }
         return keys;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.StoreMode;
@@ -73,7 +74,7 @@ class MirrorPolicyTest {
         MirrorPolicy policy = MirrorPolicy.of("all", "1", false);
         assertFalse(policy.mirrors(new Operation.Scan(NS, 10)));
         assertFalse(policy.mirrors(new Operation.TaggedKeys(NS, key("t"), false)));
-        assertFalse(policy.mirrors(new Operation.Search(NS, List.of("w"), true, "", 2)));
+        assertFalse(policy.mirrors(new Operation.Search(NS, List.of(new Operation.Search.Word("w", Set.of("w"))), true, "")));
         assertFalse(policy.mirrors(new Operation.Flush(NS, 0)));
         assertTrue(MirrorPolicy.of("all", "0", true).mirrors(new Operation.Flush(NS, 0)),
                 "a flush has no key: the fraction does not apply");

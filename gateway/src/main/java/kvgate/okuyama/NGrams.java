@@ -1,4 +1,4 @@
-package kvgate.spi;
+package kvgate.okuyama;
 
 import java.util.LinkedHashSet;
 import java.util.Set;

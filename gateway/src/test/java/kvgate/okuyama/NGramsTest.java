@@ -1,4 +1,4 @@
-package kvgate.spi;
+package kvgate.okuyama;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
