@@ -3,7 +3,6 @@ package kvgate.app;
 import io.netty.channel.EventLoopGroup;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +21,7 @@ import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.Capability;
+import kvgate.spi.CounterRules;
 import kvgate.spi.OperationFilter;
 import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
@@ -143,7 +143,7 @@ final class Backends {
 
     /**
      * Opens a backend instance of a loaded plugin, giving it its own settings (without their prefix) and the
-     * gateway's counter settings a counter store reads (see {@link BackendContext#settings()}).
+     * gateway's counter rules, which a counter store applies.
      *
      * @param what how messages name the instance ("backend orders ", "counter store ")
      */
@@ -153,13 +153,12 @@ final class Backends {
             throw new StartupException(what + "of type '" + type + "': no backend plugin of that type; types found: "
                     + plugins.backends().keySet());
         }
-        Map<String, String> values = new HashMap<>(settings.asMap());
-        values.put(BackendContext.COUNTER_LEASE_MS, gateway.text(CounterStoreSettings.LEASE_MS));
-        values.put(BackendContext.COUNTER_STATS_INTERVAL, gateway.text(CounterStoreSettings.STATS_INTERVAL));
+        CounterRules counterRules = new CounterRules(gateway.integer(CounterStoreSettings.STATS_INTERVAL),
+                gateway.integer(CounterStoreSettings.LEASE_MS));
         Backend backend;
         try {
-            backend = factory.extension().open(new BackendContext(name, new Settings(values), clock,
-                    Math.toIntExact(gateway.size(GatewaySettings.MAX_ITEM_SIZE)), eventLoops));
+            backend = factory.extension().open(new BackendContext(name, settings, clock,
+                    Math.toIntExact(gateway.size(GatewaySettings.MAX_ITEM_SIZE)), eventLoops, counterRules));
         } catch (Exception | LinkageError e) {
             throw new StartupException(what + "plugin " + factory.pluginId() + " (type " + type
                     + ") failed to open: " + e.getMessage(), e);

@@ -2,7 +2,6 @@ package kvgate.counterstore;
 
 import java.util.List;
 import java.util.Map;
-import kvgate.spi.BackendContext;
 import kvgate.spi.Setting;
 
 /**
@@ -12,8 +11,8 @@ import kvgate.spi.Setting;
 public final class CounterStoreSettings {
     public static final String STORE = "counter.store";
     public static final String BUCKETS = "counter.buckets";
-    public static final String STATS_INTERVAL = BackendContext.COUNTER_STATS_INTERVAL;
-    public static final String LEASE_MS = BackendContext.COUNTER_LEASE_MS;
+    public static final String STATS_INTERVAL = "counter.stats_interval";
+    public static final String LEASE_MS = "counter.lease_ms";
     /** {@link #STORE}'s value for the built-in store: in this process's memory, not persisted. */
     public static final String MEMORY = "memory";
 

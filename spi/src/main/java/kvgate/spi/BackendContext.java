@@ -6,23 +6,25 @@ import java.time.Clock;
 /**
  * What the gateway gives a backend it opens.
  *
+ * <p>Netty appears in the plugin contract here alone, for one reason: a backend that talks to servers over the
+ * network (the memcached and Redis backends) runs its connections on the gateway's own network threads, so a request
+ * and its backend round trip stay on one thread with no hand-over. A backend that keeps its data in this process
+ * ignores {@link #eventLoops()}.
+ *
  * @param name the instance name, for logs and thread names: {@code <name>} for {@code backends.<name>}, the type
  *     ({@code local}) for the backend of {@code backend = <type>}
- * @param settings the values of the settings the factory declared, validated, defaults filled in; besides them,
- *     the gateway's counter settings a counter store needs, under {@link #COUNTER_LEASE_MS} and
- *     {@link #COUNTER_STATS_INTERVAL}
+ * @param settings the values of the settings the factory declared, validated, defaults filled in
  * @param clock the time source for expiry; tests pass a controllable one
  * @param maxItemSize the largest value, in bytes, a store may produce (appends included)
  * @param eventLoops the gateway's network threads: a backend that talks to servers over the network runs its
  *     connections on them (no thread of its own per request or connection); never block on them
+ * @param counterRules how counters are kept, for a backend that is the counter store
  */
 public record BackendContext(String name, Settings settings, Clock clock, int maxItemSize,
-                             EventLoopGroup eventLoops) {
-    /**
-     * The gateway setting, passed in {@link #settings()} under this key, of how long a shared counter store keeps a
-     * gateway's acquisitions after that gateway's last renewal (milliseconds).
-     */
-    public static final String COUNTER_LEASE_MS = "counter.lease_ms";
-    /** The gateway setting, passed in {@link #settings()} under this key, of the counters' statistics interval (s). */
-    public static final String COUNTER_STATS_INTERVAL = "counter.stats_interval";
+                             EventLoopGroup eventLoops, CounterRules counterRules) {
+
+    /** A context with the default counter rules, for a backend that is not a counter store (or a test's). */
+    public BackendContext(String name, Settings settings, Clock clock, int maxItemSize, EventLoopGroup eventLoops) {
+        this(name, settings, clock, maxItemSize, eventLoops, CounterRules.DEFAULT);
+    }
 }

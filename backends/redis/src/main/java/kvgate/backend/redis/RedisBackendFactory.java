@@ -67,8 +67,8 @@ public final class RedisBackendFactory implements BackendFactory {
         RedisConnections connections = RedisConnections.open(target, timeout,
                 Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops());
         return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
-                settings.integer(BackendContext.COUNTER_LEASE_MS),
-                settings.integer(BackendContext.COUNTER_STATS_INTERVAL), settings.integer("migration_wait_ms"));
+                context.counterRules().leaseMillis(), context.counterRules().statsIntervalSeconds(),
+                settings.integer("migration_wait_ms"));
     }
 
     private static List<RedisURI> seeds(String list) {

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
+import kvgate.spi.CounterRules;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -120,9 +121,9 @@ class ClocksTest {
 
     private static Backend open(int port, Clock clock, NioEventLoopGroup loops) {
         Settings settings = new Settings(Map.of("uri", "redis://127.0.0.1:" + port, "cluster", "",
-                "timeout_ms", "5000", "topology_refresh_ms", "10000", "migration_wait_ms", "1000",
-                BackendContext.COUNTER_LEASE_MS, "60000", BackendContext.COUNTER_STATS_INTERVAL, "10"));
-        return new RedisBackendFactory().open(new BackendContext("test", settings, clock, 1 << 20, loops));
+                "timeout_ms", "5000", "topology_refresh_ms", "10000", "migration_wait_ms", "1000"));
+        return new RedisBackendFactory().open(new BackendContext("test", settings, clock, 1 << 20, loops,
+                new CounterRules(10, 60_000)));
     }
 
     private static Operation.Store store(String key, StoreMode mode, long expiresAt) {

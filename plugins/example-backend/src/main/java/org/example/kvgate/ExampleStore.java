@@ -59,8 +59,8 @@ final class ExampleStore implements Backend {
         this.clock = context.clock();
         this.maxItemSize = context.maxItemSize();
         this.maxItems = settings.integer(MAX_ITEMS);
-        // The gateway passes its counter.stats_interval to every backend, for stores that keep counters.
-        this.counters = new CounterTable(clock, settings.integer(BackendContext.COUNTER_STATS_INTERVAL));
+        // The gateway's counter rules come to every backend, for stores that keep counters.
+        this.counters = new CounterTable(clock, context.counterRules().statsIntervalSeconds());
         this.purge = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "example-" + context.name() + "-purge");
             thread.setDaemon(true);
