@@ -2,18 +2,18 @@ package kvgate.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import kvgate.collections.Leb128;
 
 /**
  * A memcached binary protocol client over a plain socket that shows every byte of the replies, for tests that must
@@ -120,9 +120,19 @@ public final class BinaryClient implements AutoCloseable {
         return buffer.array();
     }
 
-    /** A key on a collections connection: the collection id in canonical LEB128, then the key. */
+    /**
+     * A key on a collections connection: the collection id in canonical LEB128, then the key. Encoded here rather
+     * than by the gateway's own encoder, so a test of the gateway's decoding does not lean on its code.
+     */
     public static byte[] collectionKey(long collectionId, String key) {
-        byte[] prefix = Leb128.encode(collectionId);
+        ByteArrayOutputStream leb128 = new ByteArrayOutputStream();
+        long rest = collectionId;
+        do {
+            int low = (int) (rest & 0x7f);
+            rest >>>= 7;
+            leb128.write(rest == 0 ? low : low | 0x80);
+        } while (rest != 0);
+        byte[] prefix = leb128.toByteArray();
         byte[] logical = bytes(key);
         return ByteBuffer.allocate(prefix.length + logical.length).put(prefix).put(logical).array();
     }
