@@ -7,10 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.netty.channel.nio.NioEventLoopGroup;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,6 +22,7 @@ import kvgate.spi.Result;
 import kvgate.spi.Settings;
 import kvgate.spi.Status;
 import kvgate.spi.StoreMode;
+import kvgate.testing.RedisServers;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -40,24 +37,10 @@ class ClocksTest {
     private static final Duration HOUR = Duration.ofHours(1);
     private static final Namespace NAMESPACE = Namespace.DEFAULT;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
-    }
-
-    private static Process startRedis(int port) throws Exception {
-        Process redis = new ProcessBuilder("redis-server", "--bind", "127.0.0.1", "--port", Integer.toString(port),
-                "--save", "", "--appendonly", "no").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        awaitListening(port);
-        return redis;
-    }
-
     @Test
     void aKeyStoredAgainAfterItsDeleteGetsACasAboveAllItsShardHandedOutWhateverRedissClockSays() throws Exception {
-        int port = freePort();
-        Process redis = startRedis(port);
+        RedisServers redis = RedisServers.standalone();
+        int port = redis.port(0);
         NioEventLoopGroup loops = new NioEventLoopGroup(1);
         RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
         try (Backend backend = open(port, Clock.systemUTC(), loops);
@@ -77,14 +60,14 @@ class ClocksTest {
         } finally {
             client.shutdown();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
-            redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            redis.close();
         }
     }
 
     @Test
     void anItemLivesAsLongAsTheGatewaysClockSaysWhateverRedissClockSays() throws Exception {
-        int port = freePort();
-        Process redis = startRedis(port);
+        RedisServers redis = RedisServers.standalone();
+        int port = redis.port(0);
         NioEventLoopGroup loops = new NioEventLoopGroup(1);
         try {
             Clock behind = Clock.offset(Clock.systemUTC(), HOUR.negated());
@@ -110,7 +93,7 @@ class ClocksTest {
             assertEquals(List.of(), left);
         } finally {
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
-            redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            redis.close();
         }
     }
 
@@ -138,22 +121,4 @@ class ClocksTest {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void awaitListening(int port) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (true) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                // A port in the range outgoing connections take theirs from can connect to itself, nobody listening.
-                if (socket.getLocalPort() != port) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError("redis-server did not start on port " + port);
-            }
-            Thread.sleep(20);
-        }
-    }
 }
