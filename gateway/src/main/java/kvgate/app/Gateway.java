@@ -158,7 +158,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             counters = backends.counterStore(all, routes.get().instances());
         }
         dispatcher = new Dispatcher(routes.get().root(), counters, backends.filters(), metrics, threads.workers());
-        reloads = new RouteReloads(plugins, backends, counters);
+        reloads = new RouteReloads(plugins, backends, counters, routes, inForce, dispatcher, threads.workers(),
+                metrics);
         manifests = new BucketManifests(CollectionsSettings.buckets(settings), dispatcher,
                 CollectionsSettings.limits(settings), settings.integer(CollectionsSettings.REFRESH_MS),
                 threads.workers());
@@ -309,7 +310,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     @Override
     public String reload() throws ConfigurationException, StartupException {
         Configuration configuration = source.read().withAliases(Protocols.aliases());
-        return reloads.reload(configuration, inForce, routes, dispatcher, threads, metrics);
+        return reloads.reload(configuration);
     }
 
     /** Stops listening, closes client connections, then closes the backends (committing what they acknowledged). */
@@ -327,7 +328,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             threads.close();
         }
         if (reloads != null) {
-            reloads.close(routes.get());
+            reloads.close();
         } else {
             RouteReloads.closeAll(routes.get(), counters);
         }

@@ -1,5 +1,6 @@
 package kvgate.app;
 
+import io.netty.channel.EventLoopGroup;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -19,7 +20,6 @@ import kvgate.counter.CounterProtocol;
 import kvgate.counterstore.CounterStoreSettings;
 import kvgate.dispatch.Dispatcher;
 import kvgate.metrics.GatewayMetrics;
-import kvgate.net.NetworkThreads;
 import kvgate.plugins.PluginCatalog;
 import kvgate.route.BackendRoute;
 import kvgate.route.RouteTree;
@@ -43,15 +43,33 @@ final class RouteReloads {
     private final PluginCatalog plugins;
     private final Backends backends;
     private final Backend counters;
+    private final AtomicReference<RouteTree> routes;
+    /** Every setting in force, resolved, to tell what a reload would change. */
+    private final AtomicReference<Settings> inForce;
+    private final Dispatcher dispatcher;
+    private final EventLoopGroup workers;
+    private final GatewayMetrics metrics;
     /** Replaced trees not yet closed, oldest first; closed one after another by {@link #retirements}. */
     private final Set<RouteTree> retiring = new LinkedHashSet<>();
     private final ExecutorService retirements = Gateway.singleDaemonThread("kvgate-retire");
 
-    /** @param counters the counter store, which may be an instance of the tree too; null when there is none */
-    RouteReloads(PluginCatalog plugins, Backends backends, Backend counters) {
+    /**
+     * @param counters the counter store, which may be an instance of the tree too; null when there is none
+     * @param routes the tree in force, which a reload replaces
+     * @param inForce the settings in force, which a reload replaces
+     * @param workers the network threads, on which route nodes run their timers
+     */
+    RouteReloads(PluginCatalog plugins, Backends backends, Backend counters, AtomicReference<RouteTree> routes,
+                 AtomicReference<Settings> inForce, Dispatcher dispatcher, EventLoopGroup workers,
+                 GatewayMetrics metrics) {
         this.plugins = plugins;
         this.backends = backends;
         this.counters = counters;
+        this.routes = routes;
+        this.inForce = inForce;
+        this.dispatcher = dispatcher;
+        this.workers = workers;
+        this.metrics = metrics;
     }
 
     /** Trees a reload replaced and that are not closed yet. */
@@ -72,9 +90,7 @@ final class RouteReloads {
      *
      * @return what changed, in one line
      */
-    synchronized String reload(Configuration configuration, AtomicReference<Settings> inForce,
-                               AtomicReference<RouteTree> routes, Dispatcher dispatcher, NetworkThreads threads,
-                               GatewayMetrics metrics) throws ConfigurationException, StartupException {
+    synchronized String reload(Configuration configuration) throws ConfigurationException, StartupException {
         Settings gateway = configuration.resolve(Protocols.settings());
         List<String> added = plugins.loadAdded();
         if (!added.isEmpty()) {
@@ -89,7 +105,7 @@ final class RouteReloads {
         }
         RouteTree previous = routes.get();
         RouteTree next = RouteTree.build(gateway.text(GatewaySettings.ROUTE), gateway.text(GatewaySettings.BACKEND),
-                declared, all, Backends.nodeTypes(plugins), backends::leaf, threads.workers(), metrics, previous);
+                declared, all, Backends.nodeTypes(plugins), backends::leaf, workers, metrics, previous);
         for (BackendRoute instance : previous.instances()) {
             if (instance.backend() == counters && !next.instances().contains(instance)) {
                 next.discard(previous);
@@ -185,7 +201,8 @@ final class RouteReloads {
     }
 
     /** Closes every tree not yet retired, and the tree in force with the counter store. */
-    void close(RouteTree inForce) {
+    void close() {
+        RouteTree inForce = routes.get();
         retirements.shutdownNow();
         synchronized (this) {
             for (RouteTree replaced : retiring) {
