@@ -1,18 +1,26 @@
-package kvgate.memcached;
+package kvgate.backend.memcached;
 
+import static kvgate.testing.BackendUnderTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import kvgate.testing.BinaryClient;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import kvgate.testing.BackendUnderTest;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.Nutcracker;
-import kvgate.testing.TestGateway;
 import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.internal.OperationFuture;
 import org.junit.jupiter.api.AfterAll;
@@ -24,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The memcached backend places keys on the same servers as twemproxy's ketama (md5) with the same server list, so
  * an existing pool keeps its hit rate when clients move to the gateway. The reference is a real nutcracker process
- * in front of the same real memcached servers: what it writes, the gateway reads, and the other way round.
+ * in front of the same real memcached servers: what it writes, the backend reads, and the other way round.
  */
 @Tag("servers")
 class KetamaPlacementTest {
@@ -61,31 +69,28 @@ class KetamaPlacementTest {
     @Test
     void namedServersPlaceKeysByTheirNamesAsTwemproxyDoes() throws Exception {
         // With names, ketama hashes the names, not the addresses: the placement survives a server moving.
-        List<String> servers = List.of(
-                "127.0.0.1:" + KetamaPlacementTest.servers.port(0) + ":1 cache-a",
-                "127.0.0.1:" + KetamaPlacementTest.servers.port(1) + ":1 cache-b",
-                "127.0.0.1:" + KetamaPlacementTest.servers.port(2) + ":1 cache-c");
-        samePlacement(KetamaPlacementTest.servers, servers, String.join(",", servers), "named");
+        List<String> named = List.of(
+                "127.0.0.1:" + servers.port(0) + ":1 cache-a",
+                "127.0.0.1:" + servers.port(1) + ":1 cache-b",
+                "127.0.0.1:" + servers.port(2) + ":1 cache-c");
+        samePlacement(servers, named, String.join(",", named), "named");
     }
 
     /** Servers on Unix sockets, listed by path as twemproxy lists them, weighted and unnamed. */
     @Test
     void serversOnSocketsPlaceKeysWhereTwemproxyDoes() throws Exception {
-        List<String> servers = List.of(
-                onSockets.serverList().split(",")[0] + ":1",
-                onSockets.serverList().split(",")[1] + ":2",
-                onSockets.serverList().split(",")[2] + ":1");
-        samePlacement(onSockets, servers, String.join(",", servers), "sockets");
+        String[] paths = onSockets.serverList().split(",");
+        List<String> onPaths = List.of(paths[0] + ":1", paths[1] + ":2", paths[2] + ":1");
+        samePlacement(onSockets, onPaths, String.join(",", onPaths), "sockets");
     }
 
-    /** Writes through each of twemproxy and the gateway, reads through the other; returns keys held per server. */
-    private static int[] samePlacement(MemcachedServers pool, List<String> twemproxyServers, String gatewayServers,
+    /** Writes through each of twemproxy and the backend, reads through the other; returns keys held per server. */
+    private static int[] samePlacement(MemcachedServers pool, List<String> twemproxyServers, String backendServers,
                                        String prefix) throws Exception {
         int[] held = new int[3];
         try (Nutcracker nutcracker = Nutcracker.start(twemproxyServers);
-                TestGateway gateway = TestGateway.start(Map.of("backend", "memcached",
-                        "memcached.servers", gatewayServers));
-                BinaryClient viaGateway = new BinaryClient(gateway.port())) {
+                BackendUnderTest backend = new BackendUnderTest(new MemcachedBackendFactory(),
+                        Map.of("servers", backendServers))) {
             MemcachedClient viaTwemproxy = new MemcachedClient(
                     List.of(new InetSocketAddress("127.0.0.1", nutcracker.port())));
             try {
@@ -97,16 +102,19 @@ class KetamaPlacementTest {
                     assertTrue(write.get(10, TimeUnit.SECONDS));
                 }
                 for (int i = 0; i < KEYS; i++) {
-                    BinaryClient.Response read = viaGateway.get(prefix + "-from-twemproxy-" + i);
-                    assertEquals(0, read.status(), "key " + i + " written through twemproxy, read through the gateway");
-                    assertEquals("t" + i, read.valueText());
+                    Result read = backend.run(new Operation.Get(Namespace.DEFAULT,
+                            bytes(prefix + "-from-twemproxy-" + i)));
+                    assertEquals("t" + i, text(assertInstanceOf(Result.Value.class, read,
+                            "key " + i + " written through twemproxy, read through the backend").item()));
                 }
                 for (int i = 0; i < KEYS; i++) {
-                    assertEquals(0, viaGateway.set(prefix + "-from-gateway-" + i, "g" + i, 0, 0).status());
+                    assertEquals(Status.OK, backend.run(new Operation.Store(Namespace.DEFAULT,
+                            bytes(prefix + "-from-backend-" + i), StoreMode.SET, bytes("g" + i), 0, Item.NEVER, 0))
+                            .status());
                 }
                 for (int i = 0; i < KEYS; i++) {
-                    assertEquals("g" + i, viaTwemproxy.get(prefix + "-from-gateway-" + i),
-                            "key " + i + " written through the gateway, read through twemproxy");
+                    assertEquals("g" + i, viaTwemproxy.get(prefix + "-from-backend-" + i),
+                            "key " + i + " written through the backend, read through twemproxy");
                 }
             } finally {
                 viaTwemproxy.shutdown(5, TimeUnit.SECONDS);
@@ -120,5 +128,9 @@ class KetamaPlacementTest {
             assertTrue(count > KEYS / 10, "keys per server " + List.of(held[0], held[1], held[2]));
         }
         return held;
+    }
+
+    private static String text(Item item) {
+        return new String(item.value(), StandardCharsets.UTF_8);
     }
 }

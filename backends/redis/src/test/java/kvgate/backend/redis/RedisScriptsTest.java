@@ -1,54 +1,67 @@
-package kvgate.memcached;
+package kvgate.backend.redis;
 
-import static kvgate.testing.BinaryClient.GET;
-import static kvgate.testing.BinaryClient.NONE;
-import static kvgate.testing.BinaryClient.SET;
-import static kvgate.testing.BinaryClient.bytes;
-import static kvgate.testing.BinaryClient.frame;
-import static kvgate.testing.BinaryClient.storeExtras;
+import static kvgate.testing.BackendUnderTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import kvgate.memcached.binary.BinaryStatus;
-import kvgate.testing.BinaryClient;
-import kvgate.testing.BinaryClient.Response;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import kvgate.testing.BackendUnderTest;
 import kvgate.testing.RedisServers;
-import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Redis loses the backend's scripts behind the gateway's back (SCRIPT FLUSH, as after a restart or on a replica
- * promoted without them): a client's pipelined set then get never reads the value the set replaced. The set may
- * fail for now, since its script did not run; the scripts are loaded again and a retry succeeds.
+ * Redis loses the backend's scripts behind its back (SCRIPT FLUSH, as after a restart or on a replica promoted
+ * without them): a set then a get sent together never read the value the set replaced. The set may fail for now,
+ * since its script did not run; the scripts are loaded again and a retry succeeds.
  */
 @Tag("servers")
 class RedisScriptsTest {
-    private static final int TEMPORARY_FAILURE = BinaryStatus.TEMPORARY_FAILURE.code();
 
     @Test
-    void aSetPipelinedBeforeAGetAfterTheScriptsWereLostIsNeverReadAsTheOldValue() throws Exception {
+    void aSetBatchedBeforeAGetAfterTheScriptsWereLostIsNeverReadAsTheOldValue() throws Exception {
         try (RedisServers servers = RedisServers.standalone();
-             TestGateway gateway = TestGateway.start(servers.backendSettings());
-             BinaryClient client = new BinaryClient(gateway.port(), 10_000)) {
-            assertEquals(0, client.set("k", "v1", 0, 0).status());
+             BackendUnderTest redis = new BackendUnderTest(new RedisBackendFactory(),
+                     BackendUnderTest.under("redis", servers.backendSettings()))) {
+            assertEquals(Status.OK, redis.run(set("v1")).status());
             assertEquals("OK", RedisServers.cli(servers.port(0), "SCRIPT", "FLUSH").strip());
-            client.send(frame(SET, storeExtras(0, 0), bytes("k"), bytes("v2"), 0, 1),
-                    frame(GET, NONE, bytes("k"), NONE, 0, 2));
-            Response set = client.read();
-            Response get = client.read();
-            if (set.status() == 0) {
-                assertEquals("v2", get.valueText(), "the get was answered before the set pipelined ahead of it");
+            List<CompletionStage<Result>> batch = redis.backend().executeAll(List.of(set("v2"), get()));
+            Result set = batch.get(0).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Result get = batch.get(1).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            if (set.ok()) {
+                assertEquals("v2", text(get), "the get was answered before the set batched ahead of it");
             } else {
-                assertEquals(TEMPORARY_FAILURE, set.status());
-                assertEquals("v1", get.valueText(), "a set that failed for now changed nothing");
+                assertEquals(Status.TEMPORARY_FAILURE, set.status());
+                assertEquals("v1", text(get), "a set that failed for now changed nothing");
             }
             long deadline = System.currentTimeMillis() + 10_000;
-            while (client.set("k", "v3", 0, 0).status() != 0) {
+            while (!redis.run(set("v3")).ok()) {
                 assertTrue(System.currentTimeMillis() < deadline, "the scripts were not loaded again");
                 Thread.sleep(50);
             }
-            assertEquals("v3", client.get("k").valueText());
+            assertEquals("v3", text(redis.run(get())));
         }
+    }
+
+    private static Operation set(String value) {
+        return new Operation.Store(Namespace.DEFAULT, bytes("k"), StoreMode.SET, bytes(value), 0, Item.NEVER, 0);
+    }
+
+    private static Operation get() {
+        return new Operation.Get(Namespace.DEFAULT, bytes("k"));
+    }
+
+    private static String text(Result result) {
+        return result instanceof Result.Value value ? new String(value.item().value(), StandardCharsets.UTF_8)
+                : String.valueOf(result);
     }
 }
