@@ -58,6 +58,12 @@ public final class BackendUnderTest implements AutoCloseable {
         return backend.execute(operation).toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
+    /** The value a result holds as UTF-8 text, or the result itself as text when it holds none (for a message). */
+    public static String valueText(Result result) {
+        return result instanceof Result.Value value ? new String(value.item().value(), StandardCharsets.UTF_8)
+                : String.valueOf(result);
+    }
+
     public static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

@@ -1,12 +1,11 @@
 package kvgate.backend.memcached;
 
 import static kvgate.testing.BackendUnderTest.bytes;
+import static kvgate.testing.BackendUnderTest.valueText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,8 +103,8 @@ class KetamaPlacementTest {
                 for (int i = 0; i < KEYS; i++) {
                     Result read = backend.run(new Operation.Get(Namespace.DEFAULT,
                             bytes(prefix + "-from-twemproxy-" + i)));
-                    assertEquals("t" + i, text(assertInstanceOf(Result.Value.class, read,
-                            "key " + i + " written through twemproxy, read through the backend").item()));
+                    assertEquals("t" + i, valueText(read),
+                            "key " + i + " written through twemproxy, read through the backend");
                 }
                 for (int i = 0; i < KEYS; i++) {
                     assertEquals(Status.OK, backend.run(new Operation.Store(Namespace.DEFAULT,
@@ -128,9 +127,5 @@ class KetamaPlacementTest {
             assertTrue(count > KEYS / 10, "keys per server " + List.of(held[0], held[1], held[2]));
         }
         return held;
-    }
-
-    private static String text(Item item) {
-        return new String(item.value(), StandardCharsets.UTF_8);
     }
 }

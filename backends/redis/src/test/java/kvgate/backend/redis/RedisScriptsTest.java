@@ -1,10 +1,10 @@
 package kvgate.backend.redis;
 
 import static kvgate.testing.BackendUnderTest.bytes;
+import static kvgate.testing.BackendUnderTest.valueText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -38,17 +38,17 @@ class RedisScriptsTest {
             Result set = batch.get(0).toCompletableFuture().get(10, TimeUnit.SECONDS);
             Result get = batch.get(1).toCompletableFuture().get(10, TimeUnit.SECONDS);
             if (set.ok()) {
-                assertEquals("v2", text(get), "the get was answered before the set batched ahead of it");
+                assertEquals("v2", valueText(get), "the get was answered before the set batched ahead of it");
             } else {
                 assertEquals(Status.TEMPORARY_FAILURE, set.status());
-                assertEquals("v1", text(get), "a set that failed for now changed nothing");
+                assertEquals("v1", valueText(get), "a set that failed for now changed nothing");
             }
             long deadline = System.currentTimeMillis() + 10_000;
             while (!redis.run(set("v3")).ok()) {
                 assertTrue(System.currentTimeMillis() < deadline, "the scripts were not loaded again");
                 Thread.sleep(50);
             }
-            assertEquals("v3", text(redis.run(get())));
+            assertEquals("v3", valueText(redis.run(get())));
         }
     }
 
@@ -58,10 +58,5 @@ class RedisScriptsTest {
 
     private static Operation get() {
         return new Operation.Get(Namespace.DEFAULT, bytes("k"));
-    }
-
-    private static String text(Result result) {
-        return result instanceof Result.Value value ? new String(value.item().value(), StandardCharsets.UTF_8)
-                : String.valueOf(result);
     }
 }

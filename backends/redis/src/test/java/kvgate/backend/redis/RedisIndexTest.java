@@ -1,20 +1,20 @@
-package kvgate.memcached;
+package kvgate.backend.redis;
 
-import static kvgate.testing.BinaryClient.FLUSH;
-import static kvgate.testing.BinaryClient.NONE;
-import static kvgate.testing.BinaryClient.NOOP;
-import static kvgate.testing.BinaryClient.SETQ;
-import static kvgate.testing.BinaryClient.bytes;
-import static kvgate.testing.BinaryClient.frame;
-import static kvgate.testing.BinaryClient.storeExtras;
+import static kvgate.testing.BackendUnderTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import kvgate.testing.BinaryClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import kvgate.testing.BackendUnderTest;
 import kvgate.testing.RedisServers;
-import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -25,63 +25,57 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("servers")
 class RedisIndexTest {
-    /** The backend's index shards per namespace; with its shard function, mirrored here to aim writes at shards. */
-    private static final int SHARDS = 1024;
+    private static final Namespace NAMESPACE = Namespace.DEFAULT;
 
     @Test
     void writesTakeBackTheIndexEntriesOfExpiredItems() throws Exception {
-        try (RedisServers servers = RedisServers.standalone();
-             TestGateway gateway = TestGateway.start(servers.backendSettings());
-             BinaryClient client = new BinaryClient(gateway.port())) {
+        try (RedisServers servers = RedisServers.standalone(); BackendUnderTest redis = open(servers)) {
             int expiring = 20;
             int kept = 5;
+            long inASecond = System.currentTimeMillis() + 1000;
             for (int i = 0; i < expiring; i++) {
-                assertEquals(0, client.set("short-" + i, "v", 0, 1).status());
+                assertEquals(Status.OK, redis.run(set("short-" + i, inASecond)).status());
             }
             for (int i = 0; i < kept; i++) {
-                assertEquals(0, client.set("long-" + i, "v", 0, 0).status());
+                assertEquals(Status.OK, redis.run(set("long-" + i, Item.NEVER)).status());
             }
             assertEquals(expiring + kept, indexSize(servers));
             Thread.sleep(2100);
             // One write into the shard of each expired item, under another key: a memcached workload never scans.
             for (int i = 0; i < expiring; i++) {
-                assertEquals(0, client.set(sameShard("short-" + i), "v", 0, 0).status());
+                assertEquals(Status.OK, redis.run(set(sameShard("short-" + i), Item.NEVER)).status());
             }
             assertEquals(kept + expiring, indexSize(servers), "only live items are listed");
             for (int i = 0; i < expiring; i++) {
-                assertEquals(0x01, client.get("short-" + i).status());
+                assertEquals(Status.NOT_FOUND, redis.run(new Operation.Get(NAMESPACE, bytes("short-" + i))).status());
             }
             // curr_items counts the live items the index lists (polled every second).
+            String live = Integer.toString(kept + expiring);
             long deadline = System.currentTimeMillis() + 5000;
-            while (!MemcachedProtocolSuite.stats(client, "").get("curr_items").equals(Integer.toString(kept + expiring))
-                    && System.currentTimeMillis() < deadline) {
+            while (!live.equals(redis.backend().stats().get("curr_items")) && System.currentTimeMillis() < deadline) {
                 Thread.sleep(50);
             }
-            assertEquals(Integer.toString(kept + expiring), MemcachedProtocolSuite.stats(client, "").get("curr_items"));
+            assertEquals(live, redis.backend().stats().get("curr_items"));
         }
     }
 
     @Test
     void aShardListingMoreThanOneFlushChunkIsFlushedWhole() throws Exception {
-        try (RedisServers servers = RedisServers.standalone();
-             TestGateway gateway = TestGateway.start(servers.backendSettings());
-             BinaryClient client = new BinaryClient(gateway.port())) {
+        try (RedisServers servers = RedisServers.standalone(); BackendUnderTest redis = open(servers)) {
             int count = 2500; // a flush script takes 1000 members at a time
-            ByteArrayOutputStream batch = new ByteArrayOutputStream();
-            String first = sameShard("crowded");
-            int shard = shard(first);
-            int made = 0;
-            for (int i = 0; made < count; i++) {
+            int shard = KeyLayout.shardOf(bytes(sameShard("crowded")));
+            List<Operation> batch = new ArrayList<>();
+            for (int i = 0; batch.size() < count; i++) {
                 String key = "crowded-" + i;
-                if (shard(key) == shard) {
-                    batch.write(frame(SETQ, storeExtras(0, 0), bytes(key), bytes("v"), 0, made++));
+                if (KeyLayout.shardOf(bytes(key)) == shard) {
+                    batch.add(set(key, Item.NEVER));
                 }
             }
-            batch.write(frame(NOOP, NONE, NONE, NONE, 0, count));
-            client.send(batch.toByteArray());
-            assertEquals(NOOP, client.read().opcode(), "every quiet set succeeded");
+            for (CompletionStage<Result> stored : redis.backend().executeAll(batch)) {
+                assertEquals(Status.OK, stored.toCompletableFuture().get(10, TimeUnit.SECONDS).status());
+            }
             assertEquals(count, indexSize(servers));
-            assertEquals(0, client.call(FLUSH, NONE, NONE, NONE, 0).status());
+            assertEquals(Status.OK, redis.run(new Operation.Flush(NAMESPACE, 0)).status());
             assertEquals(0, indexSize(servers));
             // The layout and the shard's CAS mark, which a flush keeps so that no CAS of the shard repeats.
             assertEquals("2", RedisServers.cli(servers.port(0), "DBSIZE").strip(), "only the layout and the mark left");
@@ -89,19 +83,24 @@ class RedisIndexTest {
         }
     }
 
+    private static BackendUnderTest open(RedisServers servers) throws Exception {
+        return new BackendUnderTest(new RedisBackendFactory(),
+                BackendUnderTest.under("redis", servers.backendSettings()));
+    }
+
+    private static Operation set(String key, long expiresAt) {
+        return new Operation.Store(NAMESPACE, bytes(key), StoreMode.SET, bytes("v"), 0, expiresAt, 0);
+    }
+
     /** Another key in the shard of {@code key}. */
     private static String sameShard(String key) {
-        int shard = shard(key);
+        int shard = KeyLayout.shardOf(bytes(key));
         for (int i = 0; ; i++) {
             String other = "other-" + key + "-" + i;
-            if (shard(other) == shard) {
+            if (KeyLayout.shardOf(bytes(other)) == shard) {
                 return other;
             }
         }
-    }
-
-    private static int shard(String key) {
-        return Math.floorMod(Arrays.hashCode(key.getBytes(StandardCharsets.UTF_8)), SHARDS);
     }
 
     /** The members of every index shard, read straight from Redis. */
