@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
+import kvgate.spi.CounterRules;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Setting;
@@ -29,13 +30,19 @@ public final class BackendUnderTest implements AutoCloseable {
 
     /** @param given settings by the factory's own keys ({@code servers}, not {@code memcached.servers}) */
     public BackendUnderTest(BackendFactory factory, Map<String, String> given) throws Exception {
+        this(factory, given, CounterRules.DEFAULT);
+    }
+
+    /** A counter store's, with the gateway's counter rules as {@code counterRules}. */
+    public BackendUnderTest(BackendFactory factory, Map<String, String> given, CounterRules counterRules)
+            throws Exception {
         Map<String, String> values = new HashMap<>();
         for (Setting setting : factory.settings()) {
             values.put(setting.key(), setting.defaultValue());
         }
         values.putAll(given);
         backend = factory.open(new BackendContext(factory.type(), new Settings(values), Clock.systemUTC(), 1 << 20,
-                loops));
+                loops, counterRules));
     }
 
     /** The settings of a gateway's configuration under {@code <type>.}, by the factory's own keys. */

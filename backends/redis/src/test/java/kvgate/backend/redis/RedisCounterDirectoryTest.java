@@ -1,13 +1,18 @@
-package kvgate.counter;
+package kvgate.backend.redis;
 
+import static kvgate.testing.BackendUnderTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
 import java.util.Map;
-import kvgate.testing.CounterClient;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Result;
+import kvgate.spi.Status;
+import kvgate.testing.BackendUnderTest;
 import kvgate.testing.RedisServers;
-import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -19,16 +24,16 @@ import org.junit.jupiter.api.Test;
 @Tag("servers")
 class RedisCounterDirectoryTest {
     private static final int MASTERS = 3;
+    private static final Namespace COUNTERS = new Namespace("counters");
+    private static final String OWNER = "gateway/1";
 
     @Test
     void anAcquisitionGrantedWhileTheDirectorysNodeIsDownIsReportedGranted() throws Exception {
         try (RedisServers servers = RedisServers.cluster(MASTERS)) {
-            Map<String, String> settings = new HashMap<>(servers.backendSettings());
-            settings.put("counter.store", "redis");
-            settings.put("redis.timeout_ms", "500");
-            try (TestGateway gateway = TestGateway.start(settings);
-                 CounterClient client = new CounterClient(gateway.counterPort())) {
-                assertEquals(0, client.acquire("probe", 1, 10).status());
+            Map<String, String> settings = new HashMap<>(BackendUnderTest.under("redis", servers.backendSettings()));
+            settings.put("timeout_ms", "500");
+            try (BackendUnderTest redis = new BackendUnderTest(new RedisBackendFactory(), settings)) {
+                assertEquals(Status.OK, redis.run(acquire("probe", 1, 10)).status());
                 int holder = -1;
                 String directory = null;
                 for (int i = 0; i < MASTERS; i++) {
@@ -42,11 +47,17 @@ class RedisCounterDirectoryTest {
                 String namespace = directory.substring(directory.indexOf('{') + 1, directory.indexOf('}'));
                 String name = elsewhere(servers, namespace, holder);
                 servers.kill(holder);
-                assertEquals(0, client.acquire(name, 2, 10).status(), "granted on its own node");
-                assertEquals(2, client.get(name).u32(0));
-                assertEquals(0, client.release(name, 2).status(), "and held, so it can be released");
+                assertEquals(Status.OK, redis.run(acquire(name, 2, 10)).status(), "granted on its own node");
+                assertEquals(2, assertInstanceOf(Result.Number.class,
+                        redis.run(new Operation.ReadCounter(COUNTERS, bytes(name), OWNER))).value());
+                assertEquals(Status.OK, redis.run(new Operation.Release(COUNTERS, bytes(name), 2, OWNER)).status(),
+                        "and held, so it can be released");
             }
         }
+    }
+
+    private static Operation acquire(String name, long resources, long maximum) {
+        return new Operation.Acquire(COUNTERS, bytes(name), resources, maximum, OWNER);
     }
 
     /** A counter name whose keys are on another master than {@code holder} (masters hold even slot ranges). */
