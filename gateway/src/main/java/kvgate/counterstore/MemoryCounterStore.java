@@ -17,35 +17,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import kvgate.spi.Backend;
 import kvgate.spi.Capability;
+import kvgate.spi.Counter;
+import kvgate.spi.CounterLedger;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
 
 /**
  * The default counter store: counters in memory, as the reference server keeps them (not persisted), private to
- * this gateway process. A counter's state changes only inside {@link ConcurrentHashMap#compute}, so concurrent
- * acquisitions from many connections can never over-grant, and the garbage collector can never drop a counter an
- * acquisition is about to use.
- *
- * <p>Statistics interval: intervals are multiples of {@code counter.stats_interval} seconds since the epoch. The
- * first change in a new interval restarts the interval maximum (from the consumption after an acquisition, before a
- * release); a counter not changed in the current interval reports its current consumption as the maximum. Once per
- * interval, counters at 0 not changed in it are dropped.
+ * this gateway process. A counter changes only inside {@link ConcurrentHashMap#compute}, by the SPI's
+ * {@link Counter} rules, so concurrent acquisitions from many connections can never over-grant, and the garbage
+ * collector can never drop a counter an acquisition is about to use. Once per statistics interval, the counters
+ * {@linkplain Counter#idle idle} in it are dropped.
  */
 public final class MemoryCounterStore implements Backend {
-
-    private static final class Counter {
-        volatile long consumption;
-        volatile long max;
-        /** Epoch seconds of the last change. */
-        volatile long lastUpdated;
-    }
 
     private static final int ESTIMATED_COUNTER_BYTES = 96;
 
     private final ConcurrentHashMap<String, Counter> counters;
-    /** owner -> counter name -> resources held. An owner's map is used by one connection at a time. */
-    private final ConcurrentHashMap<String, Map<String, Long>> ledgers = new ConcurrentHashMap<>();
+    private final CounterLedger<String> ledger = new CounterLedger<>();
     private final Clock clock;
     private final long intervalSeconds;
     private final AtomicLong totalObjects = new AtomicLong();
@@ -91,14 +81,11 @@ public final class MemoryCounterStore implements Backend {
 
             @Override
             public Result releaseAll(Operation.ReleaseAll releaseAll) {
-                Map<String, Long> held = ledgers.remove(releaseAll.owner());
-                if (held != null) {
-                    held.forEach((name, amount) -> {
-                        if (amount > 0) {
-                            lower(name, amount);
-                        }
-                    });
-                }
+                ledger.releaseAll(releaseAll.owner()).forEach((name, amount) -> {
+                    if (amount > 0) {
+                        lower(name, amount);
+                    }
+                });
                 return Result.DONE;
             }
 
@@ -106,7 +93,7 @@ public final class MemoryCounterStore implements Backend {
             public Result readCounter(Operation.ReadCounter read) {
                 Counter counter = counters.get(keyOf(read.name()));
                 return counter == null ? Result.failure(Status.NOT_FOUND)
-                        : new Result.Number(counter.consumption, 0);
+                        : new Result.Number(counter.consumption(), 0);
             }
 
             @Override
@@ -114,8 +101,8 @@ public final class MemoryCounterStore implements Backend {
                 long now = seconds();
                 List<Result.CounterState> states = new ArrayList<>(counters.size());
                 counters.forEach((name, counter) -> states.add(new Result.CounterState(
-                        name.getBytes(StandardCharsets.ISO_8859_1), counter.consumption,
-                        counter.lastUpdated < boundary(now) ? counter.consumption : counter.max)));
+                        name.getBytes(StandardCharsets.ISO_8859_1), counter.consumption(),
+                        counter.reportedMax(now, intervalSeconds))));
                 return new Result.Counters(states);
             }
 
@@ -160,30 +147,20 @@ public final class MemoryCounterStore implements Backend {
         long now = seconds();
         boolean[] granted = {false};
         counters.compute(name, (key, counter) -> {
-            if (counter == null) {
-                Counter created = new Counter();
-                created.consumption = acquire.resources();
-                created.max = acquire.resources();
-                created.lastUpdated = now;
-                totalObjects.incrementAndGet();
-                granted[0] = true;
-                return created;
-            }
-            long after = counter.consumption + acquire.resources(); // 64-bit: amounts are at most 2^32-1
-            if (after > acquire.maximum()) {
+            Counter next = Counter.acquired(counter, acquire.resources(), acquire.maximum(), now, intervalSeconds);
+            if (next == null) {
                 return counter;
             }
-            counter.max = counter.lastUpdated < boundary(now) ? after : Math.max(counter.max, after);
-            counter.lastUpdated = now;
-            counter.consumption = after;
+            if (counter == null) {
+                totalObjects.incrementAndGet();
+            }
             granted[0] = true;
-            return counter;
+            return next;
         });
         if (!granted[0]) {
             return Result.failure(Status.LIMIT_REACHED);
         }
-        ledgers.computeIfAbsent(acquire.owner(), owner -> new ConcurrentHashMap<>())
-                .merge(name, acquire.resources(), Long::sum);
+        ledger.acquired(acquire.owner(), name, acquire.resources());
         return new Result.Number(acquire.resources(), 0);
     }
 
@@ -192,51 +169,37 @@ public final class MemoryCounterStore implements Backend {
         if (!counters.containsKey(name)) {
             return Result.failure(Status.NOT_FOUND);
         }
-        Map<String, Long> held = ledgers.get(release.owner());
-        Long amount = held == null ? null : held.get(name);
-        if (amount == null || amount < release.resources()) {
+        if (!ledger.holds(release.owner(), name, release.resources())) {
             return Result.failure(Status.NOT_HELD);
         }
         if (!lower(name, release.resources())) {
             return Result.failure(Status.NOT_FOUND);
         }
-        if (amount == release.resources()) {
-            // Holding none: forgotten, as the reference server erases the entry (a release of 0 is then "not
-            // acquired"), and a long-lived connection's ledger does not keep every name it ever used.
-            held.remove(name);
-        } else {
-            held.put(name, amount - release.resources());
-        }
+        ledger.released(release.owner(), name, release.resources());
         return Result.DONE;
     }
 
     /** Lowers a counter's consumption; false when the counter is gone. */
     private boolean lower(String name, long resources) {
         long now = seconds();
-        return counters.computeIfPresent(name, (key, counter) -> {
-            if (counter.lastUpdated < boundary(now)) {
-                counter.max = counter.consumption;
-            }
-            counter.lastUpdated = now;
-            counter.consumption = Math.max(0, counter.consumption - resources);
-            return counter;
-        }) != null;
+        return counters.computeIfPresent(name, (key, counter) -> counter.released(resources, now, intervalSeconds))
+                != null;
     }
 
     /** Drops counters at 0 not changed in the current interval, once per interval. */
     void collectGarbageIfDue() {
-        long boundary = boundary(seconds());
+        long now = seconds();
+        long boundary = Counter.intervalStart(now, intervalSeconds);
         if (boundary > lastGcBoundary) {
             lastGcBoundary = boundary;
-            collectGarbage(boundary);
+            collectGarbage(now);
         }
     }
 
-    private void collectGarbage(long boundary) {
+    private void collectGarbage(long now) {
         long started = System.nanoTime();
         for (String name : counters.keySet()) {
-            counters.computeIfPresent(name, (key, counter) ->
-                    counter.consumption == 0 && counter.lastUpdated < boundary ? null : counter);
+            counters.computeIfPresent(name, (key, counter) -> counter.idle(now, intervalSeconds) ? null : counter);
         }
         long micros = (System.nanoTime() - started) / 1000;
         lastGcMicros.set(micros);
@@ -273,9 +236,6 @@ public final class MemoryCounterStore implements Backend {
         return clock.millis() / 1000;
     }
 
-    private long boundary(long epochSeconds) {
-        return Math.floorDiv(epochSeconds, intervalSeconds) * intervalSeconds;
-    }
 
     private static String keyOf(byte[] name) {
         return new String(name, StandardCharsets.ISO_8859_1);

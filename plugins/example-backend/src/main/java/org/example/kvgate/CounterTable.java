@@ -3,9 +3,10 @@ package org.example.kvgate;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import kvgate.spi.Counter;
+import kvgate.spi.CounterLedger;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -14,7 +15,9 @@ import kvgate.spi.Status;
 /**
  * The counter protocol's resource counters, for {@code counter.store = example}: how much of each named resource
  * is taken, and the ledger of what each owner (one client connection) holds, so that a connection can release only
- * what it acquired and everything it held is given back when it closes.
+ * what it acquired and everything it held is given back when it closes. The rules are the SPI's: {@link Counter}
+ * says what an acquisition or a release makes of a counter and what a dump reports, {@link CounterLedger} who holds
+ * what; this table only keeps them.
  *
  * <p>One lock guards the whole table. That is the simplest way to make "check the maximum, then grow" and "check
  * the ledger, then lower" atomic, and counters change far less often than items. A store with more traffic would
@@ -26,17 +29,8 @@ final class CounterTable {
     private record Name(Namespace namespace, String name) {
     }
 
-    private static final class Counter {
-        long consumption;
-        /** The highest consumption since the start of the statistics interval of {@link #lastChanged}. */
-        long maxInInterval;
-        /** Epoch second of the last change. */
-        long lastChanged;
-    }
-
     private final Map<Name, Counter> counters = new HashMap<>();
-    /** owner -> counter -> resources that owner holds of it. */
-    private final Map<String, Map<Name, Long>> ledgers = new HashMap<>();
+    private final CounterLedger<Name> ledger = new CounterLedger<>();
     private final Clock clock;
     private final long intervalSeconds;
 
@@ -49,16 +43,13 @@ final class CounterTable {
     /** A missing counter is created holding the request; otherwise it grows unless that passes the maximum. */
     synchronized Result acquire(Operation.Acquire acquire) {
         Name name = nameOf(acquire.namespace(), acquire.name());
-        Counter counter = counters.get(name);
-        if (counter == null) {
-            counter = new Counter();
-            counters.put(name, counter);
-        } else if (counter.consumption + acquire.resources() > acquire.maximum()) {
-            // Amounts are below 2^32, so the sum cannot overflow a long.
+        Counter next = Counter.acquired(counters.get(name), acquire.resources(), acquire.maximum(), seconds(),
+                intervalSeconds);
+        if (next == null) {
             return Result.failure(Status.LIMIT_REACHED);
         }
-        change(counter, counter.consumption + acquire.resources());
-        ledgers.computeIfAbsent(acquire.owner(), owner -> new HashMap<>()).merge(name, acquire.resources(), Long::sum);
+        counters.put(name, next);
+        ledger.acquired(acquire.owner(), name, acquire.resources());
         return new Result.Number(acquire.resources(), 0);
     }
 
@@ -69,47 +60,37 @@ final class CounterTable {
         if (counter == null) {
             return Result.failure(Status.NOT_FOUND);
         }
-        Map<Name, Long> held = ledgers.get(release.owner());
-        Long holding = held == null ? null : held.get(name);
-        if (holding == null || holding < release.resources()) {
+        if (!ledger.holds(release.owner(), name, release.resources())) {
             return Result.failure(Status.NOT_HELD);
         }
-        if (holding == release.resources()) {
-            held.remove(name); // holding none: a release of 0 is then "not acquired", as in the reference server
-        } else {
-            held.put(name, holding - release.resources());
-        }
-        change(counter, counter.consumption - release.resources());
+        ledger.released(release.owner(), name, release.resources());
+        counters.put(name, counter.released(release.resources(), seconds(), intervalSeconds));
         return Result.DONE;
     }
 
     /** The owner's connection closed: everything it held goes back. */
     synchronized Result releaseAll(Operation.ReleaseAll releaseAll) {
-        Map<Name, Long> held = ledgers.remove(releaseAll.owner());
-        if (held != null) {
-            held.forEach((name, holding) -> {
-                Counter counter = counters.get(name);
-                if (counter != null && holding > 0) {
-                    change(counter, counter.consumption - holding);
-                }
-            });
-        }
+        ledger.releaseAll(releaseAll.owner()).forEach((name, holding) -> {
+            Counter counter = counters.get(name);
+            if (counter != null && holding > 0) {
+                counters.put(name, counter.released(holding, seconds(), intervalSeconds));
+            }
+        });
         return Result.DONE;
     }
 
     synchronized Result read(Operation.ReadCounter read) {
         Counter counter = counters.get(nameOf(read.namespace(), read.name()));
-        return counter == null ? Result.failure(Status.NOT_FOUND) : new Result.Number(counter.consumption, 0);
+        return counter == null ? Result.failure(Status.NOT_FOUND) : new Result.Number(counter.consumption(), 0);
     }
 
     synchronized Result dump(Operation.DumpCounters dump) {
-        long intervalStart = intervalStart();
+        long now = seconds();
         List<Result.CounterState> states = new ArrayList<>();
         counters.forEach((name, counter) -> {
             if (name.namespace().equals(dump.namespace())) {
-                // Untouched in this interval: its maximum in it is simply what it holds now.
-                long max = counter.lastChanged < intervalStart ? counter.consumption : counter.maxInInterval;
-                states.add(new Result.CounterState(ExampleStore.bytesOf(name.name()), counter.consumption, max));
+                states.add(new Result.CounterState(ExampleStore.bytesOf(name.name()), counter.consumption(),
+                        counter.reportedMax(now, intervalSeconds)));
             }
         });
         return new Result.Counters(states);
@@ -117,37 +98,16 @@ final class CounterTable {
 
     /** Forgets counters at 0 that did not change in the current interval (nobody holds any of them). */
     synchronized void removeIdle() {
-        long intervalStart = intervalStart();
-        Iterator<Counter> all = counters.values().iterator();
-        while (all.hasNext()) {
-            Counter counter = all.next();
-            if (counter.consumption == 0 && counter.lastChanged < intervalStart) {
-                all.remove();
-            }
-        }
+        long now = seconds();
+        counters.values().removeIf(counter -> counter.idle(now, intervalSeconds));
     }
 
     synchronized int size() {
         return counters.size();
     }
 
-    private void change(Counter counter, long consumption) {
-        // The first change in a new interval starts its maximum from the consumption the interval began with.
-        if (counter.lastChanged < intervalStart()) {
-            counter.maxInInterval = counter.consumption;
-        }
-        counter.consumption = consumption;
-        counter.maxInInterval = Math.max(counter.maxInInterval, consumption);
-        counter.lastChanged = seconds();
-    }
-
     private long seconds() {
         return clock.millis() / 1000;
-    }
-
-    /** Intervals are multiples of the interval length since the epoch. */
-    private long intervalStart() {
-        return Math.floorDiv(seconds(), intervalSeconds) * intervalSeconds;
     }
 
     private static Name nameOf(Namespace namespace, byte[] name) {
