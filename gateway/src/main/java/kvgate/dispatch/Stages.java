@@ -2,6 +2,7 @@ package kvgate.dispatch;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import kvgate.spi.ResultFuture;
 
 /**
  * The value of a stage that has already completed. A store in memory completes most operations before it returns,
@@ -13,7 +14,11 @@ public final class Stages {
     }
 
     /** The value of {@code stage} if it completed normally with a value already, else null. */
+    @SuppressWarnings("unchecked")
     public static <T> T valueNow(CompletionStage<T> stage) {
+        if (stage instanceof ResultFuture result) {
+            return (T) result.now(); // a ResultFuture is a stage of Result, and never completes exceptionally
+        }
         if (stage instanceof CompletableFuture<T> future && future.isDone() && !future.isCompletedExceptionally()) {
             return future.getNow(null);
         }

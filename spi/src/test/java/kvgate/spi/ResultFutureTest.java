@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,27 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link ResultFuture}: every way a {@link CompletableFuture} can end, and each ends with a result. */
+/** {@link ResultFuture}: every way its work can end, and each ends with a result; nothing outside can fail it. */
 class ResultFutureTest {
     private static final Result HIT = new Result.Value(new Item(new byte[] {1}, 0, 7, Item.NEVER));
 
-    private final ExecutorService executor = Executors.newSingleThreadExecutor();
-
-    @AfterEach
-    void stop() {
-        executor.shutdownNow();
-    }
-
     private static Result.Failure backendError(ResultFuture future) throws Exception {
         Result result = future.get(5, TimeUnit.SECONDS);
-        assertFalse(future.isCompletedExceptionally());
-        assertFalse(future.isCancelled());
         assertEquals(Status.BACKEND_ERROR, result.status());
         return (Result.Failure) result;
     }
@@ -39,8 +28,11 @@ class ResultFutureTest {
     @Test
     void aResultIsKeptAsItIs() {
         ResultFuture future = new ResultFuture();
+        assertNull(future.now());
+        assertFalse(future.isDone());
         assertTrue(future.complete(HIT));
         assertSame(HIT, future.join());
+        assertSame(HIT, future.now());
         assertFalse(future.complete(Result.DONE), "completed once only");
         assertSame(HIT, future.join());
     }
@@ -53,63 +45,29 @@ class ResultFutureTest {
     }
 
     @Test
-    void anExceptionIsABackendErrorWithItsMessage() throws Exception {
+    void aFailureIsABackendErrorWithItsMessage() throws Exception {
         ResultFuture future = new ResultFuture();
-        assertTrue(future.completeExceptionally(new IllegalStateException("connection reset")));
+        assertTrue(future.fail(new IllegalStateException("connection reset")));
         assertEquals("connection reset", backendError(future).message());
         ResultFuture nameless = new ResultFuture();
-        nameless.completeExceptionally(new IllegalStateException());
+        nameless.fail(new IllegalStateException());
         assertEquals("IllegalStateException", backendError(nameless).message());
-        assertThrows(NullPointerException.class, () -> new ResultFuture().completeExceptionally(null));
+        assertThrows(NullPointerException.class, () -> new ResultFuture().fail(null));
     }
 
     @Test
-    void aCancelIsABackendErrorAndNotACancellation() throws Exception {
+    void itsCompletableFutureIsACopyThatCannotFailOrCancelIt() throws Exception {
         ResultFuture future = new ResultFuture();
-        assertTrue(future.cancel(true));
-        assertEquals("cancelled", backendError(future).message());
-        assertFalse(future.cancel(true), "already done");
-        ResultFuture done = new ResultFuture();
-        done.complete(HIT);
-        assertFalse(done.cancel(false));
-        assertSame(HIT, done.join());
-    }
-
-    @Test
-    void whatIsObtrudedIsAResultToo() throws Exception {
-        ResultFuture future = new ResultFuture();
+        CompletableFuture<Result> copy = future.toCompletableFuture();
+        assertTrue(copy.completeExceptionally(new IllegalStateException("from outside")));
+        assertTrue(future.toCompletableFuture().cancel(true));
+        copy.obtrudeException(new IllegalStateException("forced"));
+        assertFalse(future.isDone(), "whatever is done to a copy, this one waits for its own result");
         future.complete(HIT);
-        future.obtrudeException(new IllegalStateException("forced"));
-        assertEquals("forced", backendError(future).message());
-        future.obtrudeValue(null);
-        assertEquals("no result", backendError(future).message());
-        future.obtrudeValue(Result.DONE);
-        assertSame(Result.DONE, future.join());
-    }
-
-    @Test
-    void completeAsyncGoesThroughTheSameRules() throws Exception {
-        ResultFuture thrown = new ResultFuture();
-        assertSame(thrown, thrown.completeAsync(() -> {
-            throw new IllegalArgumentException("supplier failed");
-        }, executor));
-        assertEquals("supplier failed", backendError(thrown).message());
-        ResultFuture empty = new ResultFuture();
-        empty.completeAsync(() -> null, executor);
-        assertEquals("no result", backendError(empty).message());
-        ResultFuture value = new ResultFuture();
-        value.completeAsync(() -> HIT);
-        assertSame(HIT, value.get(5, TimeUnit.SECONDS));
-    }
-
-    @Test
-    void aTimeoutIsABackendError() throws Exception {
-        ResultFuture late = new ResultFuture();
-        late.orTimeout(20, TimeUnit.MILLISECONDS);
-        assertEquals("TimeoutException", backendError(late).message());
-        ResultFuture nothing = new ResultFuture();
-        nothing.completeOnTimeout(null, 20, TimeUnit.MILLISECONDS);
-        assertEquals("no result", backendError(nothing).message());
+        assertSame(HIT, future.join());
+        assertSame(HIT, future.toCompletableFuture().join(), "a copy made after completes as it did");
+        CompletableFuture<Result> early = new ResultFuture().toCompletableFuture();
+        assertFalse(early.isDone());
     }
 
     @Test
@@ -137,6 +95,10 @@ class ResultFutureTest {
         ResultFuture guardedEmpty = ResultFuture.of(empty);
         empty.complete(null);
         assertEquals("no result", backendError(guardedEmpty).message());
+        CompletableFuture<Result> cancelled = new CompletableFuture<>();
+        ResultFuture guardedCancelled = ResultFuture.of(cancelled);
+        cancelled.cancel(true);
+        assertEquals(Status.BACKEND_ERROR, guardedCancelled.join().status());
     }
 
     @Test

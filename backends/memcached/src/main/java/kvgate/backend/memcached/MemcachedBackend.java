@@ -232,14 +232,16 @@ final class MemcachedBackend implements Backend {
                 return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED,
                         "memcached cannot flush one namespace (" + flush.namespace() + ") without the others"));
             }
-            List<CompletableFuture<Result>> flushed = new ArrayList<>();
+            List<Outcome> flushed = new ArrayList<>();
+            List<CompletableFuture<Result>> all = new ArrayList<>();
             for (Server server : servers) {
                 Outcome outcome = new Outcome(reply -> Result.DONE, ServerRequest.mutating(ServerRequest.FLUSH));
                 add(server.connections()[loop], new ServerRequest(ServerRequest.FLUSH, null, null, null, 0, outcome));
                 flushed.add(outcome);
+                all.add(outcome.toCompletableFuture());
             }
-            return CompletableFuture.allOf(flushed.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
-                for (CompletableFuture<Result> one : flushed) {
+            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+                for (Outcome one : flushed) {
                     if (!one.join().ok()) {
                         return one.join();
                     }

@@ -272,7 +272,7 @@ class ShadowRouteTest {
         // between the write being held and the operations before it in the burst being sent.
         ResultFuture answeredWhileHeld = new ResultFuture() {
             @Override
-            public CompletableFuture<Result> whenComplete(BiConsumer<? super Result, ? super Throwable> action) {
+            public CompletionStage<Result> whenComplete(BiConsumer<? super Result, ? super Throwable> action) {
                 complete(new Result.Stored(50));
                 return super.whenComplete(action);
             }
