@@ -1,10 +1,31 @@
 package kvgate.okuyama;
 
+import static kvgate.okuyama.OkuyamaFields.decode;
+import static kvgate.okuyama.OkuyamaFields.encode;
+import static kvgate.okuyama.OkuyamaFields.field;
+import static kvgate.okuyama.OkuyamaFields.group;
+import static kvgate.okuyama.OkuyamaFields.key;
+import static kvgate.okuyama.OkuyamaFields.keyList;
+import static kvgate.okuyama.OkuyamaFields.number;
+import static kvgate.okuyama.OkuyamaFields.tag;
+import static kvgate.okuyama.OkuyamaFields.tags;
+import static kvgate.okuyama.OkuyamaReplies.GRAM_LIST;
+import static kvgate.okuyama.OkuyamaReplies.PATTERN_NOT_FOUND;
+import static kvgate.okuyama.OkuyamaReplies.TAG_LIST;
+import static kvgate.okuyama.OkuyamaReplies.done;
+import static kvgate.okuyama.OkuyamaReplies.error;
+import static kvgate.okuyama.OkuyamaReplies.forward;
+import static kvgate.okuyama.OkuyamaReplies.keyTooLong;
+import static kvgate.okuyama.OkuyamaReplies.listFailure;
+import static kvgate.okuyama.OkuyamaReplies.refusal;
+import static kvgate.okuyama.OkuyamaReplies.storeReply;
+import static kvgate.okuyama.OkuyamaReplies.tooLongReply;
+import static kvgate.okuyama.OkuyamaReplies.undecodable;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +34,8 @@ import java.util.function.Function;
 import kvgate.dispatch.OperationStream;
 import kvgate.net.FrameTranslator;
 import kvgate.net.Translation;
+import kvgate.okuyama.OkuyamaFields.BadField;
+import kvgate.okuyama.OkuyamaFields.MissingField;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
@@ -32,12 +55,6 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     /** What the reference sends; its Java client reads 0.963, which enables every feature (0.9 and later). */
     static final String VERSION = "VERSION okuyama-0.9.6.3";
     static final String CLOSE = "(&imdst9999&)";
-    static final String BLANK = "(B)";
-    /** The reply to a method the gateway does not serve, as the reference words it. */
-    private static final String PATTERN_NOT_FOUND = "-1,error,Request Pattern Not Found";
-    /** The reference's limits, on the Base64 text: a key or tag field must be shorter, as must a value field. */
-    static final int MAX_KEY_FIELD = 468;
-    static final int MAX_VALUE_FIELD = 2_170_552;
     static final int DEFAULT_MAX_GRAM = 3;
     static final int DEFAULT_MIN_GRAM = 1;
     /** The longest n-gram indexed or looked up: a longer n asked for is cut to it, at indexing and search alike. */
@@ -45,10 +62,6 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     /** The most n-grams one value may be cut into (runs of every length from min to max n, counted with repeats). */
     static final int MAX_GRAMS = 1_000_000;
     static final int DEFAULT_SEARCH_GRAM = 3;
-    /** What a store says when a tag's or an n-gram's key list, one item bounded by max_item_size, is full. */
-    static final String TAG_LIST = "the tag's";
-    static final String GRAM_LIST = "an n-gram's";
-    private static final String BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
     private static final int RETRIES = 16;
 
@@ -66,23 +79,9 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         this.maxValue = maxValue;
     }
 
-    /** A request line without a field its method needs. */
-    private static final class MissingField extends RuntimeException {
-        MissingField() {
-            super(null, null, false, false);
-        }
-    }
-
-    /** A key, tag or value field the gateway cannot take. */
-    private static final class BadField extends RuntimeException {
-        enum Problem { KEY_TOO_LONG, VALUE_TOO_LONG, NOT_BASE64 }
-
-        final Problem problem;
-
-        BadField(Problem problem) {
-            super(null, null, false, false);
-            this.problem = problem;
-        }
+    /** A value to store, within the reference's limit and the gateway's item size. */
+    private byte[] value(String field) {
+        return OkuyamaFields.value(field, maxValue);
     }
 
     @Override
@@ -193,24 +192,6 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                 ? stream.dispatch(tag).thenApply(tagged -> tagged.ok() ? reply.apply(result)
                         : listFailure(method, TAG_LIST, tagged, true))
                 : CompletableFuture.completedFuture(reply.apply(result))).thenApply(Translation::answer));
-    }
-
-    private static String storeReply(OkuyamaMethod method, Result result) {
-        if (result.ok()) {
-            return method.replyCode() + ",true,OK";
-        }
-        Status status = result.status();
-        if (method == OkuyamaMethod.SET_NEW_VALUE && (status == Status.EXISTS || status == Status.NOT_STORED)) {
-            return "6,false,NG:Data has already been registered";
-        }
-        if (method == OkuyamaMethod.SET_VALUE_VERSION_CHECK
-                && (status == Status.EXISTS || status == Status.NOT_FOUND)) {
-            return "16,false,NG:Data has already been updated";
-        }
-        if (status == Status.TOO_LARGE) {
-            return method.replyCode() + ",false,Value Length Error";
-        }
-        return error(method, result);
     }
 
     private long expiry(String field) {
@@ -480,194 +461,5 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
 
     private static String counted(OkuyamaMethod method, byte[] text) {
         return method.replyCode() + ",true," + encode(text);
-    }
-
-    // --- fields ---
-
-    private static String field(String[] fields, int index) {
-        if (index >= fields.length) {
-            throw new MissingField();
-        }
-        return fields[index];
-    }
-
-    private static byte[] key(String field) {
-        if (field.length() >= MAX_KEY_FIELD) {
-            throw new BadField(BadField.Problem.KEY_TOO_LONG);
-        }
-        byte[] key = decode(field);
-        if (key.length == 0) {
-            throw new BadField(BadField.Problem.NOT_BASE64); // no key is empty
-        }
-        return key;
-    }
-
-    private static byte[] tag(String field) {
-        return key(field);
-    }
-
-    private static List<byte[]> tags(String field) {
-        List<byte[]> tags = new ArrayList<>();
-        if (field.isEmpty() || field.equals(BLANK)) {
-            return tags;
-        }
-        for (String tag : field.split(":")) {
-            tags.add(tag(tag));
-        }
-        return tags;
-    }
-
-    /** A value to store: the reference's limit on the Base64 text, then the gateway's item size limit. */
-    private byte[] value(String field) {
-        if (field.length() >= MAX_VALUE_FIELD) {
-            throw new BadField(BadField.Problem.VALUE_TOO_LONG);
-        }
-        byte[] value = field.equals(BLANK) ? new byte[0] : decode(field);
-        if (value.length > maxValue) {
-            throw new BadField(BadField.Problem.VALUE_TOO_LONG);
-        }
-        return value;
-    }
-
-    private static String group(String field) {
-        return field.isEmpty() || field.equals(BLANK) ? "" : new String(decode(field), StandardCharsets.UTF_8);
-    }
-
-    private static int number(String field, int fallback) {
-        try {
-            return Integer.parseInt(field.strip());
-        } catch (NumberFormatException e) {
-            return fallback; // as the reference: a length that is not a number takes the default
-        }
-    }
-
-    /**
-     * Only the one text an encoder writes for some bytes is taken: padded to whole groups of four, nothing but the
-     * alphabet (no spaces, no line breaks) and no stray bits before the padding. The reference keys items by the
-     * Base64 text itself, so two spellings of the same bytes are two keys there; refusing every spelling but one
-     * keeps the gateway's keys one-to-one with the reference's, and never stores what a client did not mean.
-     */
-    private static byte[] decode(String field) {
-        if (field.length() % 4 != 0 || !cleanEnd(field)) {
-            throw new BadField(BadField.Problem.NOT_BASE64);
-        }
-        try {
-            return Base64.getDecoder().decode(field);
-        } catch (IllegalArgumentException e) {
-            throw new BadField(BadField.Problem.NOT_BASE64);
-        }
-    }
-
-    /** Whether the character before the padding carries no bits past the last byte (zero bits, as encoders write). */
-    private static boolean cleanEnd(String field) {
-        int length = field.length();
-        if (length == 0 || field.charAt(length - 1) != '=') {
-            return true;
-        }
-        boolean two = field.charAt(length - 2) == '=';
-        int last = BASE64_ALPHABET.indexOf(field.charAt(length - (two ? 3 : 2)));
-        return last >= 0 && (last & (two ? 0x0f : 0x03)) == 0;
-    }
-
-    static String encode(byte[] bytes) {
-        return bytes.length == 0 ? BLANK : Base64.getEncoder().encodeToString(bytes);
-    }
-
-    private static String keyList(List<byte[]> keys) {
-        StringBuilder list = new StringBuilder();
-        for (byte[] key : keys) {
-            if (list.length() > 0) {
-                list.append(':');
-            }
-            list.append(encode(key));
-        }
-        return list.toString();
-    }
-
-    // --- replies ---
-
-    private static Translation<String> forward(Operation operation, Function<Result, String> reply) {
-        return new Translation.Forward<>(operation, result -> Translation.answer(reply.apply(result)));
-    }
-
-    private static CompletionStage<Translation.Answer<String>> done(String line) {
-        return CompletableFuture.completedFuture(Translation.answer(line));
-    }
-
-    /**
-     * A server-side failure: okuyama's "error" reply. A backend that is down or busy is a temporary failure the
-     * client may retry; the message says so.
-     */
-    private static String error(OkuyamaMethod method, Result result) {
-        return method.replyCode() + ",error," + failure(result);
-    }
-
-    private static String failure(Result result) {
-        return result.status() == Status.TEMPORARY_FAILURE ? "NG:Temporary failure, try again"
-                : "NG:" + result.status().name().toLowerCase(Locale.ROOT).replace('_', ' ');
-    }
-
-    /**
-     * A store whose tagging or indexing failed: an error, as the reference answers it, saying why (a key list
-     * full is {@code max_item_size}'s doing) and whether the value was stored, which depends on the method.
-     *
-     * @param list {@link #TAG_LIST} or {@link #GRAM_LIST}
-     */
-    private static String listFailure(OkuyamaMethod method, String list, Result result, boolean stored) {
-        String why = result.status() == Status.TOO_LARGE ? "NG:" + list + " key list is full (max_item_size)"
-                : failure(result);
-        return method.replyCode() + ",error," + why
-                + (stored ? "; the value is stored untagged" : "; the value is not stored");
-    }
-
-    private static String keyTooLong(OkuyamaMethod method) {
-        return switch (method) {
-            case GET_TAG_KEYS -> "4,false,Tag Length Error";
-            case GET_VALUE_VERSION_CHECK -> "15,false,Key Length Error,";
-            case REMOVE_TAG_FROM_KEY -> "40,false,";
-            case SEARCH_VALUE -> "43,false,";
-            case GET_TAG_VALUES -> "END";
-            default -> method.replyCode() + ",false,Key Length Error";
-        };
-    }
-
-    /** Text that is not Base64 names no key: reads find nothing, writes are refused. */
-    private static String undecodable(OkuyamaMethod method) {
-        return switch (method) {
-            case GET_VALUE, REMOVE_VALUE, GET_MULTI_VALUE, REMOVE_TAG_FROM_KEY, SEARCH_VALUE, GET_TAG_KEYS ->
-                    method.replyCode() + ",false,";
-            case GET_VALUE_VERSION_CHECK -> "15,false,,";
-            case INCR_VALUE, DECR_VALUE -> method.replyCode() + ",false,NG";
-            case GET_TAG_VALUES -> "END";
-            default -> method.replyCode() + ",false,NG:Invalid Base64";
-        };
-    }
-
-    /**
-     * A request refused before it reached a store, answered with {@code reply}: for getMultiValue followed by the
-     * {@code END} its reply always ends with, which the reference client reads up to.
-     */
-    private static Translation<String> refusal(OkuyamaMethod method, String reply) {
-        return method == OkuyamaMethod.GET_MULTI_VALUE ? Translation.answers(List.of(reply, "END"))
-                : Translation.answer(reply);
-    }
-
-    /** A line over the limit: the method's own "too long" reply, so a client sees why. */
-    private static Translation<String> tooLongReply(String head) {
-        int comma = head.indexOf(',');
-        OkuyamaMethod method;
-        try {
-            method = OkuyamaMethod.of(Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip()));
-        } catch (NumberFormatException e) {
-            return Translation.answer("-1,false,ERROR,Request Parameter Error");
-        }
-        if (method == null) {
-            return Translation.answer(PATTERN_NOT_FOUND);
-        }
-        return switch (method) {
-            case SET_VALUE, SET_NEW_VALUE, SET_VALUE_VERSION_CHECK, SET_VALUE_AND_CREATE_INDEX ->
-                    Translation.answer(method.replyCode() + ",false,Value Length Error");
-            default -> refusal(method, keyTooLong(method));
-        };
     }
 }
