@@ -1,23 +1,25 @@
-package kvgate.memcached;
+package kvgate.backend.memcached;
 
-import static kvgate.testing.BinaryClient.NONE;
-import static kvgate.testing.BinaryClient.SASL_AUTH;
-import static kvgate.testing.BinaryClient.SASL_STEP;
-import static kvgate.testing.BinaryClient.bytes;
+import static kvgate.testing.BackendUnderTest.bytes;
+import static kvgate.testing.BackendUnderTest.valueText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import kvgate.memcached.binary.BinaryStatus;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
+import kvgate.spi.Operation;
+import kvgate.spi.Status;
+import kvgate.spi.StoreMode;
+import kvgate.testing.BackendUnderTest;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
 import kvgate.testing.MemcachedServers;
-import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -26,15 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A pool of real memcached servers that require SASL authentication (-S, Cyrus SASL with a password database): one
- * offering PLAIN alone, one CRAM-MD5 alone. With the right credentials the gateway's connections authenticate and
+ * offering PLAIN alone, one CRAM-MD5 alone. With the right credentials the backend's connections authenticate and
  * serve every key on both; with a wrong password nothing is served and nothing reaches the servers unauthenticated.
  */
 @Tag("servers")
-class SaslMemcachedServersTest {
+class SaslServersTest {
     private static final String USER = "gateway";
     private static final String PASSWORD = "pool:secret";
     private static final int KEYS = 100;
-    private static final int TEMPORARY_FAILURE = BinaryStatus.TEMPORARY_FAILURE.code();
+    private static final int SASL_AUTH = 0x21;
+    private static final int SASL_STEP = 0x22;
 
     @TempDir
     Path directory;
@@ -50,9 +53,9 @@ class SaslMemcachedServersTest {
         servers.close();
     }
 
-    private TestGateway gateway(String password) throws Exception {
-        return TestGateway.start(servers, TestGateway.with(Map.of("memcached.timeout_ms", "2000",
-                "memcached.retry_ms", "600000"), "memcached.sasl_user", USER, "memcached.sasl_password", password));
+    private BackendUnderTest backend(String password) throws Exception {
+        return new BackendUnderTest(new MemcachedBackendFactory(), Map.of("servers", servers.serverList(),
+                "timeout_ms", "2000", "retry_ms", "600000", "sasl_user", USER, "sasl_password", password));
     }
 
     /** A server's general stats, read over a connection of the test's own, authenticated by its mechanism. */
@@ -61,27 +64,29 @@ class SaslMemcachedServersTest {
             if (server == 0) {
                 assertEquals(0, direct.authenticate(USER, PASSWORD).status());
             } else {
-                Response challenge = direct.call(SASL_AUTH, NONE, bytes("CRAM-MD5"), NONE, 0);
+                Response challenge = direct.call(SASL_AUTH, BinaryClient.NONE, BinaryClient.bytes("CRAM-MD5"),
+                        BinaryClient.NONE, 0);
                 assertEquals(0x21, challenge.status(), "CRAM-MD5 starts with a challenge");
                 Mac mac = Mac.getInstance("HmacMD5");
-                mac.init(new SecretKeySpec(bytes(PASSWORD), "HmacMD5"));
+                mac.init(new SecretKeySpec(PASSWORD.getBytes(StandardCharsets.UTF_8), "HmacMD5"));
                 String answer = USER + " " + HexFormat.of().formatHex(mac.doFinal(challenge.value()));
-                assertEquals(0, direct.call(SASL_STEP, NONE, bytes("CRAM-MD5"), bytes(answer), 0).status());
+                assertEquals(0, direct.call(SASL_STEP, BinaryClient.NONE, BinaryClient.bytes("CRAM-MD5"),
+                        BinaryClient.bytes(answer), 0).status());
             }
             return direct.stats("");
         }
     }
 
     @Test
-    void theGatewayAuthenticatesToEveryServerAndServesTheirKeys() throws Exception {
-        try (TestGateway gateway = gateway(PASSWORD); BinaryClient client = new BinaryClient(gateway.port())) {
+    void theBackendAuthenticatesToEveryServerAndServesTheirKeys() throws Exception {
+        try (BackendUnderTest memcached = backend(PASSWORD)) {
             for (int i = 0; i < KEYS; i++) {
-                assertEquals(0, client.set("key-" + i, "value-" + i, 0, 0).status(), "set key-" + i);
+                assertEquals(Status.OK, memcached.run(set("key-" + i, "value-" + i)).status(), "set key-" + i);
             }
             for (int i = 0; i < KEYS; i++) {
-                assertEquals("value-" + i, client.get("key-" + i).valueText());
+                assertEquals("value-" + i, valueText(memcached.run(get("key-" + i))));
             }
-            // Both servers hold some of the keys: each accepted the gateway's credentials by its own mechanism.
+            // Both servers hold some of the keys: each accepted the backend's credentials by its own mechanism.
             long items = 0;
             for (int server = 0; server < 2; server++) {
                 Map<String, String> stats = stats(server);
@@ -94,20 +99,16 @@ class SaslMemcachedServersTest {
             try (BinaryClient direct = new BinaryClient(servers.port(1))) {
                 assertEquals(0x20, direct.get("key-0").status(), "the server serves no one unauthenticated");
             }
-            // The gateway's clients may list its settings: the password is only said to be set.
-            Map<String, String> settings = client.stats("settings");
-            assertEquals(USER, settings.get("memcached.sasl_user"));
-            assertEquals("(set)", settings.get("memcached.sasl_password"));
-            assertFalse(settings.toString().contains(PASSWORD), settings.toString());
         }
     }
 
     @Test
     void aWrongPasswordServesNothingAndSendsNothingUnauthenticated() throws Exception {
-        try (TestGateway gateway = gateway("wrong"); BinaryClient client = new BinaryClient(gateway.port())) {
+        try (BackendUnderTest memcached = backend("wrong")) {
             for (int i = 0; i < 10; i++) {
-                assertEquals(TEMPORARY_FAILURE, client.set("key-" + i, "value", 0, 0).status(), "set key-" + i);
-                assertEquals(TEMPORARY_FAILURE, client.get("key-" + i).status(), "get key-" + i);
+                assertEquals(Status.TEMPORARY_FAILURE, memcached.run(set("key-" + i, "value")).status(),
+                        "set key-" + i);
+                assertEquals(Status.TEMPORARY_FAILURE, memcached.run(get("key-" + i)).status(), "get key-" + i);
             }
             Map<String, String> plain = stats(0);
             assertEquals("0", plain.get("curr_items"));
@@ -116,5 +117,13 @@ class SaslMemcachedServersTest {
             assertEquals("0", plain.get("cmd_get"));
             assertEquals("0", plain.get("cmd_set"));
         }
+    }
+
+    private static Operation set(String key, String value) {
+        return new Operation.Store(Namespace.DEFAULT, bytes(key), StoreMode.SET, bytes(value), 0, Item.NEVER, 0);
+    }
+
+    private static Operation get(String key) {
+        return new Operation.Get(Namespace.DEFAULT, bytes(key));
     }
 }
