@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import kvgate.dispatch.OperationStream;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.mpdb.MpdbDatagram.Invalid;
 import kvgate.mpdb.MpdbDatagram.Numbered;
@@ -46,6 +47,8 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
     private static final int HELD_PER_ENTRY = 160;
 
     private final MpdbTranslator translator;
+    /** Where the requests' operations go. */
+    private final OperationStream stream;
     private final GatewayMetrics metrics;
     private final int maxDatagram;
     private final int window;
@@ -75,13 +78,16 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
     }
 
     /**
+     * @param stream where the requests' operations go
      * @param maxDatagram the longest datagram taken, and the longest reply sent
      * @param window how many tags ahead of the last one run are buffered, and how many replies are kept for resends
      * @param serverTimeoutMillis how long a missing tag holds up the ones after it
      */
-    public MpdbDatagramHandler(MpdbTranslator translator, GatewayMetrics metrics, int maxDatagram, int window,
-                               long serverTimeoutMillis, Duration clientExpiry, long clientMemory) {
+    public MpdbDatagramHandler(MpdbTranslator translator, OperationStream stream, GatewayMetrics metrics,
+                               int maxDatagram, int window, long serverTimeoutMillis, Duration clientExpiry,
+                               long clientMemory) {
         this.translator = translator;
+        this.stream = stream;
         this.metrics = metrics;
         this.maxDatagram = maxDatagram;
         this.window = window;
@@ -229,7 +235,7 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
             return CompletableFuture.completedFuture(MpdbReply.error(invalid, invalid.error()));
         }
         try {
-            return translator.execute((Request) message).toCompletableFuture();
+            return translator.execute((Request) message, stream).toCompletableFuture();
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failed(message, e));
         }

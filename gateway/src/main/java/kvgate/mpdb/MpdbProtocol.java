@@ -96,9 +96,9 @@ public final class MpdbProtocol implements Protocol {
         Settings settings = context.settings();
         int maxDatagram = Math.toIntExact(settings.size(MAX_DATAGRAM));
         // No reply datagram holds more pairs than it has bytes, so a scan never needs more.
-        MpdbTranslator translator = new MpdbTranslator(namespaces(settings), context.dispatcher(), maxDatagram);
-        MpdbDatagramHandler handler = new MpdbDatagramHandler(translator, context.metrics(), maxDatagram,
-                settings.intValue(WINDOW), settings.integer(SERVER_TIMEOUT_MS),
+        MpdbTranslator translator = new MpdbTranslator(namespaces(settings), maxDatagram);
+        MpdbDatagramHandler handler = new MpdbDatagramHandler(translator, context.dispatcher(), context.metrics(),
+                maxDatagram, settings.intValue(WINDOW), settings.integer(SERVER_TIMEOUT_MS),
                 Duration.ofSeconds(settings.integer(CLIENT_EXPIRY_S)), settings.size(CLIENT_MEMORY));
         context.metrics().gauge(CLIENTS_METER, "MPDB clients whose ordering state the gateway holds",
                 handler::clients);

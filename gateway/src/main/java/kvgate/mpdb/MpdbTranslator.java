@@ -20,18 +20,18 @@ import kvgate.spi.StoreMode;
 /**
  * MPDB requests to operations and their results to replies. PERSIST and GETPERSIST use the node's private bucket,
  * where a key is taken whole; INSERT, GET and GETBUCKET name collections, a key's collection being what comes
- * before its first dot ({@code global} when there is none). The pairs of one request go to the dispatcher
- * together, so a GET of many keys reaches the backend as one batch.
+ * before its first dot ({@code global} when there is none). The pairs of one request go to the operation stream
+ * together, so a GET of many keys reaches the backend as one batch. It holds no stream of its own: the datagram
+ * handler gives it the one to send a request's operations to, as a connection gives a stream translator's work its
+ * stream.
  */
 public final class MpdbTranslator {
     private final MpdbNamespaces namespaces;
-    private final OperationStream stream;
     private final int scanLimit;
 
     /** @param scanLimit the most pairs a GETBUCKET can answer (no more fit one reply datagram) */
-    public MpdbTranslator(MpdbNamespaces namespaces, OperationStream stream, int scanLimit) {
+    public MpdbTranslator(MpdbNamespaces namespaces, int scanLimit) {
         this.namespaces = namespaces;
-        this.stream = stream;
         this.scanLimit = scanLimit;
     }
 
@@ -39,15 +39,18 @@ public final class MpdbTranslator {
     private record Place(Namespace namespace, byte[] key, String name) {
     }
 
-    /** Carries out a request; the stage always completes normally, a failure being an error reply. */
-    public CompletionStage<MpdbReply> execute(Request request) {
+    /**
+     * Carries out a request, its operations sent to {@code stream}; the stage always completes normally, a failure
+     * being an error reply.
+     */
+    public CompletionStage<MpdbReply> execute(Request request, OperationStream stream) {
         try {
             return switch (request.oper()) {
-                case PERSIST -> store(request, bucketPlaces(request, request.data().keySet()));
-                case INSERT -> store(request, collectionPlaces(new ArrayList<>(request.data().keySet())));
-                case GETPERSIST -> read(request, bucketPlaces(request, request.keys()));
-                case GET -> read(request, collectionPlaces(request.keys()));
-                case GETBUCKET -> bucket(request);
+                case PERSIST -> store(stream, request, bucketPlaces(request, request.data().keySet()));
+                case INSERT -> store(stream, request, collectionPlaces(new ArrayList<>(request.data().keySet())));
+                case GETPERSIST -> read(stream, request, bucketPlaces(request, request.keys()));
+                case GET -> read(stream, request, collectionPlaces(request.keys()));
+                case GETBUCKET -> bucket(stream, request);
             };
         } catch (BadKey e) {
             return CompletableFuture.completedFuture(MpdbReply.error(request, e.getMessage()));
@@ -85,7 +88,7 @@ public final class MpdbTranslator {
         return key.getBytes(StandardCharsets.UTF_8);
     }
 
-    private CompletionStage<MpdbReply> store(Request request, List<Place> places) {
+    private CompletionStage<MpdbReply> store(OperationStream stream, Request request, List<Place> places) {
         List<MpdbValue> values = new ArrayList<>(request.data().values());
         List<Operation> stores = new ArrayList<>();
         for (int i = 0; i < places.size(); i++) {
@@ -104,7 +107,7 @@ public final class MpdbTranslator {
         });
     }
 
-    private CompletionStage<MpdbReply> read(Request request, List<Place> places) {
+    private CompletionStage<MpdbReply> read(OperationStream stream, Request request, List<Place> places) {
         List<Operation> gets = new ArrayList<>();
         for (Place place : places) {
             gets.add(new Operation.Get(place.namespace(), place.key()));
@@ -125,7 +128,7 @@ public final class MpdbTranslator {
         });
     }
 
-    private CompletionStage<MpdbReply> bucket(Request request) throws BadKey {
+    private CompletionStage<MpdbReply> bucket(OperationStream stream, Request request) throws BadKey {
         String collection = request.collection();
         Namespace namespace;
         try {
