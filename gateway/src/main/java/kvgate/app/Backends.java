@@ -16,6 +16,7 @@ import kvgate.counterstore.CounterStoreSettings;
 import kvgate.counterstore.MemoryCounterStore;
 import kvgate.plugins.PluginCatalog;
 import kvgate.route.BackendRoute;
+import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
@@ -56,7 +57,7 @@ final class Backends {
      * Every configuration key, checked: the gateway's own, each loaded backend type's as {@code <type>.<key>}, and
      * each configured backend instance's and route's as {@code backends.<name>.<key>} and {@code routes.<name>.<key>}.
      */
-    static Settings resolveAll(Configuration configuration, PluginCatalog plugins, RouteTree.Declared declared,
+    static Settings resolveAll(Configuration configuration, PluginCatalog plugins, RouteDeclarations declared,
                                Map<String, RouteFactory> nodeTypes) throws ConfigurationException {
         List<Setting> declaredSettings = new ArrayList<>(Protocols.settings());
         Map<String, List<Setting>> backendTypes = new LinkedHashMap<>();

@@ -41,6 +41,7 @@ import kvgate.net.Transport;
 import kvgate.net.UnixSockets;
 import kvgate.plugins.PluginCatalog;
 import kvgate.route.BackendRoute;
+import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
 import kvgate.spi.Settings;
@@ -143,7 +144,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
 
     private void open(Configuration configuration, Settings settings)
             throws ConfigurationException, StartupException {
-        RouteTree.Declared declared = RouteTree.declare(configuration);
+        RouteDeclarations declared = RouteDeclarations.of(configuration);
         Settings all = Backends.resolveAll(configuration, plugins, declared, Backends.nodeTypes(plugins));
         inForce.set(all);
         Clock clock = Clock.systemUTC();

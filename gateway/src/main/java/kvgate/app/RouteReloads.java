@@ -22,6 +22,7 @@ import kvgate.dispatch.Dispatcher;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.plugins.PluginCatalog;
 import kvgate.route.BackendRoute;
+import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
 import kvgate.spi.Settings;
@@ -96,7 +97,7 @@ final class RouteReloads {
         if (!added.isEmpty()) {
             LOG.info("plugins added: {}", added);
         }
-        RouteTree.Declared declared = RouteTree.declare(configuration);
+        RouteDeclarations declared = RouteDeclarations.of(configuration);
         Settings all = Backends.resolveAll(configuration, plugins, declared, Backends.nodeTypes(plugins));
         List<String> fixed = changedOnlyAtRestart(inForce.get(), all);
         if (!fixed.isEmpty()) {

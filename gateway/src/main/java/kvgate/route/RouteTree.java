@@ -14,8 +14,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
-import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.config.StartupException;
 import kvgate.metrics.GatewayMetrics;
@@ -23,7 +21,6 @@ import kvgate.spi.Operation;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
 import kvgate.spi.RouteFactory;
-import kvgate.spi.Setting;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +45,6 @@ public final class RouteTree {
     static final String BACKENDS = "backends.";
     static final String ROUTES = "routes.";
     static final String TYPE = "type";
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
     /** The gateway's own node types. */
     public static final List<RouteFactory> BUILT_IN = List.of(BackendLeaf.NODE, PrefixRoute.NODE,
@@ -195,80 +191,6 @@ public final class RouteTree {
         }
     }
 
-    /**
-     * The names and types the configuration declares, read before any value is checked, so that each one's settings
-     * can be declared for validation.
-     *
-     * @param backends instance name -> backend type, {@code default} excluded
-     * @param routes route name -> node type
-     */
-    public record Declared(Map<String, String> backends, Map<String, String> routes) {
-
-        /** The keys every declared instance and route may have, with their defaults: {@code type} and its type's. */
-        public List<Setting> settings(Map<String, List<Setting>> backendTypes,
-                                      Map<String, RouteFactory> routeTypes) throws ConfigurationException {
-            List<Setting> settings = new ArrayList<>();
-            List<String> problems = new ArrayList<>();
-            backends.forEach((name, type) -> {
-                List<Setting> declared = backendTypes.get(type);
-                if (declared == null) {
-                    problems.add(BACKENDS + name + "." + TYPE + " = " + type + ": no backend plugin of that type; "
-                            + "types found: " + backendTypes.keySet());
-                } else {
-                    settings.add(Setting.text(BACKENDS + name + "." + TYPE, type, "backend type"));
-                    declared.forEach(setting -> settings.add(setting.withKey(BACKENDS + name + "." + setting.key())));
-                }
-            });
-            routes.forEach((name, type) -> {
-                RouteFactory factory = routeTypes.get(type);
-                if (factory == null) {
-                    problems.add(ROUTES + name + "." + TYPE + " = " + type + ": no route node of that type; "
-                            + "types found: " + routeTypes.keySet());
-                } else {
-                    settings.add(Setting.text(ROUTES + name + "." + TYPE, type, "route node type"));
-                    factory.settings().forEach(setting ->
-                            settings.add(setting.withKey(ROUTES + name + "." + setting.key())));
-                }
-            });
-            if (!problems.isEmpty()) {
-                throw new ConfigurationException(String.join("\n", problems));
-            }
-            return settings;
-        }
-    }
-
-    /** Finds the {@code backends.<name>.type} and {@code routes.<name>.type} keys among the configured ones. */
-    public static Declared declare(Configuration configuration) throws ConfigurationException {
-        Map<String, String> backends = new LinkedHashMap<>();
-        Map<String, String> routes = new LinkedHashMap<>();
-        List<String> problems = new ArrayList<>();
-        for (String key : configuration.keys()) {
-            Map<String, String> into = key.startsWith(BACKENDS) ? backends : key.startsWith(ROUTES) ? routes : null;
-            String suffix = "." + TYPE;
-            if (into == null || !key.endsWith(suffix)) {
-                continue;
-            }
-            String name = key.substring(key.indexOf('.') + 1, key.length() - suffix.length());
-            if (!NAME.matcher(name).matches()) {
-                problems.add(key + ": a name is 1 to 100 characters of A-Z a-z 0-9 _ -, not '" + name + "'");
-            } else if (into == backends && name.equals(DEFAULT_BACKEND)) {
-                problems.add(key + ": the name " + DEFAULT_BACKEND + " is the backend of 'backend = <type>'; "
-                        + "choose another");
-            } else {
-                into.put(name, configuration.get(key).orElse("").strip());
-            }
-        }
-        for (String name : routes.keySet()) {
-            if (backends.containsKey(name)) {
-                problems.add("'" + name + "' names both a route and a backend instance; names must be unique");
-            }
-        }
-        if (!problems.isEmpty()) {
-            throw new ConfigurationException(String.join("\n", problems));
-        }
-        return new Declared(backends, routes);
-    }
-
     /** The gateway's node types and the plugins', by type. */
     public static Map<String, RouteFactory> nodeTypes(Map<String, RouteFactory> plugins)
             throws ConfigurationException {
@@ -294,12 +216,12 @@ public final class RouteTree {
      *     leaves a configured route or instance unreached
      * @throws StartupException when an instance fails to open
      */
-    public static RouteTree build(String root, String defaultType, Declared declared, Settings all,
+    public static RouteTree build(String root, String defaultType, RouteDeclarations declared, Settings all,
                                   Map<String, RouteFactory> nodeTypes, Opener opener,
                                   ScheduledExecutorService scheduler, GatewayMetrics metrics, RouteTree previous)
             throws ConfigurationException, StartupException {
         if (root.isEmpty() && !(declared.backends().isEmpty() && declared.routes().isEmpty())) {
-            throw new ConfigurationException("backends or routes are configured (" + describe(declared)
+            throw new ConfigurationException("backends or routes are configured (" + declared.describe()
                     + ") but 'route' is empty: name the root of the route tree");
         }
         String rootName = root.isEmpty() ? DEFAULT_BACKEND : root;
@@ -328,13 +250,6 @@ public final class RouteTree {
         }
     }
 
-    private static String describe(Declared declared) {
-        List<String> names = new ArrayList<>();
-        declared.backends().keySet().forEach(name -> names.add(BACKENDS + name));
-        declared.routes().keySet().forEach(name -> names.add(ROUTES + name));
-        return String.join(", ", names);
-    }
-
     /** Carries a checked failure out through the factories' {@link RouteContext.Children} calls, unwrapped. */
     private static final class Refused extends RuntimeException {
         final Exception cause;
@@ -346,7 +261,7 @@ public final class RouteTree {
     }
 
     private static final class Builder {
-        private final Declared declared;
+        private final RouteDeclarations declared;
         private final String defaultType;
         private final Settings all;
         private final Map<String, RouteFactory> nodeTypes;
@@ -368,7 +283,7 @@ public final class RouteTree {
             work.whenComplete((result, error) -> background.decrement());
         }
 
-        Builder(Declared declared, String defaultType, Settings all, Map<String, RouteFactory> nodeTypes,
+        Builder(RouteDeclarations declared, String defaultType, Settings all, Map<String, RouteFactory> nodeTypes,
                 Opener opener, ScheduledExecutorService scheduler, GatewayMetrics metrics, RouteTree previous) {
             this.declared = declared;
             this.defaultType = defaultType;
