@@ -44,6 +44,7 @@ import kvgate.route.BackendRoute;
 import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
+import kvgate.spi.OperationFilter;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,12 +154,14 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 Transport.of(settings.text(GatewaySettings.IO_TRANSPORT)));
         threads.probeLag(metrics.loopLag(), settings.integer(GatewaySettings.METRICS_LOOP_LAG_MS));
         backends = new Backends(plugins, settings, clock, threads.workers());
+        // Before any backend opens: a filter that is not there stops the start without contacting a server.
+        List<OperationFilter> filters = backends.filters();
         routes.set(RouteTree.build(settings.text(GatewaySettings.ROUTE), settings.text(GatewaySettings.BACKEND),
                 declared, all, Backends.nodeTypes(plugins), backends::leaf, threads.workers(), metrics, null));
         if (settings.bool(CounterProtocol.ENABLE)) {
             counters = backends.counterStore(all, routes.get().instances());
         }
-        dispatcher = new Dispatcher(routes.get().root(), counters, backends.filters(), metrics, threads.workers());
+        dispatcher = new Dispatcher(routes.get().root(), counters, filters, metrics, threads.workers());
         reloads = new RouteReloads(plugins, backends, counters, routes, inForce, dispatcher, threads.workers(),
                 metrics);
         manifests = new BucketManifests(CollectionsSettings.buckets(settings), dispatcher,
@@ -186,8 +189,10 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         for (Protocol protocol : served) {
             protocol.start(context);
         }
-        LOG.info("kvgate {} started: {}, {} network threads ({}), {}", GatewayVersion.VERSION,
-                describe(routes.get().instances()), threads.threads(), threads.transport(), listeners.describe());
+        String listening = listeners.describe();
+        LOG.info("kvgate {} started: {}, {} network threads ({}){}", GatewayVersion.VERSION,
+                describe(routes.get().instances()), threads.threads(), threads.transport(),
+                listening.isEmpty() ? "" : ", " + listening);
         openOperatorPorts(settings);
     }
 
@@ -309,7 +314,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
      * @return what changed, in one line
      */
     @Override
-    public String reload() throws ConfigurationException, StartupException {
+    public synchronized String reload() throws ConfigurationException, StartupException {
+        // One at a time (the admin port and SIGHUP may ask together), each reading the configuration it applies.
         Configuration configuration = source.read().withAliases(Protocols.aliases());
         return reloads.reload(configuration);
     }

@@ -203,9 +203,10 @@ final class RouteReloads {
 
     /** Closes every tree not yet retired, and the tree in force with the counter store. */
     void close() {
-        RouteTree inForce = routes.get();
         retirements.shutdownNow();
         synchronized (this) {
+            // Read under the lock a reload holds: a reload under way puts its tree in force before close gets here.
+            RouteTree inForce = routes.get();
             for (RouteTree replaced : retiring) {
                 replaced.retire(inForce);
             }

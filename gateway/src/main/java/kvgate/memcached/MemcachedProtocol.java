@@ -154,8 +154,8 @@ public final class MemcachedProtocol implements Protocol {
                                                 ? local.getPort() : tcpPort.get()), mgmtPort),
                                 maxItemSize, keepsExpiry),
                         encoder, context.dispatcher(), context.maxInFlight()));
-        Channel listener = context.listeners().listen(NAME, settings, 0, context.idleTimeout(), handlers);
-        tcpPort.set(((InetSocketAddress) listener.localAddress()).getPort());
+        context.listeners().listen(NAME, settings, 0, context.idleTimeout(), handlers,
+                tcp -> tcpPort.set(((InetSocketAddress) tcp.localAddress()).getPort()));
         if (settings.bool(MGMT_ENABLE)) {
             // The map names the memcached port as that port's own map does: the advertised one, else the one its
             // listener took.

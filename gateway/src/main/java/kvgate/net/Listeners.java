@@ -61,13 +61,25 @@ public final class Listeners implements AutoCloseable {
      */
     public Channel listen(String protocol, Settings settings, int ownLimit, int idleSeconds,
                           Consumer<ChannelPipeline> handlers) throws StartupException {
+        return listen(protocol, settings, ownLimit, idleSeconds, handlers, tcp -> { });
+    }
+
+    /**
+     * As {@link #listen(String, Settings, int, int, Consumer)}, telling {@code tcpBound} of the TCP listener before
+     * the Unix socket takes connections: for a protocol whose connections on the socket name the TCP port.
+     */
+    public Channel listen(String protocol, Settings settings, int ownLimit, int idleSeconds,
+                          Consumer<ChannelPipeline> handlers, Consumer<Channel> tcpBound) throws StartupException {
         ConnectionGuard guard = new ConnectionGuard(protocol, maxConnections, clientConnections, ownLimit, metrics);
         Channel listener = bind(protocol, settings.text(protocol + ".bind"), settings.intValue(protocol + ".port"),
                 idleSeconds, guard, handlers);
+        tcpBound.accept(listener);
         Channel socket = sockets.listen(threads, protocol, idleSeconds, guard, handlers);
         if (socket != null) {
-            channels.add(socket);
-            described.add(protocol + " on " + sockets.path(protocol) + " (Unix socket)");
+            synchronized (this) {
+                channels.add(socket);
+                described.add(protocol + " on " + sockets.path(protocol) + " (Unix socket)");
+            }
         }
         return listener;
     }
@@ -112,7 +124,7 @@ public final class Listeners implements AutoCloseable {
     public int port(String name) {
         Channel listener = named.get(name);
         if (listener == null) {
-            throw new IllegalStateException("no " + name + " listener is bound (is " + name + ".enable false?)");
+            throw new IllegalStateException("no " + name + " listener is bound: its protocol or port is turned off");
         }
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
