@@ -13,10 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import kvgate.collections.BucketManifests;
-import kvgate.collections.CollectionName;
 import kvgate.collections.CollectionsManifest;
 import kvgate.collections.Leb128;
-import kvgate.collections.ManifestRejected;
 import kvgate.memcached.binary.BinaryFrame;
 import kvgate.memcached.binary.BinaryRefusal;
 import kvgate.memcached.binary.BinaryRequest;
@@ -26,6 +24,7 @@ import kvgate.memcached.binary.FrameExtras;
 import kvgate.memcached.binary.MalformedFrame;
 import kvgate.memcached.binary.Opcode;
 import kvgate.memcached.couchbase.ClusterConfig;
+import kvgate.memcached.couchbase.CollectionsCommands;
 import kvgate.memcached.couchbase.SaslExchange;
 import kvgate.memcached.couchbase.SaslUsers;
 import kvgate.memcached.couchbase.SubdocExecution;
@@ -200,9 +199,17 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
             // server without one, "no bucket" (the client then stops asking on that connection).
             case GET_CLUSTER_CONFIG -> bucketSelected ? answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
                     cluster.json(bucket.name()))) : error(request, BinaryStatus.NO_BUCKET);
-            case SET_COLLECTIONS_MANIFEST -> setManifest(request);
-            case GET_COLLECTIONS_MANIFEST -> getManifest(request);
-            case GET_COLLECTION_ID, GET_SCOPE_ID -> lookUp(request, opcode == Opcode.GET_COLLECTION_ID);
+            case SET_COLLECTIONS_MANIFEST -> {
+                if (bucket == null) {
+                    yield error(request, BinaryStatus.NO_BUCKET);
+                }
+                String target = bucket.name();
+                yield new Translation.Await<>(stream -> CollectionsCommands.setManifest(request, manifests, target));
+            }
+            case GET_COLLECTIONS_MANIFEST -> manifest() == null ? error(request, whyNoManifest())
+                    : answer(CollectionsCommands.manifest(request, manifest()));
+            case GET_COLLECTION_ID, GET_SCOPE_ID -> manifest() == null ? error(request, whyNoManifest())
+                    : answer(CollectionsCommands.lookUp(request, opcode == Opcode.GET_COLLECTION_ID, manifest()));
             default -> throw new IllegalStateException(opcode + " names a document");
         };
     }
@@ -298,7 +305,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
         }
         CollectionsManifest.Collection collection = manifest.collection(collectionId);
         if (collection == null) {
-            return new Refused(unknown(opcode, opaque, BinaryStatus.UNKNOWN_COLLECTION, manifest));
+            return new Refused(CollectionsCommands.unknown(opcode, opaque, BinaryStatus.UNKNOWN_COLLECTION, manifest));
         }
         return new Document(collection, logicalKey);
     }
@@ -489,7 +496,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
             // whether a user exists.
             ObjectNode body = JSON.createObjectNode();
             body.putObject("error").put("context", ((SaslExchange.Failed) step).why());
-            failure = jsonError(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR, body);
+            failure = BinaryResponse.error(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR,
+                    body.toString());
         } else {
             failure = BinaryResponse.error(request.opcode(), request.opaque(), BinaryStatus.AUTH_ERROR);
         }
@@ -505,104 +513,6 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
         bucket = named;
         bucketSelected = true;
         return answer(BinaryResponse.success(request));
-    }
-
-    private Translation<BinaryResponse> setManifest(BinaryRequest request) {
-        if (bucket == null) {
-            return error(request, BinaryStatus.NO_BUCKET);
-        }
-        String target = bucket.name();
-        byte[] manifest = request.value();
-        return new Translation.Await<>(stream -> manifests.set(target, manifest).handle((applied, failure) -> {
-            if (failure == null) {
-                return Translation.answer(BinaryResponse.success(request));
-            }
-            ManifestRejected rejected = BucketManifests.rejection(failure);
-            if (rejected == null) {
-                return Translation.answer(BinaryResponse.error(request.opcode(), request.opaque(),
-                        BinaryStatus.INTERNAL_ERROR));
-            }
-            BinaryStatus status = switch (rejected.reason()) {
-                case INVALID -> BinaryStatus.INVALID_ARGUMENTS;
-                case UID_BEHIND -> BinaryStatus.OUT_OF_RANGE;
-                case CANNOT_APPLY -> BinaryStatus.CANNOT_APPLY_MANIFEST;
-                case CONCURRENT_UPDATE, STORE_FAILED -> BinaryStatus.TEMPORARY_FAILURE;
-            };
-            ObjectNode body = JSON.createObjectNode();
-            body.putObject("error").put("context", rejected.getMessage());
-            return Translation.answer(jsonError(request.opcode(), request.opaque(), status, body));
-        }));
-    }
-
-    private Translation<BinaryResponse> getManifest(BinaryRequest request) {
-        CollectionsManifest manifest = manifest();
-        if (manifest == null) {
-            return error(request, whyNoManifest());
-        }
-        return answer(BinaryResponse.value(request, BinaryResponse.EMPTY,
-                manifest.json().getBytes(StandardCharsets.UTF_8)));
-    }
-
-    /**
-     * Get Collection ID and Get Scope ID. The path comes in the key or the value; an empty scope or collection name
-     * means {@code _default}; a scope path may carry a {@code .collection} part, which is ignored.
-     */
-    private Translation<BinaryResponse> lookUp(BinaryRequest request, boolean collection) {
-        if (request.key().length > 0 && request.value().length > 0) {
-            return error(request, BinaryStatus.INVALID_ARGUMENTS);
-        }
-        CollectionsManifest manifest = manifest();
-        if (manifest == null) {
-            return error(request, whyNoManifest());
-        }
-        String path = new String(request.key().length > 0 ? request.key() : request.value(),
-                StandardCharsets.ISO_8859_1);
-        int dot = path.indexOf('.');
-        boolean oneDot = dot >= 0 && path.indexOf('.', dot + 1) < 0;
-        if (collection ? !oneDot : dot >= 0 && !oneDot) {
-            return error(request, BinaryStatus.INVALID_ARGUMENTS);
-        }
-        String scopeName = orDefault(dot >= 0 ? path.substring(0, dot) : path);
-        String collectionName = orDefault(dot >= 0 ? path.substring(dot + 1) : "");
-        if (CollectionName.problem(scopeName) != null
-                || collection && CollectionName.problem(collectionName) != null) {
-            return error(request, BinaryStatus.INVALID_ARGUMENTS);
-        }
-        CollectionsManifest.Scope scope = manifest.scope(scopeName);
-        if (scope == null) {
-            return answer(unknown(request.opcode(), request.opaque(), BinaryStatus.UNKNOWN_SCOPE, manifest));
-        }
-        long id = scope.id();
-        if (collection) {
-            CollectionsManifest.Collection found = scope.collection(collectionName);
-            if (found == null) {
-                return answer(unknown(request.opcode(), request.opaque(), BinaryStatus.UNKNOWN_COLLECTION, manifest));
-            }
-            id = found.id();
-        }
-        byte[] extras = ByteBuffer.allocate(12).putLong(manifest.uid()).putInt((int) id).array();
-        return answer(new BinaryResponse(request.opcode(), 0, request.opaque(), 0, extras, BinaryResponse.EMPTY,
-                BinaryResponse.EMPTY));
-    }
-
-    private static String orDefault(String name) {
-        return name.isEmpty() ? CollectionName.DEFAULT : name;
-    }
-
-    /**
-     * An unknown collection or scope, with the uid of the manifest that decided it in the form of both generations:
-     * {@code manifest_uid} (newer) and {@code error.context} (older).
-     */
-    private static BinaryResponse unknown(int opcode, int opaque, BinaryStatus status, CollectionsManifest manifest) {
-        ObjectNode body = JSON.createObjectNode();
-        body.putObject("error").put("context", manifest.uidHex());
-        body.put("manifest_uid", manifest.uidHex());
-        return jsonError(opcode, opaque, status, body);
-    }
-
-    private static BinaryResponse jsonError(int opcode, int opaque, BinaryStatus status, ObjectNode body) {
-        return new BinaryResponse(opcode, status.code(), opaque, 0, BinaryResponse.EMPTY, BinaryResponse.EMPTY,
-                body.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private Translation<BinaryResponse> forward(Operation operation, BinaryRequest request) {

@@ -1,5 +1,7 @@
 package kvgate.memcached.binary;
 
+import java.nio.charset.StandardCharsets;
+
 /** One response of the memcached binary protocol (magic 0x81). */
 public record BinaryResponse(int opcode, int status, int opaque, long cas, byte[] extras, byte[] key, byte[] value) {
     public static final byte[] EMPTY = new byte[0];
@@ -22,6 +24,15 @@ public record BinaryResponse(int opcode, int status, int opaque, long cas, byte[
     /** A reply of any status carrying a CAS and a value, no extras and no key (SASL's challenges, sub-documents). */
     public static BinaryResponse of(BinaryRequest request, BinaryStatus status, long cas, byte[] value) {
         return new BinaryResponse(request.opcode(), status.code(), request.opaque(), cas, EMPTY, EMPTY, value);
+    }
+
+    /**
+     * An error whose value is a JSON body saying why (Couchbase's extended errors, for a client that negotiated them,
+     * and the manifest uid of an unknown collection), CAS 0, no extras.
+     */
+    public static BinaryResponse error(int opcode, int opaque, BinaryStatus status, String json) {
+        return new BinaryResponse(opcode, status.code(), opaque, 0, EMPTY, EMPTY,
+                json.getBytes(StandardCharsets.UTF_8));
     }
 
     /** An error: memcached's message as the value, CAS 0, no extras. */
