@@ -45,6 +45,7 @@ import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
 import kvgate.spi.OperationFilter;
+import kvgate.spi.RouteFactory;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,7 +147,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     private void open(Configuration configuration, Settings settings)
             throws ConfigurationException, StartupException {
         RouteDeclarations declared = RouteDeclarations.of(configuration);
-        Settings all = Backends.resolveAll(configuration, plugins, declared, Backends.nodeTypes(plugins));
+        Map<String, RouteFactory> nodeTypes = Backends.nodeTypes(plugins);
+        Settings all = Backends.resolveAll(configuration, plugins, declared, nodeTypes);
         inForce.set(all);
         Clock clock = Clock.systemUTC();
         metrics = GatewayMetrics.forPrometheus();
@@ -157,7 +159,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         // Before any backend opens: a filter that is not there stops the start without contacting a server.
         List<OperationFilter> filters = backends.filters();
         routes.set(RouteTree.build(settings.text(GatewaySettings.ROUTE), settings.text(GatewaySettings.BACKEND),
-                declared, all, Backends.nodeTypes(plugins), backends::leaf, threads.workers(), metrics, null));
+                declared, all, nodeTypes, backends::leaf, threads.workers(), metrics, null));
         if (settings.bool(CounterProtocol.ENABLE)) {
             counters = backends.counterStore(all, routes.get().instances());
         }

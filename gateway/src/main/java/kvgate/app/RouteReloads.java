@@ -25,6 +25,7 @@ import kvgate.route.BackendRoute;
 import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
+import kvgate.spi.RouteFactory;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,7 +99,8 @@ final class RouteReloads {
             LOG.info("plugins added: {}", added);
         }
         RouteDeclarations declared = RouteDeclarations.of(configuration);
-        Settings all = Backends.resolveAll(configuration, plugins, declared, Backends.nodeTypes(plugins));
+        Map<String, RouteFactory> nodeTypes = Backends.nodeTypes(plugins);
+        Settings all = Backends.resolveAll(configuration, plugins, declared, nodeTypes);
         List<String> fixed = changedOnlyAtRestart(inForce.get(), all);
         if (!fixed.isEmpty()) {
             throw new ConfigurationException("a reload changes only the route tree; these settings differ from the "
@@ -106,7 +108,7 @@ final class RouteReloads {
         }
         RouteTree previous = routes.get();
         RouteTree next = RouteTree.build(gateway.text(GatewaySettings.ROUTE), gateway.text(GatewaySettings.BACKEND),
-                declared, all, Backends.nodeTypes(plugins), backends::leaf, workers, metrics, previous);
+                declared, all, nodeTypes, backends::leaf, workers, metrics, previous);
         for (BackendRoute instance : previous.instances()) {
             if (instance.backend() == counters && !next.instances().contains(instance)) {
                 next.discard(previous);

@@ -77,6 +77,15 @@ public class ResultFuture implements CompletionStage<Result> {
         return future.isDone();
     }
 
+    /**
+     * Whether {@code stage} has completed, in whatever way: for a route node that answers at once what has come, and
+     * waits only for what has not. Unlike {@code stage.toCompletableFuture().isDone()}, it makes no copy of a
+     * {@code ResultFuture}.
+     */
+    public static boolean isDone(CompletionStage<?> stage) {
+        return stage instanceof ResultFuture future ? future.isDone() : stage.toCompletableFuture().isDone();
+    }
+
     /** The result, if it has come; null if not yet. */
     public Result now() {
         return future.getNow(null);

@@ -119,7 +119,7 @@ public interface Route {
      */
     static CompletionStage<Result> withDeadline(CompletionStage<Result> answer, long millis, Result late,
                                                 ScheduledExecutorService scheduler) {
-        if (millis == 0 || answer.toCompletableFuture().isDone()) {
+        if (millis == 0 || ResultFuture.isDone(answer)) {
             return answer;
         }
         ResultFuture first = new ResultFuture();

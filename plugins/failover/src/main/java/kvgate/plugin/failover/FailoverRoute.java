@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 import kvgate.spi.Route;
 import kvgate.spi.RouteContext;
 import kvgate.spi.Status;
@@ -66,7 +67,7 @@ final class FailoverRoute implements Route {
 
     /** The child's answer, or at the node's deadline a failure standing for it, whichever comes first. */
     private CompletionStage<Result> withDeadline(CompletionStage<Result> answer, Operation operation) {
-        if (timeoutMillis == 0 || answer.toCompletableFuture().isDone()) {
+        if (timeoutMillis == 0 || ResultFuture.isDone(answer)) {
             return answer;
         }
         Result late = changesNothing(operation)

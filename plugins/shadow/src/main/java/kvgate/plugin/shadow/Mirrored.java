@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
+import kvgate.spi.ResultFuture;
 
 /**
  * An operation picked for the shadow, with the primary's answer to it, which its shadow's answer is compared with.
@@ -24,6 +25,6 @@ record Mirrored(Operation operation, CompletionStage<Result> answer, Completable
      * then is it known whether the primary applied it.
      */
     boolean ready() {
-        return !MirrorPolicy.checksCas(operation) || answer.toCompletableFuture().isDone();
+        return !MirrorPolicy.checksCas(operation) || ResultFuture.isDone(answer);
     }
 }
