@@ -14,10 +14,13 @@ import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.CounterRules;
+import kvgate.spi.Item;
+import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
+import kvgate.spi.StoreMode;
 
 /**
  * A backend plugin's backend opened as the gateway opens one, for a backend module's own tests: its declared
@@ -63,6 +66,16 @@ public final class BackendUnderTest implements AutoCloseable {
     /** Runs one operation and waits for its result, ten seconds at most. */
     public Result run(Operation operation) throws Exception {
         return backend.execute(operation).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    /** A set of {@code key} to {@code value} in the default namespace, never expiring. */
+    public static Operation set(String key, String value) {
+        return new Operation.Store(Namespace.DEFAULT, bytes(key), StoreMode.SET, bytes(value), 0, Item.NEVER, 0);
+    }
+
+    /** A get of {@code key} in the default namespace. */
+    public static Operation get(String key) {
+        return new Operation.Get(Namespace.DEFAULT, bytes(key));
     }
 
     /** The value a result holds as UTF-8 text, or the result itself as text when it holds none (for a message). */

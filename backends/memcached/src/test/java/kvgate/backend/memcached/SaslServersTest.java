@@ -1,6 +1,8 @@
 package kvgate.backend.memcached;
 
 import static kvgate.testing.BackendUnderTest.bytes;
+import static kvgate.testing.BackendUnderTest.get;
+import static kvgate.testing.BackendUnderTest.set;
 import static kvgate.testing.BackendUnderTest.valueText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,11 +13,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import kvgate.spi.Item;
-import kvgate.spi.Namespace;
-import kvgate.spi.Operation;
 import kvgate.spi.Status;
-import kvgate.spi.StoreMode;
 import kvgate.testing.BackendUnderTest;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.BinaryClient.Response;
@@ -117,13 +115,5 @@ class SaslServersTest {
             assertEquals("0", plain.get("cmd_get"));
             assertEquals("0", plain.get("cmd_set"));
         }
-    }
-
-    private static Operation set(String key, String value) {
-        return new Operation.Store(Namespace.DEFAULT, bytes(key), StoreMode.SET, bytes(value), 0, Item.NEVER, 0);
-    }
-
-    private static Operation get(String key) {
-        return new Operation.Get(Namespace.DEFAULT, bytes(key));
     }
 }

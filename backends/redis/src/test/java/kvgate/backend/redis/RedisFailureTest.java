@@ -1,6 +1,8 @@
 package kvgate.backend.redis;
 
 import static kvgate.testing.BackendUnderTest.bytes;
+import static kvgate.testing.BackendUnderTest.get;
+import static kvgate.testing.BackendUnderTest.set;
 import static kvgate.testing.BackendUnderTest.valueText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,7 +14,6 @@ import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
-import kvgate.spi.StoreMode;
 import kvgate.testing.BackendUnderTest;
 import kvgate.testing.RedisServers;
 import org.junit.jupiter.api.Tag;
@@ -134,15 +135,6 @@ class RedisFailureTest {
         settings.put("topology_refresh_ms", "500");
         return new BackendUnderTest(new RedisBackendFactory(), settings);
     }
-
-    private static Operation set(String key, String value) {
-        return new Operation.Store(NAMESPACE, bytes(key), StoreMode.SET, bytes(value), 0, Item.NEVER, 0);
-    }
-
-    private static Operation get(String key) {
-        return new Operation.Get(NAMESPACE, bytes(key));
-    }
-
 
     /** The operation's result, which must come within {@link #FAST_MILLIS}. */
     private static Result timed(BackendUnderTest redis, Operation operation) throws Exception {

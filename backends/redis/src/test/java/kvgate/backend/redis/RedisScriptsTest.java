@@ -1,6 +1,7 @@
 package kvgate.backend.redis;
 
-import static kvgate.testing.BackendUnderTest.bytes;
+import static kvgate.testing.BackendUnderTest.get;
+import static kvgate.testing.BackendUnderTest.set;
 import static kvgate.testing.BackendUnderTest.valueText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,12 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import kvgate.spi.Item;
-import kvgate.spi.Namespace;
-import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
-import kvgate.spi.StoreMode;
 import kvgate.testing.BackendUnderTest;
 import kvgate.testing.RedisServers;
 import org.junit.jupiter.api.Tag;
@@ -32,9 +29,9 @@ class RedisScriptsTest {
         try (RedisServers servers = RedisServers.standalone();
              BackendUnderTest redis = new BackendUnderTest(new RedisBackendFactory(),
                      BackendUnderTest.under("redis", servers.backendSettings()))) {
-            assertEquals(Status.OK, redis.run(set("v1")).status());
+            assertEquals(Status.OK, redis.run(set("k", "v1")).status());
             assertEquals("OK", RedisServers.cli(servers.port(0), "SCRIPT", "FLUSH").strip());
-            List<CompletionStage<Result>> batch = redis.backend().executeAll(List.of(set("v2"), get()));
+            List<CompletionStage<Result>> batch = redis.backend().executeAll(List.of(set("k", "v2"), get("k")));
             Result set = batch.get(0).toCompletableFuture().get(10, TimeUnit.SECONDS);
             Result get = batch.get(1).toCompletableFuture().get(10, TimeUnit.SECONDS);
             if (set.ok()) {
@@ -44,19 +41,11 @@ class RedisScriptsTest {
                 assertEquals("v1", valueText(get), "a set that failed for now changed nothing");
             }
             long deadline = System.currentTimeMillis() + 10_000;
-            while (!redis.run(set("v3")).ok()) {
+            while (!redis.run(set("k", "v3")).ok()) {
                 assertTrue(System.currentTimeMillis() < deadline, "the scripts were not loaded again");
                 Thread.sleep(50);
             }
-            assertEquals("v3", valueText(redis.run(get())));
+            assertEquals("v3", valueText(redis.run(get("k"))));
         }
-    }
-
-    private static Operation set(String value) {
-        return new Operation.Store(Namespace.DEFAULT, bytes("k"), StoreMode.SET, bytes(value), 0, Item.NEVER, 0);
-    }
-
-    private static Operation get() {
-        return new Operation.Get(Namespace.DEFAULT, bytes("k"));
     }
 }
