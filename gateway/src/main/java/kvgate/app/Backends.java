@@ -23,7 +23,6 @@ import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
 import kvgate.spi.Capability;
 import kvgate.spi.CounterRules;
-import kvgate.spi.OperationFilter;
 import kvgate.spi.RouteFactory;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -32,7 +31,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the gateway takes from its plugins: backend instances (the route tree's leaves and the counter store), route
- * node types, operation filters, and with them every configuration key they declare.
+ * node types, and with them every configuration key they declare.
  */
 final class Backends {
     private static final Logger LOG = LoggerFactory.getLogger(Backends.class);
@@ -71,7 +70,7 @@ final class Backends {
         declaredSettings.addAll(declared.settings(backendTypes, nodeTypes));
         Set<String> known = new HashSet<>();
         declaredSettings.forEach(setting -> known.add(setting.key()));
-        configuration.rejectUnknown(known);
+        configuration.rejectUnknown(known, GatewaySettings.RETIRED);
         return configuration.resolve(declaredSettings);
     }
 
@@ -80,23 +79,6 @@ final class Backends {
         Map<String, RouteFactory> found = new LinkedHashMap<>();
         plugins.routes().forEach((name, extension) -> found.put(name, extension.extension()));
         return RouteTree.nodeTypes(found);
-    }
-
-    /** The operation filters {@code filters} names, outermost first. */
-    List<OperationFilter> filters() throws StartupException {
-        List<OperationFilter> filters = new ArrayList<>();
-        for (String name : gateway.text(GatewaySettings.FILTERS).split(",")) {
-            if (name.isBlank()) {
-                continue;
-            }
-            PluginCatalog.Found<OperationFilter> filter = plugins.filters().get(name.strip());
-            if (filter == null) {
-                throw new StartupException("no filter plugin named '" + name.strip() + "'; filters found: "
-                        + plugins.filters().keySet());
-            }
-            filters.add(filter.extension());
-        }
-        return filters;
     }
 
     /** Opens a backend instance of the route tree: its leaf, with the generic layer filling what it lacks. */

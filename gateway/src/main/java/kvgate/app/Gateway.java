@@ -44,7 +44,6 @@ import kvgate.route.BackendRoute;
 import kvgate.route.RouteDeclarations;
 import kvgate.route.RouteTree;
 import kvgate.spi.Backend;
-import kvgate.spi.OperationFilter;
 import kvgate.spi.RouteFactory;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
@@ -156,14 +155,12 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
                 Transport.of(settings.text(GatewaySettings.IO_TRANSPORT)));
         threads.probeLag(metrics.loopLag(), settings.integer(GatewaySettings.METRICS_LOOP_LAG_MS));
         backends = new Backends(plugins, settings, clock, threads.workers());
-        // Before any backend opens: a filter that is not there stops the start without contacting a server.
-        List<OperationFilter> filters = backends.filters();
         routes.set(RouteTree.build(settings.text(GatewaySettings.ROUTE), settings.text(GatewaySettings.BACKEND),
                 declared, all, nodeTypes, backends::leaf, threads.workers(), metrics, null));
         if (settings.bool(CounterProtocol.ENABLE)) {
             counters = backends.counterStore(all, routes.get().instances());
         }
-        dispatcher = new Dispatcher(routes.get().root(), counters, filters, metrics, threads.workers());
+        dispatcher = new Dispatcher(routes.get().root(), counters, metrics, threads.workers());
         reloads = new RouteReloads(plugins, backends, counters, routes, inForce, dispatcher, threads.workers(),
                 metrics);
         manifests = new BucketManifests(CollectionsSettings.buckets(settings), dispatcher,

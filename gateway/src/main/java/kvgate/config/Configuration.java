@@ -164,12 +164,18 @@ public final class Configuration {
         return new Settings(resolved, secrets);
     }
 
-    /** Fails when a configured key is not among {@code known}, naming each unknown key and where it came from. */
-    public void rejectUnknown(Set<String> known) throws ConfigurationException {
+    /**
+     * Fails when a configured key is not among {@code known}, naming each unknown key and where it came from. A key
+     * of {@code retired} (key to what replaced it) is accepted when empty and refused with its replacement when not.
+     */
+    public void rejectUnknown(Set<String> known, Map<String, String> retired) throws ConfigurationException {
         List<String> unknown = values.entrySet().stream()
                 .filter(entry -> !known.contains(entry.getKey()))
-                .map(entry -> "unknown configuration key '" + entry.getKey() + "' (from " + entry.getValue().source()
-                        + ")")
+                .filter(entry -> !(retired.containsKey(entry.getKey()) && entry.getValue().text().isBlank()))
+                .map(entry -> (retired.containsKey(entry.getKey())
+                        ? "configuration key '" + entry.getKey() + "' is retired (" + retired.get(entry.getKey()) + ")"
+                        : "unknown configuration key '" + entry.getKey() + "'")
+                        + " (from " + entry.getValue().source() + ")")
                 .collect(Collectors.toList());
         if (!unknown.isEmpty()) {
             throw new ConfigurationException(String.join("\n", unknown));

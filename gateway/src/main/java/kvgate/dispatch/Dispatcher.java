@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.LongAdder;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.spi.Backend;
 import kvgate.spi.Operation;
-import kvgate.spi.OperationFilter;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
 import kvgate.spi.Status;
@@ -21,9 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends operations through the filter chain into the route tree and counts their outcomes. Whatever a filter, route
- * or backend does wrong — throws, returns null, completes exceptionally — the caller gets a
- * {@link Status#BACKEND_ERROR} result, so a failure always reaches the client.
+ * Sends operations into the route tree and counts their outcomes. Whatever a route node or backend does wrong —
+ * throws, returns null, completes exceptionally — the caller gets a {@link Status#BACKEND_ERROR} result, so a
+ * failure always reaches the client.
  *
  * <p>Counter operations go to the counter store, everything else into the route tree (with one backend, a single
  * leaf); without a counter store, counter operations are {@link Status#UNSUPPORTED}.
@@ -40,7 +39,6 @@ public final class Dispatcher implements OperationStream {
 
     private volatile Generation current;
     private final Route counters;
-    private final List<OperationFilter> filters;
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService scheduler;
 
@@ -48,8 +46,7 @@ public final class Dispatcher implements OperationStream {
      * @param routes the root of the route tree
      * @param counters the counter store, or null when the gateway keeps no counters
      */
-    public Dispatcher(Route routes, Backend counters, List<OperationFilter> filters, GatewayMetrics metrics,
-                      ScheduledExecutorService scheduler) {
+    public Dispatcher(Route routes, Backend counters, GatewayMetrics metrics, ScheduledExecutorService scheduler) {
         this.current = new Generation(routes);
         this.counters = counters == null ? null : new Route() {
             @Override
@@ -62,7 +59,6 @@ public final class Dispatcher implements OperationStream {
                 return counters.executeAll(operations);
             }
         };
-        this.filters = List.copyOf(filters);
         this.metrics = metrics;
         this.scheduler = scheduler;
     }
@@ -108,7 +104,7 @@ public final class Dispatcher implements OperationStream {
     @Override
     public CompletionStage<Result> dispatch(Operation operation) {
         Generation tree = enter(1);
-        return counted(tree, operation, chain(tree, 0, operation));
+        return counted(tree, operation, run(tree, operation));
     }
 
     /**
@@ -134,12 +130,12 @@ public final class Dispatcher implements OperationStream {
      */
     public CompletionStage<Result> dispatchOwn(Operation operation) {
         Generation tree = enter(1);
-        return chain(tree, 0, operation).whenComplete((result, error) -> tree.unfinished.decrement());
+        return run(tree, operation).whenComplete((result, error) -> tree.unfinished.decrement());
     }
 
     /**
-     * Starts operations that arrived together from one connection, in order. Without filters, the operations that
-     * end in the same route reach it as one batch (one round trip for a remote backend); with one backend, that is
+     * Starts operations that arrived together from one connection, in order. The operations that end in the same
+     * route reach it as one batch (one round trip for a remote backend); with one backend, that is
      * the whole burst. The stages never complete exceptionally.
      */
     @Override
@@ -152,16 +148,8 @@ public final class Dispatcher implements OperationStream {
             // batch path's lists.
             return List.of(dispatch(operations.get(0)));
         }
-        // The whole burst is counted before any of it runs: counted one by one, an operation reached after the
-        // filters of the ones before it could find its tree retired meanwhile.
+        // The whole burst is counted before any of it runs, so that all of it finishes on one tree.
         Generation tree = enter(operations.size());
-        if (!filters.isEmpty()) {
-            List<CompletionStage<Result>> results = new ArrayList<>(operations.size());
-            for (Operation operation : operations) {
-                results.add(counted(tree, operation, chain(tree, 0, operation)));
-            }
-            return results;
-        }
         Route first = targetOf(tree, operations.get(0));
         boolean oneTarget = first != null;
         for (int i = 1; oneTarget && i < operations.size(); i++) {
@@ -183,7 +171,7 @@ public final class Dispatcher implements OperationStream {
         for (int i = 0; i < operations.size(); i++) {
             Route target = targetOf(tree, operations.get(i));
             if (target == null) {
-                results.set(i, counted(tree, operations.get(i), chain(tree, 0, operations.get(i))));
+                results.set(i, counted(tree, operations.get(i), run(tree, operations.get(i))));
             } else {
                 batches.computeIfAbsent(target, ignored -> new ArrayList<>()).add(i);
             }
@@ -201,15 +189,11 @@ public final class Dispatcher implements OperationStream {
     }
 
 
-    private CompletionStage<Result> chain(Generation tree, int index, Operation operation) {
+    private CompletionStage<Result> run(Generation tree, Operation operation) {
         try {
-            if (index < filters.size()) {
-                return Outcomes.guarded(filters.get(index).apply(operation, next -> chain(tree, index + 1, next)));
-            }
             return Outcomes.guarded(terminal(tree, operation));
         } catch (RuntimeException e) {
-            LOG.warn("operation failed in {}", index < filters.size() ? "filter " + filters.get(index).name()
-                    : "the route tree", e);
+            LOG.warn("operation failed in the route tree", e);
             return CompletableFuture.completedFuture(Result.backendError(e));
         }
     }
@@ -218,7 +202,7 @@ public final class Dispatcher implements OperationStream {
         if (operation instanceof Operation.Flush flush && flush.delayMillis() > 0) {
             scheduler.schedule(() -> {
                 Generation then = enter(1);
-                chain(then, filters.size(), new Operation.Flush(flush.namespace(), 0))
+                run(then, new Operation.Flush(flush.namespace(), 0))
                         .whenComplete((result, error) -> then.unfinished.decrement());
             }, flush.delayMillis(), TimeUnit.MILLISECONDS);
             return CompletableFuture.completedFuture(Result.DONE);
@@ -244,7 +228,7 @@ public final class Dispatcher implements OperationStream {
         try {
             return Route.selected(tree.root, operation);
         } catch (RuntimeException e) {
-            // A node whose selection throws: the operation goes alone, through the chain that answers the failure,
+            // A node whose selection throws: the operation goes alone, on the path that answers the failure,
             // and the burst counted as started is counted as finished, operation by operation.
             return null;
         }

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import kvgate.config.StartupException;
 import kvgate.spi.BackendFactory;
-import kvgate.spi.OperationFilter;
 import kvgate.spi.RouteFactory;
 import org.pf4j.DefaultPluginManager;
 import org.pf4j.PluginState;
@@ -35,11 +34,9 @@ public final class PluginCatalog implements AutoCloseable {
     }
 
     /** The extensions of the plugins loaded, by name; replaced whole when plugins are added. */
-    private record Extensions(Map<String, Found<BackendFactory>> backends, Map<String, Found<OperationFilter>> filters,
-                              Map<String, Found<RouteFactory>> routes) {
+    private record Extensions(Map<String, Found<BackendFactory>> backends, Map<String, Found<RouteFactory>> routes) {
         Extensions copy() {
-            return new Extensions(new LinkedHashMap<>(backends), new LinkedHashMap<>(filters),
-                    new LinkedHashMap<>(routes));
+            return new Extensions(new LinkedHashMap<>(backends), new LinkedHashMap<>(routes));
         }
     }
 
@@ -82,7 +79,7 @@ public final class PluginCatalog implements AutoCloseable {
             failures.add("plugins cannot be loaded: " + e.getMessage());
         }
         checkEveryCandidateLoaded(directories, manager, failures);
-        Extensions extensions = new Extensions(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
+        Extensions extensions = new Extensions(new LinkedHashMap<>(), new LinkedHashMap<>());
         if (failures.isEmpty()) {
             register(manager, manager.getPlugins(), extensions, failures);
         }
@@ -151,9 +148,6 @@ public final class PluginCatalog implements AutoCloseable {
             try {
                 for (BackendFactory factory : manager.getExtensions(BackendFactory.class, id)) {
                     register(into.backends(), factory.type(), new Found<>(factory, id), "backend type", failures);
-                }
-                for (OperationFilter filter : manager.getExtensions(OperationFilter.class, id)) {
-                    register(into.filters(), filter.name(), new Found<>(filter, id), "filter", failures);
                 }
                 for (RouteFactory factory : manager.getExtensions(RouteFactory.class, id)) {
                     register(into.routes(), factory.type(), new Found<>(factory, id), "route node type", failures);
@@ -240,11 +234,6 @@ public final class PluginCatalog implements AutoCloseable {
     /** Backend factories by type. */
     public Map<String, Found<BackendFactory>> backends() {
         return Collections.unmodifiableMap(extensions.backends());
-    }
-
-    /** Operation filters by name. */
-    public Map<String, Found<OperationFilter>> filters() {
-        return Collections.unmodifiableMap(extensions.filters());
     }
 
     /** Route node factories by type (the gateway's own node types are not among them). */

@@ -36,8 +36,8 @@ import kvgate.spi.Item;
 import kvgate.spi.ItemTransition;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
-import kvgate.spi.OperationFilter;
 import kvgate.spi.Result;
+import kvgate.spi.Route;
 import kvgate.spi.Status;
 import kvgate.spi.StoreMode;
 import org.junit.jupiter.api.AfterEach;
@@ -145,31 +145,33 @@ class BucketManifestsTest {
         }
     }
 
-    /** Records the flushes one gateway sends, so two gateways on one backend can be told apart. */
-    private static final class FlushRecorder implements OperationFilter {
+    /**
+     * One gateway's way to a shared backend, recording the flushes that gateway sends, so two gateways on one backend
+     * can be told apart.
+     */
+    private static final class FlushRecorder implements Route {
         final List<Namespace> flushed = new CopyOnWriteArrayList<>();
+        private final Backend backend;
 
-        @Override
-        public String name() {
-            return "flush-recorder";
+        FlushRecorder(Backend backend) {
+            this.backend = backend;
         }
 
         @Override
-        public CompletionStage<Result> apply(Operation operation, Next next) {
+        public CompletionStage<Result> execute(Operation operation) {
             if (operation instanceof Operation.Flush flush) {
                 flushed.add(flush.namespace());
             }
-            return next.execute(operation);
+            return backend.execute(operation);
         }
     }
 
     private BucketManifests manifests(Backend backend, long refreshBoundMillis) {
-        return manifests(backend, refreshBoundMillis, List.of(), new ManifestLimits(100, 1000));
+        return manifests(BackendRoute.alone(backend), refreshBoundMillis, new ManifestLimits(100, 1000));
     }
 
-    private BucketManifests manifests(Backend backend, long refreshBoundMillis, List<OperationFilter> filters,
-                                      ManifestLimits limits) {
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, filters, new GatewayMetrics(), scheduler);
+    private BucketManifests manifests(Route route, long refreshBoundMillis, ManifestLimits limits) {
+        Dispatcher dispatcher = new Dispatcher(route, null, new GatewayMetrics(), scheduler);
         BucketManifests manifests = new BucketManifests(Set.of(BUCKET, "travel"), dispatcher, limits,
                 refreshBoundMillis, scheduler);
         opened.add(manifests);
@@ -383,7 +385,7 @@ class BucketManifestsTest {
 
     @Test
     void theConfiguredLimitsApply() throws Exception {
-        BucketManifests manifests = manifests(new MapBackend(), 10_000, List.of(), new ManifestLimits(1, 2));
+        BucketManifests manifests = manifests(BackendRoute.alone(new MapBackend()), 10_000, new ManifestLimits(1, 2));
         manifests.start(WAIT_SECONDS * 1000);
         assertEquals(ManifestRejected.Reason.INVALID,
                 refusal(manifests.set(BUCKET, manifest("1", "c", "8", "d", "9"))));
@@ -687,10 +689,10 @@ class BucketManifestsTest {
     @Test
     void everyGatewayThatSeesADropFlushes() throws Exception {
         MapBackend backend = new MapBackend();
-        FlushRecorder fromA = new FlushRecorder();
-        FlushRecorder fromB = new FlushRecorder();
-        BucketManifests a = manifests(backend, 100, List.of(fromA), new ManifestLimits(100, 1000));
-        BucketManifests b = manifests(backend, 100, List.of(fromB), new ManifestLimits(100, 1000));
+        FlushRecorder fromA = new FlushRecorder(backend);
+        FlushRecorder fromB = new FlushRecorder(backend);
+        BucketManifests a = manifests(fromA, 100, new ManifestLimits(100, 1000));
+        BucketManifests b = manifests(fromB, 100, new ManifestLimits(100, 1000));
         a.start(WAIT_SECONDS * 1000);
         b.start(WAIT_SECONDS * 1000);
         CollectionsManifest before = done(a.set(BUCKET, manifest("1", "c", "8")));

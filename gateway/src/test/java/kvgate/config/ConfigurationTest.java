@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import kvgate.app.Protocols;
 import kvgate.counter.CounterProtocol;
@@ -68,9 +69,20 @@ class ConfigurationTest {
         Path file = Files.writeString(dir.resolve("gateway.conf"), "memcached.prot = 1\n");
         Configuration configuration = Configuration.load(file, List.of("--bogus=1"));
         ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> configuration.rejectUnknown(Set.of("memcached.port")));
+                () -> configuration.rejectUnknown(Set.of("memcached.port"), Map.of()));
         assertTrue(e.getMessage().contains("'memcached.prot'") && e.getMessage().contains("line 1"), e.getMessage());
         assertTrue(e.getMessage().contains("'bogus'"), e.getMessage());
+    }
+
+    @Test
+    void aRetiredKeyPassesEmptyAndIsRefusedWithItsReplacementWhenSet(@TempDir Path dir) throws Exception {
+        Map<String, String> retired = Map.of("old", "use new");
+        Path empty = Files.writeString(dir.resolve("empty.conf"), "old =\n");
+        Configuration.load(empty, List.of()).rejectUnknown(Set.of(), retired);
+        Path set = Files.writeString(dir.resolve("set.conf"), "\nold = x\n");
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> Configuration.load(set, List.of()).rejectUnknown(Set.of(), retired));
+        assertEquals("configuration key 'old' is retired (use new) (from " + set + " line 2)", e.getMessage());
     }
 
     @Test

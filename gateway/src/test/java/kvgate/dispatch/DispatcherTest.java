@@ -25,14 +25,13 @@ import kvgate.spi.Capability;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
-import kvgate.spi.OperationFilter;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
 import kvgate.spi.Status;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The dispatcher alone, with a scripted backend: filter order, failure conversion, delayed flush, counting. */
+/** The dispatcher alone, with a scripted backend: failure conversion, delayed flush, counting. */
 class DispatcherTest {
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final List<String> trace = new ArrayList<>();
@@ -66,24 +65,6 @@ class DispatcherTest {
         }
     }
 
-    private OperationFilter filter(String name) {
-        return new OperationFilter() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public CompletionStage<Result> apply(Operation operation, Next next) {
-                trace.add("enter " + name);
-                return next.execute(operation).thenApply(result -> {
-                    trace.add("leave " + name);
-                    return result;
-                });
-            }
-        };
-    }
-
     private static Operation get() {
         return new Operation.Get(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8));
     }
@@ -93,38 +74,10 @@ class DispatcherTest {
     }
 
     @Test
-    void filtersRunInConfiguredOrderAroundTheBackend() throws Exception {
-        ScriptedBackend backend = new ScriptedBackend();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(filter("outer"), filter("inner")),
-                new GatewayMetrics(), scheduler);
-        result(dispatcher.dispatch(get()));
-        assertEquals(List.of("enter outer", "enter inner", "backend get", "leave inner", "leave outer"), trace);
-    }
-
-    @Test
-    void aFilterCanAnswerWithoutTheBackend() throws Exception {
-        ScriptedBackend backend = new ScriptedBackend();
-        OperationFilter refuse = new OperationFilter() {
-            @Override
-            public String name() {
-                return "refuse";
-            }
-
-            @Override
-            public CompletionStage<Result> apply(Operation operation, Next next) {
-                return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "no"));
-            }
-        };
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(refuse), new GatewayMetrics(), scheduler);
-        assertEquals(Status.UNSUPPORTED, result(dispatcher.dispatch(get())).status());
-        assertTrue(trace.isEmpty());
-    }
-
-    @Test
     void everyKindOfBackendFailureBecomesABackendErrorResult() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, metrics, scheduler);
         backend.thrown = new IllegalStateException("disk on fire");
         Result thrown = result(dispatcher.dispatch(get()));
         assertEquals(Status.BACKEND_ERROR, thrown.status());
@@ -143,7 +96,7 @@ class DispatcherTest {
     void aBackendStageThatCompletesLaterIsGuardedOnTheWayBack() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, metrics, scheduler);
         // Guarded at the backend's leaf and not again at the root: each outcome still arrives, as a result.
         CompletableFuture<Result> failing = new CompletableFuture<>();
         backend.next = failing;
@@ -172,7 +125,7 @@ class DispatcherTest {
     void outcomesAreCountedByVerbAndStatus() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, metrics, scheduler);
         backend.next = CompletableFuture.completedFuture(new Result.Value(new Item(new byte[0], 0, 1, 0)));
         result(dispatcher.dispatch(get()));
         backend.next = CompletableFuture.completedFuture(Result.failure(Status.NOT_FOUND));
@@ -185,7 +138,7 @@ class DispatcherTest {
     @Test
     void aDelayedFlushIsAnsweredAtOnceAndReachesTheBackendLater() throws Exception {
         ScriptedBackend backend = new ScriptedBackend();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), new GatewayMetrics(), scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, new GatewayMetrics(), scheduler);
         Result answer = result(dispatcher.dispatch(new Operation.Flush(Namespace.DEFAULT, 300)));
         assertEquals(Status.OK, answer.status());
         assertTrue(trace.isEmpty(), "the backend sees nothing before the delay");
@@ -214,7 +167,7 @@ class DispatcherTest {
     @Test
     void noOperationRunsOnATreeAfterItWasFoundIdleAndClosed() throws Exception {
         AtomicInteger afterClose = new AtomicInteger();
-        Dispatcher dispatcher = new Dispatcher(new ClosableTree(afterClose), null, List.of(), new GatewayMetrics(),
+        Dispatcher dispatcher = new Dispatcher(new ClosableTree(afterClose), null, new GatewayMetrics(),
                 scheduler);
         AtomicBoolean running = new AtomicBoolean(true);
         ExecutorService clients = Executors.newFixedThreadPool(3);

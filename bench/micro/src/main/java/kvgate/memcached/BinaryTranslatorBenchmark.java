@@ -44,7 +44,7 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
         });
         InstantBackend backend = new InstantBackend();
         GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, List.of(), metrics, scheduler);
+        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, metrics, scheduler);
         BucketManifests manifests = new BucketManifests(Set.of(BucketManifests.DEFAULT_BUCKET), dispatcher,
                 new ManifestLimits(1000, 1000), 60_000, scheduler);
         manifests.start(10_000);
