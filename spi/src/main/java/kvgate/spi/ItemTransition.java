@@ -1,6 +1,7 @@
 package kvgate.spi;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 /**
@@ -177,7 +178,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
             updated = Long.compareUnsigned(number, op.delta()) < 0 ? 0 : number - op.delta();
         }
         long cas = newCas.getAsLong();
-        Item next = new Item(decimal(updated), live.flags(), cas, live.expiresAt());
+        Item next = new Item(padded(decimal(updated), live.value().length), live.flags(), cas, live.expiresAt());
         return new ItemTransition(Effect.PUT, next, new Result.Number(updated, cas));
     }
 
@@ -209,6 +210,19 @@ public record ItemTransition(Effect effect, Item next, Result result) {
 
     private static boolean isSpace(byte b) {
         return b == ' ' || b == '\t' || b == '\n' || b == 0x0b || b == '\f' || b == '\r';
+    }
+
+    /**
+     * As memcached stores the result of incr and decr: a number no longer than the value it replaces takes its place,
+     * padded with spaces to that value's length ({@code 100} decremented by 1 reads {@code "99 "}).
+     */
+    private static byte[] padded(byte[] digits, int replacedLength) {
+        if (digits.length >= replacedLength) {
+            return digits;
+        }
+        byte[] padded = Arrays.copyOf(digits, replacedLength);
+        Arrays.fill(padded, digits.length, replacedLength, (byte) ' ');
+        return padded;
     }
 
     private static byte[] decimal(long unsigned) {

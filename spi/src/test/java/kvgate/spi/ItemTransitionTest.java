@@ -406,7 +406,7 @@ class ItemTransitionTest {
     @Test
     void incrementWrapsAtTwoToThe64() {
         ItemTransition t = apply(incr(1), item("18446744073709551615", 0, Item.NEVER));
-        assertEquals("0", text(t.next().value()));
+        assertEquals("0" + " ".repeat(19), text(t.next().value()), "padded to the replaced value's length");
         assertEquals(0, Long.compareUnsigned(0, ((Result.Number) t.result()).value()));
     }
 
@@ -414,7 +414,7 @@ class ItemTransitionTest {
     void incrementWrapsPastTwoToThe64ByTheRemainder() {
         // 2^64 - 2 + 5 = 2^64 + 3
         ItemTransition t = apply(incr(5), item(Long.toUnsignedString(-2L), 0, Item.NEVER));
-        assertEquals("3", text(t.next().value()));
+        assertEquals("3" + " ".repeat(19), text(t.next().value()));
     }
 
     @Test
@@ -436,14 +436,14 @@ class ItemTransitionTest {
     @Test
     void decrementSubtracts() {
         ItemTransition t = apply(decr(3), item("10", 0, Item.NEVER));
-        assertEquals("7", text(t.next().value()));
+        assertEquals("7 ", text(t.next().value()), "memcached pads a shorter number with spaces");
         assertEquals(new Result.Number(7, NEW_CAS), t.result());
     }
 
     @Test
     void decrementFloorsAtZero() {
         ItemTransition t = apply(decr(11), item("10", 0, Item.NEVER));
-        assertEquals("0", text(t.next().value()));
+        assertEquals("0 ", text(t.next().value()));
         assertEquals(0, ((Result.Number) t.result()).value());
     }
 
@@ -463,7 +463,13 @@ class ItemTransitionTest {
     @Test
     void valueWithTrailingSpacesParses() {
         ItemTransition t = apply(incr(1), item("9   ", 0, Item.NEVER));
-        assertEquals("10", text(t.next().value()));
+        assertEquals("10  ", text(t.next().value()));
+    }
+
+    @Test
+    void aLongerNumberGrowsTheValue() {
+        ItemTransition t = apply(incr(1), item("99", 0, Item.NEVER));
+        assertEquals("100", text(t.next().value()));
     }
 
     @Test

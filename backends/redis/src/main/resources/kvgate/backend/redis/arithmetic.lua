@@ -70,5 +70,10 @@ else
 end
 local value = format(high, low)
 local cas = next_cas(item)
-write(value, item.flags, cas, item.expires)
+-- As memcached, a number no longer than the value it replaces takes its place, padded with spaces to its length.
+local stored = value
+if #value < #item.value then
+  stored = value .. string.rep(' ', #item.value - #value)
+end
+write(stored, item.flags, cas, item.expires)
 return {'OK', value, cas}
