@@ -128,14 +128,17 @@ public final class ProtocolConnection<F, R> extends ChannelInboundHandlerAdapter
         if (translation instanceof Translation.Answer<R> answer) {
             complete(replies.reserve(), answer);
         } else if (translation instanceof Translation.Forward<R> forward) {
-            if (batchSize == batch.length) {
-                batch = Arrays.copyOf(batch, batchSize * 2);
-                batchPositions = Arrays.copyOf(batchPositions, batchSize * 2);
-                batchReplies = Arrays.copyOf(batchReplies, batchSize * 2);
+            batched(replies.reserve(), forward.operation(), forward.reply());
+        } else if (translation instanceof Translation.ForwardAll<R> all) {
+            long position = replies.reserve();
+            if (all.operations().isEmpty()) {
+                complete(position, all.reply().apply(List.of()));
+                return;
             }
-            batchPositions[batchSize] = replies.reserve();
-            batch[batchSize] = forward.operation();
-            batchReplies[batchSize++] = forward.reply();
+            Gathered<R> gathered = new Gathered<>(all);
+            for (int i = 0; i < all.operations().size(); i++) {
+                batched(position, all.operations().get(i), gathered.part(i));
+            }
         } else if (translation instanceof Translation.Await<R> await) {
             dispatchBatch();
             long position = replies.reserve();
@@ -150,6 +153,41 @@ public final class ProtocolConnection<F, R> extends ChannelInboundHandlerAdapter
             });
         } else {
             throw new IllegalStateException("unhandled translation " + translation);
+        }
+    }
+
+    /** Adds an operation to the burst's batch; {@code reply} makes its answer, or null while that is not whole. */
+    private void batched(long position, Operation operation, Function<Result, Translation.Answer<R>> reply) {
+        if (batchSize == batch.length) {
+            batch = Arrays.copyOf(batch, batchSize * 2);
+            batchPositions = Arrays.copyOf(batchPositions, batchSize * 2);
+            batchReplies = Arrays.copyOf(batchReplies, batchSize * 2);
+        }
+        batchPositions[batchSize] = position;
+        batch[batchSize] = operation;
+        batchReplies[batchSize++] = reply;
+    }
+
+    /**
+     * The results of a {@link Translation.ForwardAll}'s operations as they come, on the event loop; the answer is made
+     * from them once the last has come.
+     */
+    private static final class Gathered<R> {
+        private final Translation.ForwardAll<R> request;
+        private final Result[] results;
+        private int missing;
+
+        Gathered(Translation.ForwardAll<R> request) {
+            this.request = request;
+            this.results = new Result[request.operations().size()];
+            this.missing = results.length;
+        }
+
+        Function<Result, Translation.Answer<R>> part(int index) {
+            return result -> {
+                results[index] = result;
+                return --missing == 0 ? request.reply().apply(Arrays.asList(results)) : null;
+            };
         }
     }
 
@@ -190,13 +228,20 @@ public final class ProtocolConnection<F, R> extends ChannelInboundHandlerAdapter
             batchReplies[i] = null;
             Result now = Stages.valueNow(results.get(i));
             if (now != null) {
-                complete(position, reply.apply(now)); // most results of a store in memory: no callback
+                completeWith(position, reply.apply(now)); // most results of a store in memory: no callback
             } else {
-                onLoop(results.get(i), result -> complete(position, reply.apply(result)));
+                onLoop(results.get(i), result -> completeWith(position, reply.apply(result)));
             }
         }
         batchSize = 0;
         closeIfAnswered();
+    }
+
+    /** Fills a reply's position with {@code answer}; null is an answer still gathering its parts. */
+    private void completeWith(long position, Translation.Answer<R> answer) {
+        if (answer != null) {
+            complete(position, answer);
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -42,6 +42,18 @@ public sealed interface Translation<R> {
     }
 
     /**
+     * Dispatch {@code operations} with the rest of the read burst (a multi-key get of a text protocol: each key its
+     * operation, batched with the burst's others); {@code reply} turns their results, in the same order, into the one
+     * answer. It runs on the connection's event loop.
+     */
+    record ForwardAll<R>(List<Operation> operations, Function<List<Result>, Answer<R>> reply)
+            implements Translation<R> {
+        public ForwardAll {
+            operations = List.copyOf(operations);
+        }
+    }
+
+    /**
      * The answer comes from work that is more than one operation (a manifest update: read, check, compare-and-swap;
      * a value, then its tags). The connection starts {@code work} once the requests before it are dispatched, giving
      * it the operation stream to send its operations to, and translates the requests after it only when it is done,
