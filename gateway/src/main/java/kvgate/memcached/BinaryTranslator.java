@@ -30,7 +30,6 @@ import kvgate.memcached.couchbase.SaslUsers;
 import kvgate.memcached.couchbase.SubdocExecution;
 import kvgate.memcached.couchbase.SubdocRequest;
 import kvgate.net.FrameTranslator;
-import kvgate.net.GatewayVersion;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -49,12 +48,7 @@ import kvgate.spi.StoreMode;
  * bucket until a SelectBucket, when one is configured).
  */
 public final class BinaryTranslator implements FrameTranslator<BinaryFrame, BinaryResponse> {
-    /**
-     * The Version reply. It starts with a memcached release number because clients parse it to decide which
-     * protocol features to use; the semantics served are memcached 1.6's.
-     */
-    public static final String VERSION = "1.6.0 kvgate/" + GatewayVersion.VERSION;
-    private static final byte[] VERSION_BYTES = VERSION.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VERSION_BYTES = MemcachedProtocol.VERSION.getBytes(StandardCharsets.US_ASCII);
     /** Incr/decr expiry meaning "do not create a missing counter". */
     private static final int NO_CREATE = 0xffffffff;
 
@@ -277,8 +271,7 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
 
     /** When an item given memcached's {@code expiry} expires, within its collection's maxTTL. */
     private long expiresAt(int expiry, Document document) {
-        long now = clock.millis();
-        return capped(MemcachedExpiry.toMillis(expiry, now), document, now);
+        return MemcachedExpiry.expiresAt(expiry, document.collection(), clock.millis());
     }
 
     /**
@@ -318,16 +311,6 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
     /** The status for a request that needs {@link #manifest()} when it is null. */
     private BinaryStatus whyNoManifest() {
         return bucket == null ? BinaryStatus.NO_BUCKET : BinaryStatus.TEMPORARY_FAILURE;
-    }
-
-    /** A collection's maxTTL bounds the expiry of new items: no expiry becomes maxTTL, a longer one is cut to it. */
-    private static long capped(long expiresAt, Document document, long now) {
-        long maxTtl = document.collection().maxTtlSeconds();
-        if (maxTtl == 0) {
-            return expiresAt;
-        }
-        long limit = now + maxTtl * 1000;
-        return expiresAt == Item.NEVER || expiresAt > limit ? limit : expiresAt;
     }
 
     /** The reply to a forwarded request, or null when the protocol wants silence. */

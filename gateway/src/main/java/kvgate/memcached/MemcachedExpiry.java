@@ -1,5 +1,6 @@
 package kvgate.memcached;
 
+import kvgate.collections.CollectionsManifest;
 import kvgate.spi.Item;
 
 /**
@@ -25,6 +26,20 @@ final class MemcachedExpiry {
             return nowMillis + expiry * 1000L;
         }
         return expiry * 1000L;
+    }
+
+    /**
+     * When an item given {@code expiry} now expires in {@code collection}, whose maxTTL bounds the expiry of new
+     * items: no expiry becomes maxTTL, a longer one is cut to it.
+     */
+    static long expiresAt(int expiry, CollectionsManifest.Collection collection, long nowMillis) {
+        long expiresAt = toMillis(expiry, nowMillis);
+        long maxTtl = collection.maxTtlSeconds();
+        if (maxTtl == 0) {
+            return expiresAt;
+        }
+        long limit = nowMillis + maxTtl * 1000;
+        return expiresAt == Item.NEVER || expiresAt > limit ? limit : expiresAt;
     }
 
     /** A flush delay in the same encoding, as milliseconds from now (0: at once). */

@@ -21,6 +21,7 @@ import kvgate.memcached.binary.BinaryResponseEncoder;
 import kvgate.memcached.couchbase.ClusterConfig;
 import kvgate.memcached.couchbase.ManagementEndpoint;
 import kvgate.memcached.couchbase.SaslUsers;
+import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
 import kvgate.net.ListenerSettings;
 import kvgate.net.Protocol;
@@ -39,6 +40,12 @@ import org.slf4j.LoggerFactory;
 public final class MemcachedProtocol implements Protocol {
     private static final Logger LOG = LoggerFactory.getLogger(MemcachedProtocol.class);
     public static final String NAME = MemcachedStats.PROTOCOL;
+    /**
+     * The version the memcached port reports (binary Version, text {@code version}, {@code stats}). It starts with a
+     * memcached release number because clients parse it to decide which protocol features to use; the semantics
+     * served are memcached 1.6's.
+     */
+    public static final String VERSION = "1.6.0 kvgate/" + GatewayVersion.VERSION;
     public static final String ENABLE = Protocol.enableKey(NAME);
     public static final String BIND = NAME + ".bind";
     public static final String MAX_FRAME = NAME + ".max_frame";

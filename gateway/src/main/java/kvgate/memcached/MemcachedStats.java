@@ -92,7 +92,7 @@ public final class MemcachedStats {
         stats.put("pid", Long.toString(ProcessHandle.current().pid()));
         stats.put("uptime", Long.toString((nowMillis - metrics.startedAtMillis()) / 1000));
         stats.put("time", Long.toString(nowMillis / 1000));
-        stats.put("version", BinaryTranslator.VERSION);
+        stats.put("version", MemcachedProtocol.VERSION);
         stats.put("pointer_size", "64");
         stats.put("threads", Integer.toString(ioThreads));
         // How late the network threads got to their work over the last minute (see LoopLag).
