@@ -18,7 +18,7 @@ import java.nio.file.Path;
  * @param socket the TCP socket, for tests that handle it themselves (timeouts, half-close, reset); null on a Unix
  *     socket, whose reads have no timeout (its tests bound their time with JUnit's)
  */
-public record ClientConnection(Socket socket, InputStream in, OutputStream out, Closeable closer) {
+public record ClientConnection(Socket socket, InputStream in, OutputStream out, Closeable closer) implements Closeable {
 
     /** A TCP connection to the loopback port, every read failing after {@code readTimeoutMillis}. */
     public static ClientConnection tcp(int port, int readTimeoutMillis) throws IOException {
@@ -35,6 +35,7 @@ public record ClientConnection(Socket socket, InputStream in, OutputStream out, 
                 channel);
     }
 
+    @Override
     public void close() throws IOException {
         closer.close();
     }
