@@ -29,7 +29,7 @@ class PackageLayersTest {
             Set.of("kvgate.admin"),
             Set.of("kvgate.memcached", "kvgate.counter", "kvgate.okuyama", "kvgate.mpdb"),
             Set.of("kvgate.memcached.couchbase"),
-            Set.of("kvgate.memcached.binary"),
+            Set.of("kvgate.memcached.binary", "kvgate.memcached.text"),
             Set.of("kvgate.net"),
             Set.of("kvgate.collections", "kvgate.route"),
             Set.of("kvgate.route.generic"),

@@ -21,6 +21,9 @@ import kvgate.memcached.binary.BinaryResponseEncoder;
 import kvgate.memcached.couchbase.ClusterConfig;
 import kvgate.memcached.couchbase.ManagementEndpoint;
 import kvgate.memcached.couchbase.SaslUsers;
+import kvgate.memcached.text.TextCommand;
+import kvgate.memcached.text.TextDecoder;
+import kvgate.memcached.text.TextReplyEncoder;
 import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
 import kvgate.net.ListenerSettings;
@@ -34,8 +37,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The memcached binary protocol with Couchbase's additions (collections, SASL, sub-documents, the cluster map), and,
- * when asked, the little of a Couchbase node's management port that an SDK's {@code waitUntilReady} needs.
+ * The memcached binary protocol with Couchbase's additions (collections, SASL, sub-documents, the cluster map), and
+ * memcached's text protocol on the same listeners (the first byte of a connection decides); and, when asked, the little of a Couchbase node's management port that an SDK's {@code waitUntilReady} needs.
  */
 public final class MemcachedProtocol implements Protocol {
     private static final Logger LOG = LoggerFactory.getLogger(MemcachedProtocol.class);
@@ -48,6 +51,7 @@ public final class MemcachedProtocol implements Protocol {
     public static final String VERSION = "1.6.0 kvgate/" + GatewayVersion.VERSION;
     public static final String ENABLE = Protocol.enableKey(NAME);
     public static final String BIND = NAME + ".bind";
+    public static final String TEXT = NAME + ".text";
     public static final String MAX_FRAME = NAME + ".max_frame";
     public static final String SASL_PWDB = NAME + ".sasl_pwdb";
     public static final String MGMT_ENABLE = NAME + ".mgmt_enable";
@@ -64,9 +68,12 @@ public final class MemcachedProtocol implements Protocol {
 
     @Override
     public List<Setting> settings() {
-        List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the memcached binary protocol",
+        List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the memcached protocols (binary, and text unless memcached.text is off)",
                 true, 11211));
         settings.addAll(List.of(
+                Setting.bool(TEXT, true, "serve memcached's text protocol on the memcached listeners beside the "
+                        + "binary one, as memcached does: a connection's first byte decides (0x80 binary, anything "
+                        + "else text)"),
                 Setting.size(MAX_FRAME, "32m", 4096, 1L << 31,
                         "a request body longer than this closes the connection after a 'too large' reply; bodies "
                                 + "between max_item_size and this are skipped and answered 'too large'"),
@@ -152,7 +159,7 @@ public final class MemcachedProtocol implements Protocol {
         // The port the cluster map names: the one this connection reached, or for a connection on the Unix socket,
         // the TCP listener's (an SDK given the map connects over TCP).
         AtomicInteger tcpPort = new AtomicInteger();
-        Consumer<ChannelPipeline> handlers = pipeline -> pipeline
+        Consumer<ChannelPipeline> binary = pipeline -> pipeline
                 .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
                 .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,
                         new BinaryTranslator(context.manifests(), context.clock(), stats, users,
@@ -161,6 +168,16 @@ public final class MemcachedProtocol implements Protocol {
                                                 ? local.getPort() : tcpPort.get()), mgmtPort),
                                 maxItemSize, keepsExpiry),
                         encoder, context.dispatcher(), context.maxInFlight()));
+        TextReplyEncoder textEncoder = new TextReplyEncoder();
+        // A get of many keys may run past memcached's line bound; up to a value's size, as memcached's own buffer
+        // grows for one.
+        Consumer<ChannelPipeline> text = pipeline -> pipeline
+                .addLast(new TextDecoder(maxItemSize, maxItemSize))
+                .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
+                        new TextTranslator(context.manifests(), context.clock(), stats, users),
+                        textEncoder, context.dispatcher(), context.maxInFlight()));
+        Consumer<ChannelPipeline> handlers = settings.bool(TEXT) ? pipeline -> pipeline.addLast(
+                new FirstByteSwitch(binary, text)) : binary;
         context.listeners().listen(NAME, settings, 0, context.idleTimeout(), handlers,
                 tcp -> tcpPort.set(((InetSocketAddress) tcp.localAddress()).getPort()));
         if (settings.bool(MGMT_ENABLE)) {

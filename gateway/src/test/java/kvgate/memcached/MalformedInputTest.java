@@ -46,6 +46,8 @@ class MalformedInputTest {
     @Test
     void badMagicIsInvalidAndTheConnectionGoesOn() throws Exception {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
+            // A binary request first: the first byte of a connection chooses its protocol, and 0x80 is binary.
+            c.assertUsable();
             for (int magic : new int[] {0x81, 0x00, 0x18, 0xff}) {
                 c.send(withByte(frame(GET, NONE, bytes("k"), NONE, 0, 31), 0, magic));
                 Response r = c.read();

@@ -11,24 +11,24 @@ import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * libmemcached's conformance checker for memcached servers, run against the gateway on each backend (the local
- * store, and a pool of two real memcached servers): every binary test must pass. bin/test installs it (Debian
- * package libmemcached-tools).
+ * store, and a pool of two real memcached servers) in each protocol (binary, text): every test must pass. bin/test
+ * installs it (Debian package libmemcached-tools).
  */
 @Tag("servers")
 class MemccapableTest {
 
-    @ParameterizedTest
-    @ValueSource(strings = {"local", "memcached"})
-    void everyBinaryProtocolTestPasses(String backend) throws Exception {
+    @ParameterizedTest(name = "{1} on {0}")
+    @CsvSource({"local, binary", "memcached, binary", "local, text", "memcached, text"})
+    void everyTestPasses(String backend, String protocol) throws Exception {
         try (MemcachedServers servers = MemcachedServers.start(backend.equals("memcached") ? 2 : 0);
                 TestGateway gateway = TestGateway.start(backend.equals("memcached")
                         ? servers.backendSettings()
                         : Map.of())) {
-            Process process = new ProcessBuilder("memccapable", "-b", "-h", "127.0.0.1", "-p",
+            Process process = new ProcessBuilder("memccapable", protocol.equals("binary") ? "-b" : "-a", "-h", "127.0.0.1", "-p",
                     Integer.toString(gateway.port()))
                     .redirectErrorStream(true)
                     .start();
@@ -37,7 +37,8 @@ class MemccapableTest {
             assertEquals(0, process.exitValue(), output);
             assertTrue(output.contains("All tests passed"), output);
             assertFalse(output.contains("[fail]"), output);
-            assertTrue(output.contains("binary getkq") && output.contains("binary stat"), output);
+            assertTrue(protocol.equals("binary") ? output.contains("binary getkq") && output.contains("binary stat")
+                    : output.contains("ascii mget") && output.contains("ascii stat"), output);
         }
     }
 }

@@ -59,8 +59,11 @@ class MutatedInputTest {
     static void start() throws Exception {
         // Bucket check is never named by a fuzzed stream, so a manifest a mutation manages to set cannot take the
         // default collection the after-seed check writes to.
+        // Binary only: a stream whose first byte a mutation changed would otherwise be read as text, which
+        // TextMutatedInputTest fuzzes.
         gateway = TestGateway.start(Map.of("max_item_size", Integer.toString(MAX_ITEM),
-                "memcached.max_frame", Integer.toString(MAX_FRAME), "buckets", "default,fuzz,check"));
+                "memcached.max_frame", Integer.toString(MAX_FRAME), "buckets", "default,fuzz,check",
+                "memcached.text", "false"));
     }
 
     @AfterAll

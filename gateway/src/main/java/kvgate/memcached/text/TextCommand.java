@@ -1,0 +1,87 @@
+package kvgate.memcached.text;
+
+import java.util.List;
+
+/**
+ * One request of memcached's text protocol, as {@link TextDecoder} reads it: a command whose line (and data block)
+ * parsed, or the error reply memcached gives a line that did not.
+ */
+public sealed interface TextCommand {
+
+    /** Whether the client asked for no reply ({@code noreply}): memcached then hides errors too. */
+    default boolean noreply() {
+        return false;
+    }
+
+    /** The storage commands, by the rule each applies to the item already there. */
+    enum StoreVerb {
+        SET, ADD, REPLACE, APPEND, PREPEND, CAS
+    }
+
+    /**
+     * {@code set}, {@code add}, {@code replace}, {@code append}, {@code prepend} or {@code cas} with its data block.
+     *
+     * @param exptime memcached's expiry field, as the client sent it (relative seconds, a Unix time, or negative)
+     * @param cas the compare-and-swap unique of {@code cas}; 0 for the others
+     */
+    record Store(StoreVerb verb, byte[] key, int flags, int exptime, byte[] data, long cas, boolean noreply)
+            implements TextCommand {
+    }
+
+    /**
+     * A storage command whose value is larger than the gateway stores: its data block is skipped as it arrives, and
+     * a {@code set} removes the key, as memcached does, so that the old value is not read as if current.
+     */
+    record TooLarge(StoreVerb verb, byte[] key, boolean noreply) implements TextCommand {
+    }
+
+    /**
+     * {@code get}, {@code gets}, {@code gat} or {@code gats}.
+     *
+     * @param withCas whether each value line carries its CAS unique ({@code gets}, {@code gats})
+     * @param touch whether each hit's expiry becomes {@code exptime} ({@code gat}, {@code gats})
+     */
+    record Retrieve(List<byte[]> keys, boolean withCas, boolean touch, int exptime) implements TextCommand {
+    }
+
+    record Delete(byte[] key, boolean noreply) implements TextCommand {
+    }
+
+    record Arithmetic(byte[] key, boolean increment, long delta, boolean noreply) implements TextCommand {
+    }
+
+    record Touch(byte[] key, int exptime, boolean noreply) implements TextCommand {
+    }
+
+    /** {@code flush_all [delay] [noreply]}; {@code exptime} is 0 without a delay. */
+    record FlushAll(int exptime, boolean noreply) implements TextCommand {
+    }
+
+    /** {@code stats [group...]}: the words after {@code stats}. */
+    record Stats(List<String> arguments) implements TextCommand {
+    }
+
+    record Version() implements TextCommand {
+    }
+
+    record Verbosity(boolean noreply) implements TextCommand {
+    }
+
+    record Quit() implements TextCommand {
+    }
+
+    /**
+     * A line memcached answers with an error of its own ({@code ERROR}, {@code CLIENT_ERROR ...}), hidden when the
+     * line asked for {@code noreply}; {@code close} closes the connection after it (with {@code line} null: without
+     * a reply, as memcached drops a connection that sends an over-long line).
+     */
+    record Refused(String line, boolean close, boolean noreply) implements TextCommand {
+        public static Refused error() {
+            return new Refused("ERROR", false, false);
+        }
+
+        public static Refused client(String why, boolean noreply) {
+            return new Refused("CLIENT_ERROR " + why, false, noreply);
+        }
+    }
+}

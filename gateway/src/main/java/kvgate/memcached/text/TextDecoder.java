@@ -1,0 +1,299 @@
+package kvgate.memcached.text;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import kvgate.net.SkippingFrameDecoder;
+
+/**
+ * Cuts memcached's text protocol into {@link TextCommand}s, with memcached 1.6's rules:
+ * <ul>
+ *   <li>a line ends at {@code \n}, a {@code \r} before it dropped; words are separated by spaces only;</li>
+ *   <li>a line longer than {@value #MAX_LINE} bytes without its end closes the connection without a reply, unless
+ *       it is a {@code get} or {@code gets} (a long multi-get), which may run to {@code maxGetLine} bytes;</li>
+ *   <li>a storage command's data block is read only when its line parsed: a refused line leaves the block to be read
+ *       as the next command line (memcached's second {@code ERROR}); a block not ending in {@code \r\n} is
+ *       {@code CLIENT_ERROR bad data chunk}; a value over {@code maxItemSize} is
+ *       {@code SERVER_ERROR object too large for cache} and its block is skipped as it arrives.</li>
+ * </ul>
+ * The most a connection makes the gateway hold is one line or one value of {@code maxItemSize}.
+ */
+public final class TextDecoder extends SkippingFrameDecoder {
+    /** memcached's bound on a command line that has not ended (bytes). */
+    public static final int MAX_LINE = 2048;
+    /** memcached's longest key (bytes). */
+    public static final int MAX_KEY_LENGTH = 250;
+    /** memcached reads this many words of a line (the command's own); further ones end up in the last. */
+    private static final int MAX_TOKENS = 24;
+    private static final byte[] GET = "get ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] GETS = "gets ".getBytes(StandardCharsets.US_ASCII);
+
+    private final int maxItemSize;
+    private final int maxGetLine;
+    /** A storage command whose line parsed, waiting for its data block. */
+    private TextCommand.Store pending;
+    private int pendingLength;
+    /** After a line too long nothing more is read from this connection. */
+    private boolean failed;
+
+    /**
+     * @param maxItemSize the largest value stored
+     * @param maxGetLine the longest {@code get} or {@code gets} line (many keys) read before the connection is closed
+     */
+    public TextDecoder(int maxItemSize, int maxGetLine) {
+        this.maxItemSize = maxItemSize;
+        this.maxGetLine = Math.max(maxGetLine, MAX_LINE);
+    }
+
+    @Override
+    protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        if (pending != null) {
+            readData(in, out);
+            return;
+        }
+        int start = in.readerIndex();
+        int readable = in.readableBytes();
+        int end = in.indexOf(start, start + Math.min(readable, maxGetLine + 1), (byte) '\n');
+        if (end < 0) {
+            if (readable > MAX_LINE && (readable > maxGetLine || !startsLongGet(in, start, readable))) {
+                failed = true;
+                in.skipBytes(readable);
+                out.add(new TextCommand.Refused(null, true, false));
+            }
+            return;
+        }
+        int length = end - start;
+        if (length >= 2 && in.getByte(end - 1) == '\r') {
+            length--;
+        }
+        byte[] line = new byte[length];
+        in.getBytes(start, line);
+        in.readerIndex(end + 1);
+        TextCommand command = parse(line, in, out);
+        if (command != null) {
+            out.add(command);
+        }
+    }
+
+    /** Whether a line that has not ended may still be a long multi-get, as memcached lets it be. */
+    private static boolean startsLongGet(ByteBuf in, int start, int readable) {
+        int at = start;
+        while (at < start + readable && in.getByte(at) == ' ') {
+            at++;
+        }
+        return at - start <= 100 && (startsWith(in, at, GET) || startsWith(in, at, GETS));
+    }
+
+    private static boolean startsWith(ByteBuf in, int at, byte[] prefix) {
+        if (in.writerIndex() - at < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (in.getByte(at + i) != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void readData(ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < pendingLength + 2) {
+            return;
+        }
+        TextCommand.Store store = pending;
+        pending = null;
+        byte[] data = new byte[pendingLength];
+        in.readBytes(data);
+        boolean terminated = in.readByte() == '\r' & in.readByte() == '\n';
+        out.add(terminated ? new TextCommand.Store(store.verb(), store.key(), store.flags(), store.exptime(), data,
+                store.cas(), store.noreply()) : TextCommand.Refused.client("bad data chunk", store.noreply()));
+    }
+
+    /** The words of a line, split at spaces as memcached splits them (runs of spaces make no empty words). */
+    static List<byte[]> words(byte[] line) {
+        List<byte[]> words = new ArrayList<>(8);
+        int from = 0;
+        for (int i = 0; i <= line.length; i++) {
+            if (i == line.length || line[i] == ' ') {
+                if (i > from) {
+                    words.add(Arrays.copyOfRange(line, from, i));
+                }
+                from = i + 1;
+            }
+        }
+        return words;
+    }
+
+    /**
+     * The command a line makes; null for a storage command, whose data block is read next (or skipped, its
+     * refusal added to {@code out}).
+     */
+    private TextCommand parse(byte[] line, ByteBuf in, List<Object> out) {
+        // memcached reads the line as a C string: it ends at a NUL byte.
+        for (int i = 0; i < line.length; i++) {
+            if (line[i] == 0) {
+                line = Arrays.copyOf(line, i);
+                break;
+            }
+        }
+        List<byte[]> words = words(line);
+        // memcached's token count: the words it reads, and one that ends them.
+        int tokens = Math.min(words.size(), MAX_TOKENS - 1) + 1;
+        if (words.isEmpty() || words.get(0).length < 2) {
+            return TextCommand.Refused.error();
+        }
+        String command = new String(words.get(0), StandardCharsets.ISO_8859_1);
+        boolean noreply = tokens >= 3 && Arrays.equals(words.get(tokens - 2), NOREPLY);
+        return switch (command) {
+            case "get", "bget" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, false, false);
+            case "gets" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, true, false);
+            case "gat" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, false, true);
+            case "gats" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, true, true);
+            case "set" -> tokens == 6 || tokens == 7 ? store(TextCommand.StoreVerb.SET, words, noreply, in, out)
+                    : TextCommand.Refused.error();
+            case "add" -> tokens == 6 || tokens == 7 ? store(TextCommand.StoreVerb.ADD, words, noreply, in, out)
+                    : TextCommand.Refused.error();
+            case "replace" -> tokens == 6 || tokens == 7
+                    ? store(TextCommand.StoreVerb.REPLACE, words, noreply, in, out) : TextCommand.Refused.error();
+            case "append" -> tokens == 6 || tokens == 7
+                    ? store(TextCommand.StoreVerb.APPEND, words, noreply, in, out) : TextCommand.Refused.error();
+            case "prepend" -> tokens == 6 || tokens == 7
+                    ? store(TextCommand.StoreVerb.PREPEND, words, noreply, in, out) : TextCommand.Refused.error();
+            case "cas" -> tokens == 7 || tokens == 8 ? store(TextCommand.StoreVerb.CAS, words, noreply, in, out)
+                    : TextCommand.Refused.error();
+            case "delete" -> tokens < 3 || tokens > 5 ? TextCommand.Refused.error() : delete(words, tokens, noreply);
+            case "incr", "decr" -> tokens == 4 || tokens == 5 ? arithmetic(words, command.equals("incr"), noreply)
+                    : TextCommand.Refused.error();
+            case "touch" -> tokens == 4 || tokens == 5 ? touch(words, noreply) : TextCommand.Refused.error();
+            case "flush_all" -> tokens < 2 || tokens > 4 ? TextCommand.Refused.error()
+                    : flushAll(words, tokens, noreply);
+            case "stats" -> new TextCommand.Stats(words.subList(1, words.size()).stream()
+                    .map(word -> new String(word, StandardCharsets.ISO_8859_1)).toList());
+            case "version" -> new TextCommand.Version();
+            case "quit" -> new TextCommand.Quit();
+            case "verbosity" -> tokens == 3 || tokens == 4 ? verbosity(words, noreply) : TextCommand.Refused.error();
+            case "shutdown" -> new TextCommand.Refused("ERROR: shutdown not enabled", false, false);
+            default -> startsWith(words.get(tokens - 2), HTTP)
+                    // An HTTP request sent to the memcached port: memcached hangs up without a word.
+                    ? new TextCommand.Refused(null, true, false) : TextCommand.Refused.error();
+        };
+    }
+
+    private static final byte[] NOREPLY = "noreply".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HTTP = "HTTP/".getBytes(StandardCharsets.US_ASCII);
+
+    private static boolean startsWith(byte[] word, byte[] prefix) {
+        return word.length >= prefix.length && Arrays.equals(word, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private static TextCommand retrieve(List<byte[]> words, boolean withCas, boolean touch) {
+        int exptime = 0;
+        int first = 1;
+        if (touch) {
+            Integer parsed = TextNumbers.int32(words.get(1));
+            if (parsed == null) {
+                return TextCommand.Refused.client("invalid exptime argument", false);
+            }
+            exptime = parsed;
+            first = 2;
+        }
+        List<byte[]> keys = new ArrayList<>(words.size() - first);
+        for (int i = first; i < words.size(); i++) {
+            if (words.get(i).length > MAX_KEY_LENGTH) {
+                // The whole request fails, the hits of the keys before it included, as memcached answers it.
+                return TextCommand.Refused.client("bad command line format", false);
+            }
+            keys.add(words.get(i));
+        }
+        return new TextCommand.Retrieve(keys, withCas, touch, exptime);
+    }
+
+    private TextCommand store(TextCommand.StoreVerb verb, List<byte[]> words, boolean noreply, ByteBuf in,
+                              List<Object> out) {
+        byte[] key = words.get(1);
+        if (key.length > MAX_KEY_LENGTH) {
+            return TextCommand.Refused.client("bad command line format", noreply);
+        }
+        Integer flags = TextNumbers.uint32(words.get(2));
+        Integer exptime = TextNumbers.int32(words.get(3));
+        Integer length = TextNumbers.int32(words.get(4));
+        Long cas = verb == TextCommand.StoreVerb.CAS ? TextNumbers.uint64(words.get(5)) : Long.valueOf(0);
+        if (flags == null || exptime == null || length == null || cas == null || length < 0
+                || length > Integer.MAX_VALUE - 2) {
+            return TextCommand.Refused.client("bad command line format", noreply);
+        }
+        if (length > maxItemSize) {
+            skip(in, length + 2L);
+            return new TextCommand.TooLarge(verb, key, noreply);
+        }
+        pending = new TextCommand.Store(verb, key, flags, exptime, null, cas, noreply);
+        pendingLength = length;
+        readData(in, out);
+        return null;
+    }
+
+    private static TextCommand delete(List<byte[]> words, int tokens, boolean noreply) {
+        if (tokens > 3) {
+            // memcached still takes a hold time of 0 from old clients ("delete <key> 0"), and nothing else there.
+            boolean holdIsZero = Arrays.equals(words.get(2), new byte[] {'0'});
+            boolean valid = tokens == 4 && (holdIsZero || noreply) || tokens == 5 && holdIsZero && noreply;
+            if (!valid) {
+                return TextCommand.Refused.client("bad command line format.  Usage: delete <key> [noreply]",
+                        noreply);
+            }
+        }
+        byte[] key = words.get(1);
+        if (key.length > MAX_KEY_LENGTH) {
+            return TextCommand.Refused.client("bad command line format", noreply);
+        }
+        return new TextCommand.Delete(key, noreply);
+    }
+
+    private static TextCommand arithmetic(List<byte[]> words, boolean increment, boolean noreply) {
+        byte[] key = words.get(1);
+        if (key.length > MAX_KEY_LENGTH) {
+            return TextCommand.Refused.client("bad command line format", noreply);
+        }
+        Long delta = TextNumbers.uint64(words.get(2));
+        if (delta == null) {
+            return TextCommand.Refused.client("invalid numeric delta argument", noreply);
+        }
+        return new TextCommand.Arithmetic(key, increment, delta, noreply);
+    }
+
+    private static TextCommand touch(List<byte[]> words, boolean noreply) {
+        byte[] key = words.get(1);
+        if (key.length > MAX_KEY_LENGTH) {
+            return TextCommand.Refused.client("bad command line format", noreply);
+        }
+        Integer exptime = TextNumbers.int32(words.get(2));
+        if (exptime == null) {
+            return TextCommand.Refused.client("invalid exptime argument", noreply);
+        }
+        return new TextCommand.Touch(key, exptime, noreply);
+    }
+
+    private static TextCommand flushAll(List<byte[]> words, int tokens, boolean noreply) {
+        int exptime = 0;
+        if (tokens != (noreply ? 3 : 2)) {
+            Integer parsed = TextNumbers.int32(words.get(1));
+            if (parsed == null) {
+                return TextCommand.Refused.client("invalid exptime argument", noreply);
+            }
+            exptime = parsed;
+        }
+        return new TextCommand.FlushAll(exptime, noreply);
+    }
+
+    private static TextCommand verbosity(List<byte[]> words, boolean noreply) {
+        return TextNumbers.uint32(words.get(1)) == null ? TextCommand.Refused.client("bad command line format",
+                noreply) : new TextCommand.Verbosity(noreply);
+    }
+}

@@ -1,0 +1,16 @@
+package kvgate.memcached;
+
+import java.util.Map;
+import kvgate.testing.RedisServers;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/** The text protocol suite on the Redis backend, a real three-master Redis Cluster. */
+@Tag("servers")
+class TextProtocolOnRedisClusterTest extends TextProtocolSuite {
+    @BeforeAll
+    static void start() throws Exception {
+        gateway = TestGateway.start(RedisServers.cluster(3), Map.of());
+    }
+}

@@ -1,0 +1,224 @@
+package kvgate.memcached;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import kvgate.testing.BinaryClient;
+import kvgate.testing.OkuyamaClient;
+import kvgate.testing.TestGateway;
+import kvgate.testing.TextClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * memcached's text protocol over a real socket, reply by reply: one suite, run on every backend by a subclass that
+ * starts the gateway on it. Each test uses keys of its own, so the suite shares one gateway.
+ */
+abstract class TextProtocolSuite {
+    /** Set by the subclass before the tests run. */
+    static TestGateway gateway;
+    private static final AtomicInteger UNIQUE = new AtomicInteger();
+    private static final Pattern GETS = Pattern.compile("VALUE (\\S+) (\\d+) (\\d+) (\\d+)\r\n");
+    TextClient client;
+
+    @AfterAll
+    static void stop() {
+        gateway.close();
+    }
+
+    @BeforeEach
+    void connect() throws Exception {
+        client = new TextClient(gateway.port());
+    }
+
+    @AfterEach
+    void disconnect() throws Exception {
+        client.close();
+    }
+
+    private static String fresh(String name) {
+        return name + "-" + UNIQUE.incrementAndGet() + "-" + System.nanoTime();
+    }
+
+    /** The CAS unique {@code gets} reads for {@code key}. */
+    private long unique(String key) throws Exception {
+        Matcher matcher = GETS.matcher(client.call("gets " + key + "\r\n"));
+        assertTrue(matcher.lookingAt());
+        return Long.parseUnsignedLong(matcher.group(4));
+    }
+
+    @Test
+    void storageCommandsAnswerAsMemcachedDoes() throws Exception {
+        String key = fresh("store");
+        assertEquals("NOT_STORED\r\n", client.store("replace", key, 0, 0, "x"));
+        assertEquals("NOT_STORED\r\n", client.store("append", key, 0, 0, "x"));
+        assertEquals("STORED\r\n", client.store("add", key, 7, 0, "mid"));
+        assertEquals("NOT_STORED\r\n", client.store("add", key, 0, 0, "again"));
+        assertEquals("STORED\r\n", client.store("append", key, 99, 0, "-end"));
+        assertEquals("STORED\r\n", client.store("prepend", key, 99, 0, "start-"));
+        assertEquals("VALUE " + key + " 7 13\r\nstart-mid-end\r\nEND\r\n", client.call("get " + key + "\r\n"),
+                "append and prepend keep the flags");
+        assertEquals("STORED\r\n", client.store("replace", key, 4294967295L, 0, "r"));
+        assertEquals("VALUE " + key + " 4294967295 1\r\nr\r\nEND\r\n", client.call("get " + key + "\r\n"),
+                "flags are 32 unsigned bits");
+    }
+
+    @Test
+    void casComparesWithTheUniqueGetsRead() throws Exception {
+        String key = fresh("cas");
+        assertEquals("NOT_FOUND\r\n", client.call("cas " + key + " 0 0 1 12345\r\nx\r\n"));
+        client.store("set", key, 0, 0, "one");
+        long unique = unique(key);
+        assertEquals("EXISTS\r\n", client.call("cas " + key + " 0 0 1 " + (unique + 1) + "\r\nx\r\n"));
+        assertEquals("STORED\r\n", client.call("cas " + key + " 3 0 3 " + unique + "\r\ntwo\r\n"));
+        assertEquals("EXISTS\r\n", client.call("cas " + key + " 0 0 5 " + unique + "\r\nthree\r\n"), "used once");
+        long next = unique(key);
+        assertNotEquals(unique, next);
+        assertEquals("VALUE " + key + " 3 3 " + Long.toUnsignedString(next) + "\r\ntwo\r\nEND\r\n",
+                client.call("gets " + key + "\r\n"));
+    }
+
+    @Test
+    void aMultiGetAnswersHitsInKeyOrder() throws Exception {
+        String a = fresh("a");
+        String b = fresh("b");
+        client.store("set", a, 1, 0, "A");
+        client.store("set", b, 2, 0, "B");
+        assertEquals("VALUE " + b + " 2 1\r\nB\r\nVALUE " + a + " 1 1\r\nA\r\nVALUE " + b + " 2 1\r\nB\r\nEND\r\n",
+                client.call("get " + b + " " + fresh("miss") + " " + a + " " + b + "\r\n"));
+        assertEquals("END\r\n", client.call("get " + fresh("none") + " " + fresh("none") + "\r\n"));
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrderAndNoreplyIsSilent() throws Exception {
+        String key = fresh("pipe");
+        StringBuilder requests = new StringBuilder();
+        for (int i = 0; i < 50; i++) {
+            requests.append("set ").append(key).append(" 0 0 ").append(Integer.toString(i).length())
+                    .append(i % 2 == 0 ? " noreply" : "").append("\r\n").append(i).append("\r\n");
+            requests.append("get ").append(key).append("\r\n");
+        }
+        client.send(requests.toString());
+        for (int i = 0; i < 50; i++) {
+            if (i % 2 == 1) {
+                assertEquals("STORED\r\n", client.read());
+            }
+            assertEquals("VALUE " + key + " 0 " + Integer.toString(i).length() + "\r\n" + i + "\r\nEND\r\n",
+                    client.read());
+        }
+    }
+
+    @Test
+    void arithmeticAsMemcachedDoesIt() throws Exception {
+        String key = fresh("n");
+        assertEquals("NOT_FOUND\r\n", client.call("incr " + key + " 1\r\n"), "no counter is created");
+        client.store("set", key, 5, 0, "100");
+        assertEquals("105\r\n", client.call("incr " + key + " 5\r\n"));
+        assertEquals("99\r\n", client.call("decr " + key + " 6\r\n"));
+        assertEquals("VALUE " + key + " 5 3\r\n99 \r\nEND\r\n", client.call("get " + key + "\r\n"),
+                "the shorter number padded to the value's length, flags kept");
+        assertEquals("0\r\n", client.call("decr " + key + " 1000\r\n"));
+        assertEquals("18446744073709551615\r\n", client.call("incr " + key + " 18446744073709551615\r\n"));
+        assertEquals("1\r\n", client.call("incr " + key + " 2\r\n"), "wraps at 2^64");
+        client.store("set", key, 0, 0, "abc");
+        assertEquals("CLIENT_ERROR cannot increment or decrement non-numeric value\r\n",
+                client.call("incr " + key + " 1\r\n"));
+        assertEquals("CLIENT_ERROR invalid numeric delta argument\r\n", client.call("incr " + key + " -1\r\n"));
+    }
+
+    @Test
+    void expiryTouchAndGetAndTouch() throws Exception {
+        String key = fresh("ttl");
+        client.store("set", key, 0, 1, "short");
+        String kept = fresh("kept");
+        client.store("set", kept, 0, 1, "touched");
+        assertEquals("TOUCHED\r\n", client.call("touch " + kept + " 100\r\n"));
+        String gat = fresh("gat");
+        client.store("set", gat, 9, 1, "g");
+        assertEquals("VALUE " + gat + " 9 1\r\ng\r\nEND\r\n", client.call("gat 100 " + gat + "\r\n"));
+        Thread.sleep(2200);
+        assertNull(client.get(key), "expired");
+        assertEquals("touched", client.get(kept));
+        assertEquals("g", client.get(gat));
+        assertEquals("NOT_FOUND\r\n", client.call("touch " + key + " 100\r\n"));
+        client.store("set", key, 0, -1, "past");
+        assertNull(client.get(key), "a negative expiry is already expired");
+    }
+
+    @Test
+    void deleteAndItsHoldTime() throws Exception {
+        String key = fresh("del");
+        assertEquals("NOT_FOUND\r\n", client.call("delete " + key + "\r\n"));
+        client.store("set", key, 0, 0, "x");
+        assertEquals("CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n",
+                client.call("delete " + key + " 5\r\n"));
+        assertEquals("DELETED\r\n", client.call("delete " + key + " 0\r\n"));
+        assertNull(client.get(key));
+    }
+
+    @Test
+    void anItemWrittenOverTextIsTheSameItemOverBinaryAndOkuyama() throws Exception {
+        String key = fresh("cross");
+        assertEquals("STORED\r\n", client.store("set", key, 0xcafe, 0, "from text ✓"));
+        long unique = unique(key);
+        try (BinaryClient binary = new BinaryClient(gateway.port());
+             OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
+            BinaryClient.Response read = binary.get(key);
+            assertEquals(0, read.status());
+            assertEquals("from text ✓", read.valueText());
+            assertEquals(0xcafe, read.flags());
+            assertEquals(unique, read.cas(), "one CAS over both protocols");
+            assertEquals("2,true," + OkuyamaClient.b64("from text ✓"), okuyama.call("2," + OkuyamaClient.b64(key)));
+            String back = fresh("back");
+            assertEquals(0, binary.set(back, "from binary", 12, 0).status());
+            assertEquals("VALUE " + back + " 12 11\r\nfrom binary\r\nEND\r\n", client.call("get " + back + "\r\n"));
+            String fromOkuyama = fresh("okuyama");
+            assertEquals("1,true,OK", okuyama.call("1," + OkuyamaClient.b64(fromOkuyama) + ",(B),0,"
+                    + OkuyamaClient.b64("from okuyama")));
+            assertEquals("from okuyama", client.get(fromOkuyama));
+        }
+    }
+
+    @Test
+    void aValueOverTheLimitIsRefusedAndASetRemovesTheOldValue() throws Exception {
+        String key = fresh("big");
+        client.store("set", key, 0, 0, "old");
+        String big = "v".repeat(1024 * 1024 + 1);
+        assertEquals("SERVER_ERROR object too large for cache\r\n", client.store("set", key, 0, 0, big));
+        assertNull(client.get(key), "a set too large for the cache must not leave the old value readable");
+        client.store("set", key, 0, 0, "old");
+        assertEquals("SERVER_ERROR object too large for cache\r\n", client.store("add", key, 0, 0, big));
+        assertEquals("old", client.get(key), "only a set removes it");
+    }
+
+    @Test
+    void flushAllEmptiesTheDefaultCollection() throws Exception {
+        String key = fresh("flush");
+        client.store("set", key, 0, 0, "x");
+        assertEquals("OK\r\n", client.call("flush_all\r\n"));
+        assertNull(client.get(key));
+        client.store("set", key, 0, 0, "y");
+        assertEquals("OK\r\n", client.call("flush_all 1\r\n"));
+        assertEquals("y", client.get(key), "a delayed flush waits");
+        Thread.sleep(2200);
+        assertNull(client.get(key));
+    }
+
+    @Test
+    void statsVersionAndVerbosity() throws Exception {
+        String stats = client.call("stats\r\n");
+        assertTrue(stats.startsWith("STAT pid ") && stats.contains("STAT cmd_get ") && stats.endsWith("END\r\n"),
+                stats);
+        assertTrue(client.call("stats settings\r\n").contains("STAT memcached.text true\r\n"));
+        assertEquals("ERROR\r\n", client.call("stats nonsense\r\n"));
+        assertTrue(client.call("version\r\n").startsWith("VERSION 1.6."));
+        assertEquals("OK\r\n", client.call("verbosity 1\r\n"));
+    }
+}
