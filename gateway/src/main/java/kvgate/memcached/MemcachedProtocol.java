@@ -169,12 +169,15 @@ public final class MemcachedProtocol implements Protocol {
                                 maxItemSize, keepsExpiry),
                         encoder, context.dispatcher(), context.maxInFlight()));
         TextReplyEncoder textEncoder = new TextReplyEncoder();
+        // A backend keeping expiries through stores reads them (memcached's reads do not tell them).
+        BooleanSupplier readsTellExpiry = () -> context.backends().get().stream()
+                .allMatch(instance -> instance.backend().capabilities().contains(Capability.KEEP_EXPIRY));
         // A get of many keys may run past memcached's line bound; up to a value's size, as memcached's own buffer
         // grows for one.
         Consumer<ChannelPipeline> text = pipeline -> pipeline
                 .addLast(new TextDecoder(maxItemSize, maxItemSize))
                 .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
-                        new TextTranslator(context.manifests(), context.clock(), stats, users),
+                        new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry),
                         textEncoder, context.dispatcher(), context.maxInFlight()));
         Consumer<ChannelPipeline> handlers = settings.bool(TEXT) ? pipeline -> pipeline.addLast(
                 new FirstByteSwitch(binary, text)) : binary;

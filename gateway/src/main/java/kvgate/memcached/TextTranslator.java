@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.CollectionsManifest;
@@ -45,15 +46,23 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
     private final Clock clock;
     private final MemcachedStats stats;
     private final SaslUsers users;
+    /** Whether every backend of the route tree in force tells an item's expiry when it reads it. */
+    private final BooleanSupplier readsTellExpiry;
     private boolean authenticated;
     private int failedAuthentications;
 
-    /** @param users the users who may authenticate; null when clients need not */
-    public TextTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users) {
+    /**
+     * @param users the users who may authenticate; null when clients need not
+     * @param readsTellExpiry whether every backend of the route tree in force tells an item's expiry when it reads
+     *     it (the meta commands' {@code t} flag needs it)
+     */
+    public TextTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
+                          BooleanSupplier readsTellExpiry) {
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
         this.clock = clock;
         this.stats = stats;
         this.users = users;
+        this.readsTellExpiry = readsTellExpiry;
         this.authenticated = users == null;
     }
 
@@ -85,10 +94,14 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             // No bucket named default is configured, or its manifest is not read yet.
             TextReply.Line why = line(bucket == null ? "SERVER_ERROR no bucket named default"
                     : "SERVER_ERROR temporary failure");
-            return silentIf(command.noreply(), why, false);
+            // A meta command's q hides its nominal reply only: its errors are always answered.
+            return silentIf(!(command instanceof TextCommand.Meta) && command.noreply(), why, false);
         }
         if (command instanceof TextCommand.Retrieve retrieve) {
             return retrieve(retrieve, collection);
+        }
+        if (command instanceof TextCommand.Meta meta) {
+            return MetaTranslation.translate(meta, collection, clock.millis(), readsTellExpiry.getAsBoolean());
         }
         if (command instanceof TextCommand.Store store) {
             return store(store, collection);
@@ -244,7 +257,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
     }
 
     /** memcached's reply to an operation that failed for {@code status}. */
-    private static TextReply.Line failure(Status status) {
+    static TextReply.Line failure(Status status) {
         return switch (status) {
             case NOT_FOUND -> TextReply.NOT_FOUND;
             case EXISTS -> TextReply.EXISTS;

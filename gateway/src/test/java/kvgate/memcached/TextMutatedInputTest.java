@@ -10,6 +10,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -26,9 +27,10 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Seeded mutation fuzzing of the memcached text protocol over real sockets. Each seed builds a stream of valid
  * commands (every storage command with its data block, multi-key gets and touches, arithmetic, deletes, noreply
- * variants, stats), and sends it in randomly split writes.
+ * variants, stats, and the meta commands with their flags), and sends it in randomly split writes.
  *
- * <p>Even seeds send it intact: every command that asks for a reply gets exactly one, in order, and the
+ * <p>Even seeds send it intact: every command that asks for a reply gets exactly one (meta commands always do:
+ * the stream has no {@code q} flag), in order, and the
  * {@code version} sent last is answered last. Odd seeds mutate it (bytes flipped, garbage and long lines inserted,
  * blocks cut or spliced): whatever comes back must be whole replies of the protocol, and once the client stops
  * sending the gateway must close the connection rather than wait. After every seed a fresh connection must store a
@@ -57,7 +59,21 @@ class TextMutatedInputTest {
         String key = "k" + random.below(12);
         boolean noreply = random.chance(15);
         String tail = noreply ? " noreply" : "";
-        return switch (random.below(12)) {
+        return switch (random.below(15)) {
+            case 12 -> {
+                byte[] value = random.bytes(random.below(40));
+                String line = "ms " + key + " " + value.length + random.pick("", " T100", " F7 k", " ME c", " MA O1",
+                        " C0", " b") + "\r\n";
+                if (line.endsWith(" b\r\n")) {
+                    line = "ms " + Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.US_ASCII))
+                            + " " + value.length + " b\r\n";
+                }
+                yield new Sent(Mutator.concat(List.of(line.getBytes(StandardCharsets.ISO_8859_1), value,
+                        new byte[] {'\r', '\n'})), true);
+            }
+            case 13 -> new Sent((random.pick("mg ", "md ", "ma ") + key + random.pick("", " v", " s f t c k O2",
+                    " T100 v", " N0 J5 D2 v", " MD", " C1") + "\r\n").getBytes(StandardCharsets.US_ASCII), true);
+            case 14 -> new Sent("mn\r\n".getBytes(StandardCharsets.US_ASCII), true);
             case 0, 1, 2 -> {
                 String verb = random.pick("set", "add", "replace", "append", "prepend", "cas");
                 byte[] value = random.bytes(random.chance(5) ? MAX_ITEM + random.below(100) : random.below(40));

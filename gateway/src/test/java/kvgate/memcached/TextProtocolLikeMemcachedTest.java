@@ -21,10 +21,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The text protocol byte for byte against a real memcached: each case is sent on a connection of its own to both,
- * whose input then ends, and the two byte streams that come back (until each side closes) must be the same but for
- * CAS uniques, which each server numbers its own way. The cases are the commands and the malformed input whose
- * handling memcached's documentation leaves to its source.
+ * The text and meta protocols byte for byte against a real memcached: each case is sent on a connection of its own to
+ * both, whose input then ends, and the two byte streams that come back (until each side closes) must be the same but
+ * for CAS uniques, which each server numbers its own way (in {@code VALUE} lines and meta replies' {@code c} flags).
+ * The cases are the commands and the malformed input whose handling memcached's documentation leaves to its source.
  */
 @Tag("servers")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -126,6 +126,33 @@ class TextProtocolLikeMemcachedTest {
                 of("an HTTP request", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
                 of("an unended line over 2048 bytes", "x".repeat(3000)),
                 of("an unended multi-get over 2048 bytes", "get" + " key".repeat(1000)),
+                of("meta no-op", "mn\r\nmn\r\n"),
+                of("meta set and get", "ms m1 3\r\nabc\r\nmg m1 v\r\nmg m1 s f v k Oabc\r\nmg m1\r\nmg m1 k\r\n"
+                        + "mg m1 c\r\nmg m1 t\r\n"),
+                of("meta misses", "mg m0\r\nmg m0 k O1 v\r\nmg m0 q\r\nmg m0 q k\r\nmn\r\n"),
+                of("meta set with flags and quiet", "ms m2 2 F77 q\r\nab\r\nmg m2 f v q\r\nms m2 2 q k O9\r\ncd\r\n"
+                        + "mn\r\n"),
+                of("meta set modes", "ms m3 1 ME\r\na\r\nms m3 1 ME\r\nb\r\nms m4 1 MR\r\nx\r\nms m3 1 MA\r\nz\r\n"
+                        + "ms m3 1 MP\r\ny\r\nmg m3 v\r\nms m3 1 MR\r\nr\r\nms m3 1 MS\r\ns\r\nmg m3 v\r\n"
+                        + "ms m5 1 MA\r\nx\r\nms m5 1 MP\r\nx\r\n"),
+                of("meta set with a CAS", "ms m6 1 C0\r\na\r\nms m6 1 C5\r\na\r\nms m6 1\r\na\r\nms m6 1 C0\r\nb\r\n"
+                        + "ms m6 1 C99999999999 k\r\nb\r\nms m6 1 C0 ME\r\nb\r\nmg m6 v\r\n"),
+                of("meta set refusals", "ms m7\r\nms m7 abc\r\nx\r\nms m7 -1\r\nx\r\nms m7 1 MZ\r\nx\r\n"
+                        + "ms m7 1 v v\r\nx\r\nms m7 1 F-1\r\nx\r\nms m7 1 Tx\r\nx\r\nms m7 1 MEE\r\nx\r\n"
+                        + "ms m7 1 O" + "o".repeat(33) + "\r\nx\r\nmg m7 v\r\n"),
+                of("meta set data chunks", "ms m8 2\r\nabc\r\nms m8 2 q\r\nabc\r\nmg m8 v\r\n"),
+                of("meta delete", "md m9\r\nms m9 1\r\na\r\nmd m9 q\r\nmd m9 k O5\r\nms m9 1\r\na\r\n"
+                        + "md m9 C0\r\nmd m9 C1\r\nmd m9 v v\r\nmd m9 !\r\nmn\r\n"),
+                of("meta arithmetic", "ma m10\r\nma m10 q\r\nma m10 N0 J10\r\nma m10 v\r\nma m10 MD D3 v\r\n"
+                        + "ma m10 M- D100 v k O2\r\nma m10 MI D5\r\nma m10 M+ v\r\nma m10 q D2\r\nmg m10 v\r\n"
+                        + "ma m10 Mx\r\nma m10 D-1\r\nma m10 Dx\r\nma m10 Jx\r\nma m10 MDD\r\nma m10 C0 v\r\n"),
+                of("meta arithmetic on a non-number", "ms m11 2\r\nab\r\nma m11\r\nma m11 q\r\nmn\r\n"),
+                // Not "mg mkey k": memcached remembers with the item that its key came in base64, and returns it so.
+                of("meta base64 keys", "ms bWtleQ== 1 b\r\nx\r\nmg bWtleQ== b v k\r\nmg mkey v\r\n"
+                        + "mg !!!! b v\r\nmd bWtleQ== b k q\r\nmg mkey v\r\n"),
+                of("meta flag errors", "mg m1 v v\r\nmg m1 !\r\nmg m1 Z\r\nmg m1 O" + "o".repeat(33) + "\r\n"
+                        + "mg " + LONG_KEY + " v\r\nmg\r\nmz m1\r\nm\r\nmg m1" + " P".repeat(19) + "\r\n"
+                        + "md m1" + " L".repeat(19) + "\r\nmg m1 v q\r\n"),
                 of("a value too large", "set l1 0 0 1\r\na\r\nset l1 0 0 3000000\r\n" + "v".repeat(3_000_000)
                         + "\r\nget l1\r\nadd l2 0 0 3000000 noreply\r\n" + "v".repeat(3_000_000) + "\r\nget l2\r\n")));
         return cases.stream();
@@ -166,6 +193,7 @@ class TextProtocolLikeMemcachedTest {
     static String normalized(byte[] replies) {
         return new String(replies, StandardCharsets.ISO_8859_1)
                 .replaceAll("(?md)^(VALUE \\S+ \\d+ \\d+) \\d+\r$", "$1 <cas>\r")
+                .replaceAll("(?md)^((?:HD|VA|EX|NF|NS)\\b.*) c\\d+", "$1 c<cas>")
                 .replaceAll("(?md)^VERSION .*\r$", "VERSION\r");
     }
 }

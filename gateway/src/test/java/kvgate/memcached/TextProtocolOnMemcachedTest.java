@@ -12,5 +12,6 @@ class TextProtocolOnMemcachedTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
         gateway = TestGateway.start(MemcachedServers.start(2), Map.of());
+        readsTellExpiry = false;
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Base64;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.Test;
 abstract class TextProtocolSuite {
     /** Set by the subclass before the tests run. */
     static TestGateway gateway;
+    /** Whether the backend's reads tell an item's expiry (memcached's do not); a subclass sets it. */
+    static boolean readsTellExpiry = true;
     private static final AtomicInteger UNIQUE = new AtomicInteger();
     private static final Pattern GETS = Pattern.compile("VALUE (\\S+) (\\d+) (\\d+) (\\d+)\r\n");
     TextClient client;
@@ -31,6 +34,7 @@ abstract class TextProtocolSuite {
     @AfterAll
     static void stop() {
         gateway.close();
+        readsTellExpiry = true;
     }
 
     @BeforeEach
@@ -220,5 +224,56 @@ abstract class TextProtocolSuite {
         assertEquals("ERROR\r\n", client.call("stats nonsense\r\n"));
         assertTrue(client.call("version\r\n").startsWith("VERSION 1.6."));
         assertEquals("OK\r\n", client.call("verbosity 1\r\n"));
+    }
+
+    @Test
+    void metaCommandsWorkOnTheSameItems() throws Exception {
+        String key = fresh("meta");
+        assertEquals("HD\r\n", client.call("ms " + key + " 5 F9 T0\r\nhello\r\n"));
+        assertEquals("VALUE " + key + " 9 5\r\nhello\r\nEND\r\n", client.call("get " + key + "\r\n"));
+        long unique = unique(key);
+        assertEquals("VA 5 f9 s5 c" + Long.toUnsignedString(unique) + " Oq7 k" + key + "\r\nhello\r\n",
+                client.call("mg " + key + " f s v c Oq7 k\r\n"));
+        assertEquals("EX\r\n", client.call("ms " + key + " 1 C" + (unique + 1) + "\r\nx\r\n"));
+        assertEquals("NS\r\n", client.call("ms " + key + " 1 ME\r\nx\r\n"), "add of a key there");
+        assertEquals("HD\r\n", client.call("ms " + key + " 2 MA C" + unique + "\r\n!!\r\n"));
+        assertEquals("hello!!", client.get(key));
+        assertEquals("HD\r\n", client.call("mg " + key + " T100\r\n"));
+        String ttl = client.call("mg " + key + " t\r\n");
+        if (readsTellExpiry) {
+            assertTrue(ttl.equals("HD t100\r\n") || ttl.equals("HD t99\r\n"), ttl);
+        } else {
+            assertEquals("CLIENT_ERROR invalid flag\r\n", ttl, "a backend whose reads do not tell the expiry");
+        }
+        assertEquals("HD k" + key + "\r\n", client.call("md " + key + " k\r\n"));
+        assertEquals("EN\r\n", client.call("mg " + key + " v\r\n"));
+        client.send("mg " + key + " v q\r\nmd " + key + " q\r\nmn\r\n");
+        assertEquals("NF\r\n", client.read(), "q hides a miss of mg, not one of md");
+        assertEquals("MN\r\n", client.read());
+    }
+
+    @Test
+    void metaArithmeticAndBinaryKeys() throws Exception {
+        String key = fresh("count");
+        assertEquals("NF\r\n", client.call("ma " + key + "\r\n"));
+        assertEquals("VA 2\r\n10\r\n", client.call("ma " + key + " N0 J10 v\r\n"), "created with J");
+        assertEquals("VA 2 Oa\r\n13\r\n", client.call("ma " + key + " D3 v Oa\r\n"));
+        assertEquals("VA 1\r\n3\r\n", client.call("ma " + key + " MD D10 v\r\n"));
+        assertEquals("3 ", client.get(key), "padded as memcached pads it");
+        String binary = Base64.getEncoder().encodeToString(new byte[] {(byte) 0xff, 0, 1, ' ', '\n'});
+        assertEquals("HD\r\n", client.call("ms " + binary + " 3 b\r\nbin\r\n"));
+        assertEquals("VA 3 k" + binary + " b\r\nbin\r\n", client.call("mg " + binary + " b v k\r\n"));
+    }
+
+    @Test
+    void metaFlagsThatNeedItemStateNoBackendKeepsAreRefused() throws Exception {
+        String key = fresh("state");
+        client.store("set", key, 0, 0, "x");
+        for (String flags : new String[] {"N30", "R30", "h", "l", "I"}) {
+            assertEquals("CLIENT_ERROR invalid flag\r\n", client.call("mg " + key + " v " + flags + "\r\n"), flags);
+        }
+        assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("md " + key + " I\r\n"));
+        assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("ma " + key + " T30\r\n"));
+        assertEquals("x", client.get(key), "nothing was done");
     }
 }

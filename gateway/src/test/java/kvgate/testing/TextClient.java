@@ -16,13 +16,15 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * A blocking memcached text-protocol client for tests: raw requests out, whole replies in. A reply is one line, or a
- * {@code VALUE} or {@code STAT} listing with its {@code END}; each is checked whole as it is read.
+ * A blocking memcached text-protocol client for tests: raw requests out, whole replies in. A reply is one line, a
+ * meta {@code VA} line with its value, or a {@code VALUE} or {@code STAT} listing with its {@code END}; each is
+ * checked whole as it is read.
  */
 public final class TextClient implements AutoCloseable {
     /** One reply line that is not part of a listing. */
     private static final Pattern LINE = Pattern.compile("STORED|NOT_STORED|EXISTS|NOT_FOUND|DELETED|TOUCHED|OK|END"
-            + "|ERROR|ERROR: shutdown not enabled|VERSION .+|CLIENT_ERROR .+|SERVER_ERROR .+|\\d+");
+            + "|ERROR|ERROR: shutdown not enabled|VERSION .+|CLIENT_ERROR .+|SERVER_ERROR .+|\\d+"
+            + "|(HD|EN|NF|NS|EX)( [^ ]+)*|MN|ME .+");
     private final ClientConnection connection;
     private final InputStream in;
 
@@ -97,7 +99,13 @@ public final class TextClient implements AutoCloseable {
         StringBuilder reply = new StringBuilder();
         String line = line(in);
         reply.append(line).append("\r\n");
-        if (line.startsWith("VALUE ") || line.startsWith("STAT ")) {
+        if (line.startsWith("VA ")) {
+            // A meta reply with a value: its length, then flags; the value and its end follow.
+            int length = Integer.parseInt(line.split(" ")[1]);
+            String block = new String(in.readNBytes(length + 2), StandardCharsets.ISO_8859_1);
+            assertTrue(block.endsWith("\r\n"), "a value's end: " + block);
+            reply.append(block);
+        } else if (line.startsWith("VALUE ") || line.startsWith("STAT ")) {
             while (!line.equals("END")) {
                 if (line.startsWith("VALUE ")) {
                     String[] words = line.split(" ");

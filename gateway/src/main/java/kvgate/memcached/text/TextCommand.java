@@ -84,4 +84,46 @@ public sealed interface TextCommand {
             return new Refused("CLIENT_ERROR " + why, false, noreply);
         }
     }
+
+    /**
+     * One of memcached's meta commands, as {@link MetaCommands} reads it: {@code mg}, {@code ms}, {@code md},
+     * {@code ma}, {@code me} or {@code mn}, its key (base64-decoded when the {@code b} flag says so) and its flags.
+     *
+     * @param data the data block of {@code ms}; null for the others
+     */
+    record Meta(MetaVerb verb, byte[] key, MetaFlags flags, byte[] data) implements TextCommand {
+        @Override
+        public boolean noreply() {
+            return flags.quiet();
+        }
+    }
+
+    enum MetaVerb {
+        GET, SET, DELETE, ARITHMETIC, DEBUG, NOOP
+    }
+
+    /**
+     * The flags of a meta command. {@code returned} keeps the request's flags in order, as the reply names those it
+     * returns in that order: each is the flag's token as sent (its letter, and for {@code O} the opaque to copy back).
+     *
+     * @param binaryKey {@code b}: the key was sent in base64, and is returned so
+     * @param quiet {@code q}: the nominal reply is left out (a miss for {@code mg}, success for the others)
+     * @param value {@code v}: the value is returned
+     * @param ttl {@code T}: the new expiry (memcached's field), or null
+     * @param vivify {@code N}: {@code ma} creates a missing counter with this expiry, or null
+     * @param clientFlags {@code F}: the client flags {@code ms} stores (0 without)
+     * @param compareCas {@code C}: the CAS the item must have, or null
+     * @param mode {@code M}: the mode letter, or 0
+     * @param initial {@code J}: the value {@code ma} creates a counter with
+     * @param delta {@code D}: what {@code ma} adds or subtracts
+     */
+    record MetaFlags(List<byte[]> returned, boolean binaryKey, boolean quiet, boolean value, Integer ttl,
+                     Integer vivify, int clientFlags, Long compareCas, char mode, long initial, long delta) {
+        public MetaFlags {
+            returned = List.copyOf(returned);
+        }
+
+        static final MetaFlags NONE = new MetaFlags(List.of(), false, false, false, null, null, 0, null, (char) 0,
+                0, 1);
+    }
 }

@@ -9,13 +9,14 @@ import java.util.List;
 import kvgate.net.SkippingFrameDecoder;
 
 /**
- * Cuts memcached's text protocol into {@link TextCommand}s, with memcached 1.6's rules:
+ * Cuts memcached's text protocol, its meta commands included ({@link MetaCommands} reads their lines), into
+ * {@link TextCommand}s, with memcached 1.6's rules:
  * <ul>
  *   <li>a line ends at {@code \n}, a {@code \r} before it dropped; words are separated by spaces only;</li>
  *   <li>a line longer than {@value #MAX_LINE} bytes without its end closes the connection without a reply, unless
  *       it is a {@code get} or {@code gets} (a long multi-get), which may run to {@code maxGetLine} bytes;</li>
  *   <li>a storage command's data block is read only when its line parsed: a refused line leaves the block to be read
- *       as the next command line (memcached's second {@code ERROR}); a block not ending in {@code \r\n} is
+ *       as the next command line (memcached's second {@code ERROR}), while a refused {@code ms} line has its block skipped; a block not ending in {@code \r\n} is
  *       {@code CLIENT_ERROR bad data chunk}; a value over {@code maxItemSize} is
  *       {@code SERVER_ERROR object too large for cache} and its block is skipped as it arrives.</li>
  * </ul>
@@ -30,11 +31,13 @@ public final class TextDecoder extends SkippingFrameDecoder {
     private static final int MAX_TOKENS = 24;
     private static final byte[] GET = "get ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] GETS = "gets ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NOREPLY = "noreply".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HTTP = "HTTP/".getBytes(StandardCharsets.US_ASCII);
 
     private final int maxItemSize;
     private final int maxGetLine;
-    /** A storage command whose line parsed, waiting for its data block. */
-    private TextCommand.Store pending;
+    /** A storage command ({@code set}..., or meta's {@code ms}) whose line parsed, waiting for its data block. */
+    private TextCommand pending;
     private int pendingLength;
     /** After a line too long nothing more is read from this connection. */
     private boolean failed;
@@ -107,11 +110,18 @@ public final class TextDecoder extends SkippingFrameDecoder {
         if (in.readableBytes() < pendingLength + 2) {
             return;
         }
-        TextCommand.Store store = pending;
+        TextCommand command = pending;
         pending = null;
         byte[] data = new byte[pendingLength];
         in.readBytes(data);
         boolean terminated = in.readByte() == '\r' & in.readByte() == '\n';
+        if (command instanceof TextCommand.Meta meta) {
+            // A meta command's errors are answered whatever its q flag says.
+            out.add(terminated ? new TextCommand.Meta(meta.verb(), meta.key(), meta.flags(), data)
+                    : TextCommand.Refused.client("bad data chunk", false));
+            return;
+        }
+        TextCommand.Store store = (TextCommand.Store) command;
         out.add(terminated ? new TextCommand.Store(store.verb(), store.key(), store.flags(), store.exptime(), data,
                 store.cas(), store.noreply()) : TextCommand.Refused.client("bad data chunk", store.noreply()));
     }
@@ -148,6 +158,9 @@ public final class TextDecoder extends SkippingFrameDecoder {
         int tokens = Math.min(words.size(), MAX_TOKENS - 1) + 1;
         if (words.isEmpty() || words.get(0).length < 2) {
             return TextCommand.Refused.error();
+        }
+        if (words.get(0).length == 2 && words.get(0)[0] == 'm') {
+            return meta(words, tokens, in, out);
         }
         String command = new String(words.get(0), StandardCharsets.ISO_8859_1);
         boolean noreply = tokens >= 3 && Arrays.equals(words.get(tokens - 2), NOREPLY);
@@ -186,8 +199,26 @@ public final class TextDecoder extends SkippingFrameDecoder {
         };
     }
 
-    private static final byte[] NOREPLY = "noreply".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] HTTP = "HTTP/".getBytes(StandardCharsets.US_ASCII);
+    /** A meta command; for {@code ms}, its data block is read next, or skipped when the line was refused. */
+    private TextCommand meta(List<byte[]> words, int tokens, ByteBuf in, List<Object> out) {
+        MetaCommands.Parsed parsed = MetaCommands.parse((char) words.get(0)[1], words, tokens);
+        if (parsed.skipData()) {
+            skip(in, parsed.dataLength() + 2L);
+            return parsed.command();
+        }
+        if (!(parsed.command() instanceof TextCommand.Meta meta) || meta.verb() != TextCommand.MetaVerb.SET) {
+            return parsed.command();
+        }
+        if (parsed.dataLength() > maxItemSize) {
+            skip(in, parsed.dataLength() + 2L);
+            // memcached removes the key's item whatever the mode, and answers whatever q says.
+            return new TextCommand.TooLarge(TextCommand.StoreVerb.SET, meta.key(), false);
+        }
+        pending = meta;
+        pendingLength = parsed.dataLength();
+        readData(in, out);
+        return null;
+    }
 
     private static boolean startsWith(byte[] word, byte[] prefix) {
         return word.length >= prefix.length && Arrays.equals(word, 0, prefix.length, prefix, 0, prefix.length);

@@ -19,6 +19,10 @@ public sealed interface TextReply {
     record Line(byte[] bytes) implements TextReply {
     }
 
+    /** A line and a data block after it (a meta command's value): {@code line} ends in {@code \r\n}. */
+    record Block(byte[] line, byte[] data) implements TextReply {
+    }
+
     /** A retrieval's hits, each a {@code VALUE} line and its data block, then {@code END}. */
     record Values(List<Value> values) implements TextReply {
     }

@@ -4,7 +4,10 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import kvgate.net.ReplyEncoder;
 
-/** Writes {@link TextReply}s: lines as they are; hits as {@code VALUE <key> <flags> <bytes> [<cas>]} and the data. */
+/**
+ * Writes {@link TextReply}s: lines as they are, blocks as their line and data, hits as
+ * {@code VALUE <key> <flags> <bytes> [<cas>]} and the data, then {@code END}.
+ */
 public final class TextReplyEncoder implements ReplyEncoder<TextReply> {
     private static final byte[] VALUE = "VALUE ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CRLF = {'\r', '\n'};
@@ -15,6 +18,9 @@ public final class TextReplyEncoder implements ReplyEncoder<TextReply> {
     public int size(TextReply reply) {
         if (reply instanceof TextReply.Line line) {
             return line.bytes().length;
+        }
+        if (reply instanceof TextReply.Block block) {
+            return block.line().length + block.data().length + CRLF.length;
         }
         TextReply.Values values = (TextReply.Values) reply;
         int size = TextReply.END.bytes().length;
@@ -28,6 +34,10 @@ public final class TextReplyEncoder implements ReplyEncoder<TextReply> {
     public void encode(TextReply reply, ByteBuf out) {
         if (reply instanceof TextReply.Line line) {
             out.writeBytes(line.bytes());
+            return;
+        }
+        if (reply instanceof TextReply.Block block) {
+            out.writeBytes(block.line()).writeBytes(block.data()).writeBytes(CRLF);
             return;
         }
         TextReply.Values values = (TextReply.Values) reply;
