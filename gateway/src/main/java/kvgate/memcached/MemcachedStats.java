@@ -81,6 +81,9 @@ public final class MemcachedStats {
         return switch (name) {
             case "" -> general();
             case "settings" -> settings.get().shown();
+            // memcached's groups of its slabs, items, sizes and connections: a gateway has no slabs and keeps no
+            // items of its own, so they are empty, which monitoring tools that ask for them read without failing.
+            case "items", "slabs", "sizes", "conns" -> Map.of();
             case "routes" -> routes();
             default -> null;
         };
