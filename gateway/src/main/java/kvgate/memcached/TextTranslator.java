@@ -140,17 +140,20 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
     private Translation<TextReply> retrieve(TextCommand.Retrieve retrieve, CollectionsManifest.Collection collection) {
         long expiresAt = retrieve.touch()
                 ? MemcachedExpiry.expiresAt(retrieve.exptime(), collection, clock.millis()) : Item.NEVER;
+        if (retrieve.keys().size() == 1) {
+            // Most gets name one key: no lists to gather results in.
+            byte[] key = retrieve.keys().get(0);
+            Operation operation = retrieve.touch() ? new Operation.Touch(collection.namespace(), key, expiresAt)
+                    : new Operation.Get(collection.namespace(), key);
+            return new Translation.Forward<>(operation, result -> Translation.answer(
+                    result instanceof Result.Value value ? new TextReply.Values(List.of(hit(key, value.item(),
+                            retrieve.withCas())))
+                            : result.status() == Status.NOT_FOUND ? NOTHING : failure(result.status())));
+        }
         List<Operation> operations = new ArrayList<>(retrieve.keys().size());
         for (byte[] key : retrieve.keys()) {
             operations.add(retrieve.touch() ? new Operation.Touch(collection.namespace(), key, expiresAt)
                     : new Operation.Get(collection.namespace(), key));
-        }
-        if (operations.size() == 1) {
-            byte[] key = retrieve.keys().get(0);
-            return new Translation.Forward<>(operations.get(0), result -> Translation.answer(
-                    result instanceof Result.Value value ? new TextReply.Values(List.of(hit(key, value.item(),
-                            retrieve.withCas())))
-                            : result.status() == Status.NOT_FOUND ? NOTHING : failure(result.status())));
         }
         if (operations.isEmpty()) {
             return Translation.answer(NOTHING); // gat with an expiry and no key

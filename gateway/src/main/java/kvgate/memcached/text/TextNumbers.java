@@ -17,8 +17,30 @@ final class TextNumbers {
     private TextNumbers() {
     }
 
+    /**
+     * A token of at most 18 decimal digits and nothing else, the form nearly every number a client sends takes, as
+     * its value; -1 for any other token, which the full reading below then judges.
+     */
+    private static long plainDigits(byte[] token) {
+        if (token.length == 0 || token.length > 18) {
+            return -1;
+        }
+        long value = 0;
+        for (byte b : token) {
+            if (b < '0' || b > '9') {
+                return -1;
+            }
+            value = value * 10 + (b - '0');
+        }
+        return value;
+    }
+
     /** {@code safe_strtol}: a signed number, truncated to 32 bits (an expiry, a value length). */
     static Integer int32(byte[] token) {
+        long plain = plainDigits(token);
+        if (plain >= 0) {
+            return (int) plain;
+        }
         BigInteger read = read(token);
         if (read == null || read.compareTo(SIGNED_MIN) < 0 || read.compareTo(SIGNED_MAX) > 0) {
             return null;
@@ -28,6 +50,10 @@ final class TextNumbers {
 
     /** {@code safe_strtoul}: an unsigned number, truncated to 32 bits (client flags, a verbosity level). */
     static Integer uint32(byte[] token) {
+        long plain = plainDigits(token);
+        if (plain >= 0) {
+            return (int) plain;
+        }
         Long read = uint64(token);
         return read == null ? null : (int) read.longValue();
     }
@@ -37,6 +63,10 @@ final class TextNumbers {
      * number wraps; memcached refuses it only when the result reads as negative in 64 signed bits.
      */
     static Long uint64(byte[] token) {
+        long plain = plainDigits(token);
+        if (plain >= 0) {
+            return plain;
+        }
         BigInteger read = read(token);
         if (read == null || read.abs().compareTo(UNSIGNED_MAX) > 0) {
             return null;
@@ -73,14 +103,6 @@ final class TextNumbers {
         }
         if (at - first > 40) {
             return null;
-        }
-        if (at - first <= 18) {
-            // The common case, exactly in a long: no BigInteger for every length and expiry of every set.
-            long value = 0;
-            for (int i = first; i < at; i++) {
-                value = value * 10 + (token[i] - '0');
-            }
-            return BigInteger.valueOf(negative ? -value : value);
         }
         BigInteger value = new BigInteger(new String(token, first, at - first, StandardCharsets.US_ASCII));
         return negative ? value.negate() : value;
