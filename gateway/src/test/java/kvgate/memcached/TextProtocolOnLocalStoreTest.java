@@ -7,6 +7,6 @@ import org.junit.jupiter.api.BeforeAll;
 class TextProtocolOnLocalStoreTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
-        gateway = TestGateway.start();
+        gateway = TestGateway.start(SETTINGS);
     }
 }

@@ -1,6 +1,5 @@
 package kvgate.memcached;
 
-import java.util.Map;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,7 +10,7 @@ import org.junit.jupiter.api.Tag;
 class TextProtocolOnMemcachedTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
-        gateway = TestGateway.start(MemcachedServers.start(2), Map.of());
+        gateway = TestGateway.start(MemcachedServers.start(2), SETTINGS);
         readsTellExpiry = false;
     }
 }

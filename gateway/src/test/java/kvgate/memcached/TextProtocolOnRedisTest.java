@@ -1,6 +1,5 @@
 package kvgate.memcached;
 
-import java.util.Map;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,6 +10,6 @@ import org.junit.jupiter.api.Tag;
 class TextProtocolOnRedisTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
-        gateway = TestGateway.start(RedisServers.standalone(), Map.of());
+        gateway = TestGateway.start(RedisServers.standalone(), SETTINGS);
     }
 }

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Base64;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import kvgate.testing.BinaryClient;
+import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
 import kvgate.testing.TextClient;
@@ -23,8 +25,10 @@ import org.junit.jupiter.api.Test;
  * starts the gateway on it. Each test uses keys of its own, so the suite shares one gateway.
  */
 abstract class TextProtocolSuite {
-    /** Set by the subclass before the tests run. */
+    /** Set by the subclass before the tests run, with {@link #SETTINGS}. */
     static TestGateway gateway;
+    /** MPDB's collection default is the memcached clients' namespace, so MPDB reads the same items. */
+    static final Map<String, String> SETTINGS = Map.of("mpdb.namespace_prefix", "");
     /** Whether the backend's reads tell an item's expiry (memcached's do not); a subclass sets it. */
     static boolean readsTellExpiry = true;
     private static final AtomicInteger UNIQUE = new AtomicInteger();
@@ -168,7 +172,7 @@ abstract class TextProtocolSuite {
     }
 
     @Test
-    void anItemWrittenOverTextIsTheSameItemOverBinaryAndOkuyama() throws Exception {
+    void anItemWrittenOverTextIsTheSameItemOverBinaryOkuyamaAndMpdb() throws Exception {
         String key = fresh("cross");
         assertEquals("STORED\r\n", client.store("set", key, 0xcafe, 0, "from text ✓"));
         long unique = unique(key);
@@ -187,6 +191,13 @@ abstract class TextProtocolSuite {
             assertEquals("1,true,OK", okuyama.call("1," + OkuyamaClient.b64(fromOkuyama) + ",(B),0,"
                     + OkuyamaClient.b64("from okuyama")));
             assertEquals("from okuyama", client.get(fromOkuyama));
+        }
+        try (MpdbClient mpdb = new MpdbClient(gateway.mpdbPort())) {
+            MpdbClient.Reply read = mpdb.call(MpdbClient.get(1, "default." + key));
+            assertEquals("from text ✓", read.result().get("default." + key).value(), read.toString());
+            String fromMpdb = fresh("mpdb");
+            assertEquals("", mpdb.call(MpdbClient.insert(2, Map.of("default." + fromMpdb, "from mpdb"))).error());
+            assertEquals("from mpdb", client.get(fromMpdb));
         }
     }
 
@@ -222,6 +233,8 @@ abstract class TextProtocolSuite {
                 stats);
         assertTrue(client.call("stats settings\r\n").contains("STAT memcached.text true\r\n"));
         assertEquals("ERROR\r\n", client.call("stats nonsense\r\n"));
+        assertEquals("END\r\n", client.call("stats slabs\r\n"), "no slabs: an empty group, as monitoring expects");
+        assertEquals("END\r\n", client.call("stats items\r\n"));
         assertTrue(client.call("version\r\n").startsWith("VERSION 1.6."));
         assertEquals("OK\r\n", client.call("verbosity 1\r\n"));
     }
