@@ -421,8 +421,11 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                                                                       boolean create, int attempt) {
         Long stored = referenceNumber(item.value());
         long now = stored == null ? 0 : stored;
+        // memcached's arithmetic writes a shorter result padded with spaces to the old length, which the reference
+        // would read as no number: a decrement that shortens the number is written back here instead.
         if (stored != null && now >= 0 && Arrays.equals(item.value(), decimal(now))
-                && (delta <= 0 || now <= Long.MAX_VALUE - delta)) {
+                && (delta <= 0 || now <= Long.MAX_VALUE - delta)
+                && decimal(Math.max(0, now + delta)).length >= item.value().length) {
             // Atomic in the backend: concurrent counters never race for a CAS.
             Operation.Arithmetic operation = new Operation.Arithmetic(namespace, key, delta >= 0,
                     Math.abs((long) delta), 0, false, Item.NEVER, 0);

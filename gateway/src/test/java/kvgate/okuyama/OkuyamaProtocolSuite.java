@@ -126,6 +126,8 @@ abstract class OkuyamaProtocolSuite {
         assertEquals("13,true," + b64("5"), client.call("13," + key + ",0," + b64("5") + ",1"));
         assertEquals("13,true," + b64("12"), client.call("13," + key + ",0," + b64("7")));
         assertEquals("14,true," + b64("9"), client.call("14," + key + ",0," + b64("3")));
+        assertEquals("2,true," + b64("9"), client.call("2," + key), "stored as the reference stores it, unpadded");
+        assertEquals("14,true," + b64("8"), client.call("14," + key + ",0," + b64("1")));
         assertEquals("14,true," + b64("0"), client.call("14," + key + ",0," + b64("100")));
         assertEquals("13,true," + b64("4"), client.call("13," + key + ",0," + b64("4")));
         assertEquals("13,true," + b64("0"), client.call("13," + key + ",0," + b64("-10")), "floor at 0 for incr");
