@@ -22,6 +22,19 @@ enum OkuyamaMethod {
     REMOVE_TAG_FROM_KEY(40),
     SET_VALUE_AND_CREATE_INDEX(42),
     SEARCH_VALUE(43),
+    /** The slots a tag's keys are kept in, for getTagKeysResult's paging. */
+    GET_TAG_INDEX_LIST(45),
+    GET_TARGET_INDEX_TAG_KEYS(46),
+    CREATE_LIST_STRUCT(51),
+    LIST_L_PUSH(52),
+    LIST_R_PUSH(53),
+    LIST_INDEX(54),
+    LIST_L_POP(55),
+    LIST_R_POP(56),
+    LIST_LEN(57),
+    SEND_MULTI_BYTE_VALUE(111),
+    /** requestReadByteValue: a get answered as a compressed, length-prefixed payload. */
+    READ_BYTE_VALUE(201),
     GET_OKUYAMA_VERSION(999);
 
     private final int code;
@@ -33,6 +46,11 @@ enum OkuyamaMethod {
     /** The number a request line of this method starts with. */
     int code() {
         return code;
+    }
+
+    /** Whether this is one of the list structure's methods, whose first field names a list rather than a key. */
+    boolean list() {
+        return code >= 51 && code <= 57;
     }
 
     /** The number its reply starts with. */

@@ -77,6 +77,9 @@ final class OkuyamaReplies {
     }
 
     static String keyTooLong(OkuyamaMethod method) {
+        if (method.list()) {
+            return method.code() + ",false,List name Length Error";
+        }
         return switch (method) {
             case GET_TAG_KEYS -> "4,false,Tag Length Error";
             case GET_VALUE_VERSION_CHECK -> "15,false,Key Length Error,";

@@ -68,6 +68,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     private final Namespace namespace;
     private final Clock clock;
     private final int maxValue;
+    private final OkuyamaLists lists;
+    private final OkuyamaByteValues byteValues;
 
     /**
      * @param namespace where okuyama keys, tags and the search index live ({@code okuyama.namespace})
@@ -77,6 +79,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         this.namespace = namespace;
         this.clock = clock;
         this.maxValue = maxValue;
+        this.lists = new OkuyamaLists(namespace, maxValue);
+        this.byteValues = new OkuyamaByteValues(namespace, maxValue);
     }
 
     /** A value to store, within the reference's limit and the gateway's item size. */
@@ -145,6 +149,12 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                             : result.status() == Status.NOT_FOUND ? "40,false," : error(method, result));
             case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
             case SEARCH_VALUE -> search(fields);
+            case GET_TAG_INDEX_LIST -> tagBuckets(fields);
+            case GET_TARGET_INDEX_TAG_KEYS -> tagBucketKeys(fields);
+            case CREATE_LIST_STRUCT, LIST_L_PUSH, LIST_R_PUSH, LIST_INDEX, LIST_L_POP, LIST_R_POP, LIST_LEN ->
+                    lists.translate(method, fields);
+            case SEND_MULTI_BYTE_VALUE -> byteValues.sendMulti(fields);
+            case READ_BYTE_VALUE -> byteValues.read(fields);
         };
     }
 
@@ -280,6 +290,35 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "4,false," : "4,true," + keyList(keys.keys())
                         : error(OkuyamaMethod.GET_TAG_KEYS, result));
+    }
+
+    /**
+     * 45: the buckets of a tag's keys that getTagKeysResult pages through, as the reference numbers its slots; the
+     * gateway keeps a tag's keys in one list, so there is one bucket, 0, when the tag names any key.
+     */
+    private Translation<String> tagBuckets(String[] fields) {
+        byte[] tag = tag(field(fields, 1));
+        return forward(new Operation.TaggedKeys(namespace, tag, true), result -> result instanceof Result.Keys keys
+                ? keys.keys().isEmpty() ? "45,false," : "45,true,0"
+                : error(OkuyamaMethod.GET_TAG_INDEX_LIST, result));
+    }
+
+    /** 46: the keys of one bucket of a tag ({@link #tagBuckets}): all of them from bucket 0, none from another. */
+    private Translation<String> tagBucketKeys(String[] fields) {
+        byte[] tag = tag(field(fields, 1));
+        long bucket;
+        try {
+            bucket = Long.parseLong(field(fields, 2).strip());
+        } catch (NumberFormatException e) {
+            // The reference's data node cannot read it and never answers; its master node then gives up with this.
+            return Translation.answer("46,error,MasterNode - Exception");
+        }
+        if (bucket != 0) {
+            return Translation.answer("46,false,");
+        }
+        return forward(new Operation.TaggedKeys(namespace, tag, true), result -> result instanceof Result.Keys keys
+                ? keys.keys().isEmpty() ? "46,false," : "46,true," + keyList(keys.keys())
+                : error(OkuyamaMethod.GET_TARGET_INDEX_TAG_KEYS, result));
     }
 
     private Translation<String> tagValues(String[] fields) {

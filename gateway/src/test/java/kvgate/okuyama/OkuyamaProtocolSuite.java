@@ -5,8 +5,10 @@ import static kvgate.testing.OkuyamaClient.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.Inflater;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.TestGateway;
@@ -472,5 +475,136 @@ abstract class OkuyamaProtocolSuite {
         assertEquals(threads * perThread, decodedList(client.call("3," + tag + ",true"), "4,true,").size());
         assertEquals(threads * perThread,
                 decodedList(client.call("43," + b64("common") + ",1," + group + ",3"), "43,true,").size());
+    }
+
+    @Test
+    void listsKeepTheirOrderAndAnswerAsTheReference() throws Exception {
+        String list = fresh("list");
+        assertEquals("52,false,Missing List Struct", client.call("52," + list + "," + b64("x") + ",0"));
+        assertEquals("53,false,Missing list struct", client.call("53," + list + "," + b64("x") + ",0"));
+        assertEquals("57,false,", client.call("57," + list + ",0"));
+        assertEquals("55,false,", client.call("55," + list + ",0"));
+        assertEquals("51,true,OK", client.call("51," + list + ",0"));
+        assertEquals("51,false,list already exists", client.call("51," + list + ",0"));
+        assertEquals("55,false,", client.call("55," + list + ",0"), "an empty list pops nothing");
+        assertEquals("53,true,OK", client.call("53," + list + "," + b64("b") + ",0"));
+        assertEquals("53,true,OK", client.call("53," + list + "," + b64("c") + ",0"));
+        assertEquals("52,true,OK", client.call("52," + list + "," + b64("a") + ",0"));
+        assertEquals("53,true,OK", client.call("53," + list + ",(B),0"), "a blank item");
+        assertEquals("57,true,4", client.call("57," + list + ",0"), "a plain number, not Base64");
+        assertEquals("54,true," + b64("a"), client.call("54," + list + ",0,0"));
+        assertEquals("54,true," + b64("a"), client.call("54," + list + ",-7,0"), "any index below 0 is the head");
+        assertEquals("54,true," + b64("c"), client.call("54," + list + ",2,0"));
+        assertEquals("54,true,(B)", client.call("54," + list + ",3,0"));
+        assertEquals("54,false,", client.call("54," + list + ",4,0"));
+        assertEquals("54,false,Please specify \"index\" numerically.", client.call("54," + list + ",x,0"));
+        assertEquals("56,true,(B)", client.call("56," + list + ",0"));
+        assertEquals("55,true," + b64("a"), client.call("55," + list + ",0"));
+        assertEquals("56,true," + b64("c"), client.call("56," + list + ",0"));
+        assertEquals("57,true,1", client.call("57," + list + ",0"));
+        assertEquals("2,false,", client.call("2," + list), "a list is not a key of the same name");
+        assertEquals("57,false,List name Length Error", client.call("57," + "A".repeat(468) + ",0"));
+        assertEquals("52,false,listData Length Error", client.call("52," + list + "," + "A".repeat(2_170_552)
+                + ",0"));
+    }
+
+    @Test
+    void concurrentPushesAndPopsLoseAndRepeatNothing() throws Exception {
+        String list = fresh("shared-list");
+        assertEquals("51,true,OK", client.call("51," + list + ",0"));
+        int clients = 4;
+        int each = 50;
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<?>> pushes = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int writer = c;
+                pushes.add(pool.submit(() -> {
+                    try (OkuyamaClient own = new OkuyamaClient(gateway.okuyamaPort())) {
+                        for (int i = 0; i < each; i++) {
+                            String code = i % 2 == 0 ? "52" : "53";
+                            assertEquals(code + ",true,OK", own.call(code + "," + list + "," + b64(writer + ":" + i)
+                                    + ",0"));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> push : pushes) {
+                push.get(60, TimeUnit.SECONDS);
+            }
+            assertEquals("57,true," + clients * each, client.call("57," + list + ",0"));
+            List<Future<List<String>>> pops = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                pops.add(pool.submit(() -> {
+                    List<String> popped = new ArrayList<>();
+                    try (OkuyamaClient own = new OkuyamaClient(gateway.okuyamaPort())) {
+                        for (String reply; (reply = own.call((popped.size() % 2 == 0 ? "55," : "56,") + list + ",0"))
+                                .contains(",true,"); ) {
+                            popped.add(reply.substring(reply.indexOf(",true,") + 6));
+                        }
+                    }
+                    return popped;
+                }));
+            }
+            Set<String> seen = new HashSet<>();
+            for (Future<List<String>> pop : pops) {
+                for (String item : pop.get(60, TimeUnit.SECONDS)) {
+                    assertTrue(seen.add(item), "popped twice: " + item);
+                }
+            }
+            assertEquals(clients * each, seen.size(), "every item popped once");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void sendMultiByteValueStoresEachPairAndSaysWhichWereStored() throws Exception {
+        String a = fresh("multi-a");
+        String b = fresh("multi-b");
+        assertEquals("111,true," + a + ":true:#:" + b + ":true:#:%%%:false",
+                client.call("111,0," + a + ":#:" + b64("one") + "," + b + ":#:" + b64("two") + ",%%%:#:"
+                        + b64("three")));
+        assertEquals("2,true," + b64("one"), client.call("2," + a));
+        assertEquals("2,true," + b64("two"), client.call("2," + b));
+        assertEquals("111,true,", client.call("111,0"));
+        assertEquals("-1,false,ERROR,ArgumentException", client.call("111,0," + a + b64("x")));
+    }
+
+    @Test
+    void readByteValueAnswersTheCompressedBase64OfTheValue() throws Exception {
+        String key = fresh("bytes");
+        assertEquals("2,false,", client.call("201," + key), "a miss is the plain get's");
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("byte value ✓")));
+        String reply = client.call("201," + key);
+        assertTrue(reply.startsWith("201,true,"), reply);
+        String[] parts = reply.split(",", 4);
+        assertEquals(9, parts[2].length(), "nine digits of length");
+        assertEquals(parts[3].length(), Integer.parseInt(parts[2]));
+        Inflater inflater = new Inflater();
+        inflater.setInput(Base64.getDecoder().decode(parts[3]));
+        byte[] inflated = new byte[1024];
+        int length = inflater.inflate(inflated);
+        inflater.end();
+        assertEquals(b64("byte value ✓"), new String(inflated, 0, length, StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void tagKeysResultPagingFindsEveryKeyOfATag() throws Exception {
+        String tag = fresh("paged-tag");
+        assertEquals("45,false,", client.call("45," + tag));
+        Set<String> keys = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            String key = fresh("paged-" + i);
+            keys.add(key);
+            assertEquals("1,true,OK", client.call("1," + key + "," + tag + ",0," + b64("v" + i)));
+        }
+        assertEquals("45,true,0", client.call("45," + tag));
+        String bucket = client.call("46," + tag + ",0");
+        assertTrue(bucket.startsWith("46,true,"), bucket);
+        assertEquals(keys, new HashSet<>(List.of(bucket.substring(8).split(":"))));
+        assertEquals("46,false,", client.call("46," + tag + ",500000"));
+        assertEquals("46,error,MasterNode - Exception", client.call("46," + tag + ",x"));
     }
 }
