@@ -149,6 +149,10 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                             : result.status() == Status.NOT_FOUND ? "40,false," : error(method, result));
             case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
             case SEARCH_VALUE -> search(fields);
+            // Locks and transactions as the reference answers them in its default configuration, which has no
+            // transaction mode: the client's startTransaction then returns false, and its lockData refuses to run.
+            case START_TRANSACTION -> Translation.answer("37,false,No Transaction Mode");
+            case LOCK_DATA, RELEASE_LOCK_DATA -> Translation.answer(method.code() + ",false,");
             case GET_TAG_INDEX_LIST -> tagBuckets(fields);
             case GET_TARGET_INDEX_TAG_KEYS -> tagBucketKeys(fields);
             case CREATE_LIST_STRUCT, LIST_L_PUSH, LIST_R_PUSH, LIST_INDEX, LIST_L_POP, LIST_R_POP, LIST_LEN ->

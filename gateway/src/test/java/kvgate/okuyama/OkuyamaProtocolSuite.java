@@ -607,4 +607,13 @@ abstract class OkuyamaProtocolSuite {
         assertEquals("46,false,", client.call("46," + tag + ",500000"));
         assertEquals("46,error,MasterNode - Exception", client.call("46," + tag + ",x"));
     }
+
+    @Test
+    void transactionsAnswerAsTheReferenceWithoutItsTransactionMode() throws Exception {
+        assertEquals("37,false,No Transaction Mode", client.call("37,"));
+        String key = fresh("locked");
+        assertEquals("30,false,", client.call("30," + key + ",12345,10,0"));
+        assertEquals("31,false,", client.call("31," + key + ",12345"));
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("free")), "nothing is locked");
+    }
 }
