@@ -30,6 +30,7 @@ import kvgate.net.ListenerSettings;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
+import kvgate.net.RefusalLog;
 import kvgate.spi.Capability;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -174,8 +175,11 @@ public final class MemcachedProtocol implements Protocol {
                 .allMatch(instance -> instance.backend().capabilities().contains(Capability.KEEP_EXPIRY));
         // A get of many keys may run past memcached's line bound; up to a value's size, as memcached's own buffer
         // grows for one.
+        RefusalLog hangUps = new RefusalLog("closing memcached text connections without a reply, for a line over "
+                + TextDecoder.MAX_LINE + " bytes or an HTTP request", context.metrics().refusals(NAME,
+                "text_line")::increment);
         Consumer<ChannelPipeline> text = pipeline -> pipeline
-                .addLast(new TextDecoder(maxItemSize, maxItemSize))
+                .addLast(new TextDecoder(maxItemSize, maxItemSize, hangUps))
                 .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
                         new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry),
                         textEncoder, context.dispatcher(), context.maxInFlight()));

@@ -42,6 +42,8 @@ import kvgate.spi.Status;
  *   <li>{@code kvgate.connections.current} (tag {@code protocol}): open client connections</li>
  *   <li>{@code kvgate.connections.total} (tag {@code protocol}): client connections accepted since start</li>
  *   <li>{@code kvgate.connections.rejected} (tag {@code protocol}): connections closed for a connection limit</li>
+ *   <li>{@code kvgate.refusals} (tags {@code protocol}, {@code cause}): requests or connections refused for what they
+ *       sent (a line too long to read)</li>
  *   <li>{@code kvgate.commands} (tags {@code protocol}, {@code command}): protocol commands that are not
  *       operations</li>
  *   <li>{@code kvgate.datagrams.dropped} (tags {@code protocol}, {@code reason}): datagrams taken in but not
@@ -173,6 +175,14 @@ public final class GatewayMetrics implements AutoCloseable {
 
     public void connectionRejected(String protocol) {
         connections(protocol).rejected().increment();
+    }
+
+    /**
+     * The counter of requests or connections of {@code protocol} refused for {@code cause} (a line too long to read,
+     * say), created on first use.
+     */
+    public Counter refusals(String protocol, String cause) {
+        return Counter.builder("kvgate.refusals").tag("protocol", protocol).tag("cause", cause).register(registry);
     }
 
     /** A counter of protocol commands that are not operations (noop, stats), created on first use. */

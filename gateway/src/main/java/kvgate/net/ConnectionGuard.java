@@ -24,6 +24,9 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final int listenerMaxConnections;
     private final AtomicInteger listenerOpen = new AtomicInteger();
     private final GatewayMetrics metrics;
+    /** Connections closed for the limit over all listeners, and for this listener's own. */
+    private final RefusalLog overAll;
+    private final RefusalLog overOwn;
 
     /**
      * @param open the count of open connections shared by every listener's guard
@@ -37,6 +40,10 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         this.open = open;
         this.listenerMaxConnections = listenerMaxConnections;
         this.metrics = metrics;
+        this.overAll = new RefusalLog("closing " + protocol + " connections over max_connections (" + maxConnections
+                + ")", () -> metrics.connectionRejected(protocol));
+        this.overOwn = new RefusalLog("closing " + protocol + " connections over " + protocol + ".max_connections ("
+                + listenerMaxConnections + ")", () -> metrics.connectionRejected(protocol));
     }
 
     @Override
@@ -47,10 +54,8 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         if (overall || (listenerMaxConnections > 0 && here > listenerMaxConnections)) {
             open.decrementAndGet();
             listenerOpen.decrementAndGet();
-            metrics.connectionRejected(protocol);
-            LOG.warn("closing {} connection from {}: {} ({}) reached", protocol, ctx.channel().remoteAddress(),
-                    overall ? "max_connections" : protocol + ".max_connections",
-                    overall ? maxConnections : listenerMaxConnections);
+            // A flood of connections is a few lines a minute, each with its count, not a line per connection.
+            (overall ? overAll : overOwn).refused(ctx.channel().remoteAddress());
             ctx.pipeline().remove(this); // so channelInactive does not count it out again
             ctx.close();
             return;

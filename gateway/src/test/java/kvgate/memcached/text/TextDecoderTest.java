@@ -12,14 +12,19 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import kvgate.net.RefusalLog;
 import org.junit.jupiter.api.Test;
 
 /** The text decoder alone: commands from any split of the bytes, and what it holds while it reads. */
 class TextDecoderTest {
     private static final int MAX_ITEM = 1024;
 
-    private static EmbeddedChannel channel() {
-        return new EmbeddedChannel(new TextDecoder(MAX_ITEM, 8192));
+    private final AtomicInteger hangUps = new AtomicInteger();
+
+    private EmbeddedChannel channel() {
+        return new EmbeddedChannel(new TextDecoder(MAX_ITEM, 8192, new RefusalLog("hang-ups",
+                hangUps::incrementAndGet)));
     }
 
     private static byte[] bytes(String text) {
@@ -84,6 +89,7 @@ class TextDecoderTest {
         TextCommand.Refused refused = assertInstanceOf(TextCommand.Refused.class, read(channel).get(0));
         assertNull(refused.line());
         assertTrue(refused.close());
+        assertEquals(1, hangUps.get(), "counted");
         channel.writeInbound(Unpooled.wrappedBuffer(bytes("\r\nversion\r\n")));
         assertTrue(read(channel).isEmpty(), "nothing is read after it");
         assertFalse(channel.finish());
