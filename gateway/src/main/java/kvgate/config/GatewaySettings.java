@@ -17,6 +17,7 @@ public final class GatewaySettings {
     public static final String MAX_CONNECTIONS = "max_connections";
     public static final String MAX_INFLIGHT = "max_inflight";
     public static final String IDLE_TIMEOUT_S = "idle_timeout_s";
+    public static final String REQUEST_TIMEOUT_S = "request_timeout_s";
     public static final String IO_THREADS = "io_threads";
     public static final String IO_TRANSPORT = "io_transport";
     public static final String SOCKET_MODE = "socket_mode";
@@ -44,6 +45,10 @@ public final class GatewaySettings {
                     "requests of one connection awaiting replies before the gateway stops reading from it"),
             Setting.integer(IDLE_TIMEOUT_S, 0, 0, 86_400 * 30,
                     "close a client connection idle this many seconds (0: never); never a counter connection"),
+            Setting.integer(REQUEST_TIMEOUT_S, 30, 0, 86_400,
+                    "seconds a request may take to arrive whole, from its first byte to its last; a client still "
+                            + "sending one then is disconnected, however steadily its bytes trickle in (0: no "
+                            + "limit)"),
             Setting.integer(IO_THREADS, 0, 0, 1024, "network threads (0: two per core)"),
             Setting.choice(IO_TRANSPORT, "auto", "how the network threads do their I/O: epoll, io_uring or nio "
                     + "(auto: epoll where available, else nio)", "auto", "epoll", "io_uring", "nio"),

@@ -11,6 +11,7 @@ import kvgate.net.ListenerSettings;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
+import kvgate.net.RequestDeadline;
 import kvgate.spi.Setting;
 
 /**
@@ -45,7 +46,8 @@ public final class CounterProtocol implements Protocol {
         // a sequence number per connection.
         String instance = Long.toHexString(new SecureRandom().nextLong());
         AtomicLong connectionNumbers = new AtomicLong();
-        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new CounterFrameDecoder())
+        RequestDeadline deadline = context.requestDeadline(NAME);
+        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new CounterFrameDecoder().deadline(deadline))
                 .addLast(new ProtocolConnection<>(NAME, CounterFrame.class,
                         new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(), stats),
                         encoder, context.dispatcher(), context.maxInFlight()));

@@ -31,6 +31,7 @@ import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
 import kvgate.net.RefusalLog;
+import kvgate.net.RequestDeadline;
 import kvgate.spi.Capability;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -160,8 +161,9 @@ public final class MemcachedProtocol implements Protocol {
         // The port the cluster map names: the one this connection reached, or for a connection on the Unix socket,
         // the TCP listener's (an SDK given the map connects over TCP).
         AtomicInteger tcpPort = new AtomicInteger();
+        RequestDeadline deadline = context.requestDeadline(NAME);
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
-                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame))
+                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).deadline(deadline))
                 .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,
                         new BinaryTranslator(context.manifests(), context.clock(), stats, users,
                                 new ClusterConfig(advertisedPort(advertisedPort,
@@ -179,7 +181,7 @@ public final class MemcachedProtocol implements Protocol {
                 + TextDecoder.MAX_LINE + " bytes or an HTTP request", context.metrics().refusals(NAME,
                 "text_line")::increment);
         Consumer<ChannelPipeline> text = pipeline -> pipeline
-                .addLast(new TextDecoder(maxItemSize, maxItemSize, hangUps))
+                .addLast(new TextDecoder(maxItemSize, maxItemSize, hangUps).deadline(deadline))
                 .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
                         new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry),
                         textEncoder, context.dispatcher(), context.maxInFlight()));

@@ -37,6 +37,15 @@ public record ProtocolContext(Settings settings, Dispatcher dispatcher, Listener
         return settings.intValue(GatewaySettings.MAX_INFLIGHT);
     }
 
+    /**
+     * The deadline of a request of {@code protocol} ({@code request_timeout_s}); call once per protocol, as its
+     * connections share the count and the log of the cuts.
+     */
+    public RequestDeadline requestDeadline(String protocol) {
+        return RequestDeadline.of(settings.intValue(GatewaySettings.REQUEST_TIMEOUT_S), protocol,
+                metrics.refusals(protocol, "request_timeout")::increment);
+    }
+
     /** Seconds after which an idle client connection is closed, 0 for never ({@code idle_timeout_s}). */
     public int idleTimeout() {
         return settings.intValue(GatewaySettings.IDLE_TIMEOUT_S);

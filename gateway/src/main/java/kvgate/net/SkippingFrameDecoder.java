@@ -4,15 +4,39 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A frame decoder that can drop the rest of a frame without buffering it: bytes to skip are discarded as they
  * arrive, so a client sending a long body the protocol refuses costs no memory. Each protocol's decoder extends it
  * and decodes one frame per call of {@link #decodeFrame}.
+ *
+ * <p>With a {@link RequestDeadline}, a request must also arrive whole in time: from the moment its first byte is
+ * read (or the request before it ends) to its last. A connection still in the middle of one when the deadline
+ * passes is closed, without a reply, however steadily its bytes trickle in.
  */
 public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     /** Bytes still to skip, as they arrive. */
     private long skipping;
+    private RequestDeadline deadline = RequestDeadline.NONE;
+    /** When the request now arriving began ({@link System#nanoTime}), or -1 when none is partly read. */
+    private long partialSince = -1;
+    private ScheduledFuture<?> check;
+
+    /** Sets the deadline a request must arrive within; call before the decoder is in a pipeline. */
+    public final SkippingFrameDecoder deadline(RequestDeadline deadline) {
+        this.deadline = deadline;
+        return this;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) throws Exception {
+        if (partialSince < 0 && deadline.nanos() > 0) {
+            partialSince = System.nanoTime();
+        }
+        super.channelRead(ctx, message);
+    }
 
     @Override
     protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -24,7 +48,67 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
                 return;
             }
         }
+        int before = out.size();
         decodeFrame(ctx, in, out);
+        if (out.size() > before && deadline.nanos() > 0) {
+            partialSince = System.nanoTime(); // a request ended: whatever follows begins the next one now
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (deadline.nanos() > 0) {
+            watch(ctx);
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    @Override
+    public void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        if (check != null) {
+            check.cancel(false);
+            check = null;
+        }
+        super.handlerRemoved0(ctx);
+    }
+
+    /** After a read: starts the clock on a request left partly read, or stops it when none is. */
+    private void watch(ChannelHandlerContext ctx) {
+        if (!midRequest()) {
+            partialSince = -1;
+            if (check != null) {
+                check.cancel(false);
+                check = null;
+            }
+            return;
+        }
+        if (check == null) {
+            schedule(ctx, partialSince + deadline.nanos() - System.nanoTime());
+        }
+    }
+
+    private void schedule(ChannelHandlerContext ctx, long delayNanos) {
+        check = ctx.executor().schedule(() -> expire(ctx), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    /** The check falls due: a request still partly read since longer than the deadline closes the connection. */
+    private void expire(ChannelHandlerContext ctx) {
+        check = null;
+        if (partialSince < 0 || !ctx.channel().isActive()) {
+            return;
+        }
+        long left = partialSince + deadline.nanos() - System.nanoTime();
+        if (left > 0) {
+            schedule(ctx, left); // a request ended meanwhile and the next began: its own time
+            return;
+        }
+        deadline.refusals().refused(ctx.channel().remoteAddress());
+        ctx.close();
+    }
+
+    /** Whether a request is partly read: bytes of one held, or the rest of one to skip or discard. */
+    protected boolean midRequest() {
+        return skipping > 0 || actualReadableBytes() > 0;
     }
 
     /** Decodes at most one frame starting at the reader index, or returns to wait for more bytes. */

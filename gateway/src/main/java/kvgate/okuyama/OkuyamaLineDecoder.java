@@ -2,17 +2,17 @@ package kvgate.okuyama;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ByteProcessor;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import kvgate.net.SkippingFrameDecoder;
 
 /**
  * Cuts the okuyama byte stream into lines ending in {@code \n} or {@code \r\n}. A line longer than the limit is
  * dropped as its bytes arrive, never buffered, and reported as {@link OkuyamaLine.TooLong} once its end is seen, so
  * the client gets an answer and the connection stays usable.
  */
-public final class OkuyamaLineDecoder extends ByteToMessageDecoder {
+public final class OkuyamaLineDecoder extends SkippingFrameDecoder {
     private final int maxLine;
     static final int HEAD = 8;
     /** Inside a line already known to be too long: drop bytes up to its end. */
@@ -24,7 +24,12 @@ public final class OkuyamaLineDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    protected boolean midRequest() {
+        return discarding || super.midRequest();
+    }
+
+    @Override
+    protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         int start = in.readerIndex();
         int end = in.forEachByte(ByteProcessor.FIND_LF);
         if (discarding) {

@@ -10,6 +10,7 @@ import kvgate.net.ListenerSettings;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
+import kvgate.net.RequestDeadline;
 import kvgate.spi.Namespace;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -59,7 +60,9 @@ public final class OkuyamaProtocol implements Protocol {
         OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
         int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, context.settings().size(MAX_LINE));
         int maxItemSize = context.maxItemSize();
-        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine))
+        RequestDeadline deadline = context.requestDeadline(NAME);
+        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
+                .deadline(deadline))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
                         new OkuyamaTranslator(namespace, context.clock(), maxItemSize),
                         encoder, context.dispatcher(), context.maxInFlight()));

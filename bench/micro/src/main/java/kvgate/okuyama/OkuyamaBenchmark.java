@@ -48,7 +48,7 @@ public class OkuyamaBenchmark extends Benchmarked {
         setLine = line(set.text());
         hitReply = "2,true," + encodedValue;
         ChannelHandlerContext decoderContext = Contexts.of(decoder);
-        decoding = (in, out) -> decoder.decode(decoderContext, in, out);
+        decoding = (in, out) -> decoder.decodeFrame(decoderContext, in, out);
         hitEncoding = buffer -> encoder.encode(hitReply, buffer);
         out = Unpooled.directBuffer(256);
         translator = new OkuyamaTranslator(new Namespace("default"), Clock.systemUTC(), 1 << 20);

@@ -56,6 +56,11 @@ public final class TextDecoder extends SkippingFrameDecoder {
     }
 
     @Override
+    protected boolean midRequest() {
+        return pending != null || super.midRequest(); // a storage line read, its data block not yet
+    }
+
+    @Override
     protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {
             in.skipBytes(in.readableBytes());
