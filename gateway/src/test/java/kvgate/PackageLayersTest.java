@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The gateway's packages stand on floors, and a package uses only packages on floors below its own: no package on a
  * floor uses another of the same floor (the protocols know nothing of each other), and so no two packages use each
- * other. The arrows are read from the compiled classes by the JDK's jdeps, as the README's section for contributors
+ * other. The arrows are read from the compiled classes by the JDK's jdeps, as docs/contributing.md
  * shows, so a use through a fully qualified name counts as much as an import.
  */
 class PackageLayersTest {

@@ -27,7 +27,7 @@ public final class Protocols {
     }
 
     /**
-     * Every key of the gateway's own, as the README lists them: the gateway's, the collections', each protocol's and
+     * Every key of the gateway's own, as docs/configuration.md lists them: the gateway's, the collections', each protocol's and
      * the counter store's (backend plugins and route nodes declare theirs).
      */
     public static List<Setting> settings() {

@@ -15,7 +15,7 @@ public final class CollectionsSettings {
     public static final String MAX_COLLECTIONS = "collections.max_collections";
     public static final String REFRESH_MS = "collections.refresh_ms";
 
-    /** These keys, in the order the README lists them. */
+    /** These keys, in the order docs/configuration.md lists them. */
     public static final List<Setting> ALL = List.of(
             Setting.text(BUCKETS, "default",
                     "comma-separated bucket names for SelectBucket, each with its own collections manifest; "

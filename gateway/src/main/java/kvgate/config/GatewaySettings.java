@@ -30,7 +30,7 @@ public final class GatewaySettings {
     public static final String METRICS_PORT = "metrics.port";
     public static final String METRICS_LOOP_LAG_MS = "metrics.loop_lag_ms";
 
-    /** These keys, in the order the README lists them. */
+    /** These keys, in the order docs/configuration.md lists them. */
     public static final List<Setting> ALL = List.of(
             Setting.text(BACKEND, "local", "the backend type to store data in (a loaded backend plugin's type); "
                     + "with routes, the backend instance named default"),

@@ -16,7 +16,7 @@ public final class CounterStoreSettings {
     /** {@link #STORE}'s value for the built-in store: in this process's memory, not persisted. */
     public static final String MEMORY = "memory";
 
-    /** These keys, in the order the README lists them. */
+    /** These keys, in the order docs/configuration.md lists them. */
     public static final List<Setting> ALL = List.of(
             Setting.text(STORE, MEMORY,
                     "where counters live: memory (this process, not persisted, as in the reference), or the type "
