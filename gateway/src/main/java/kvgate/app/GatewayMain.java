@@ -1,6 +1,7 @@
 package kvgate.app;
 
 import io.netty.util.ResourceLeakDetector;
+import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,12 +11,14 @@ import java.util.concurrent.CountDownLatch;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.config.StartupException;
+import kvgate.net.GatewayVersion;
+import kvgate.spi.Setting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * {@code kvgate [--config=FILE] [--key=value ...]}: starts the gateway and runs until stopped (SIGINT or SIGTERM),
+ * {@code kvgate [--config=FILE] [--key=value ...]} (or {@code --version}, {@code --help}): starts the gateway and runs until stopped (SIGINT or SIGTERM),
  * then shuts down cleanly. A configuration or start-up problem is printed and exits with status 2. SIGHUP reloads
  * the route tree from the file, with the same arguments on top ({@link Gateway#reload}).
  */
@@ -24,6 +27,9 @@ public final class GatewayMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        if (answered(args, System.out)) {
+            return;
+        }
         leakDetectionOffUnlessAsked();
         Path home = home();
         Gateway gateway;
@@ -47,6 +53,62 @@ public final class GatewayMain {
             stopped.countDown();
         }, "kvgate-shutdown"));
         stopped.await();
+    }
+
+    /**
+     * {@code --version} (or {@code -V}) prints the version, {@code --help} (or {@code -h}) the usage and the gateway's
+     * own configuration keys with their defaults; either as the only argument besides {@code --config=FILE}, and the
+     * gateway does not start.
+     *
+     * @return whether the arguments asked for one of them, which is then printed to {@code out}
+     */
+    static boolean answered(String[] args, PrintStream out) {
+        // bin/gateway names the configuration file before the user's arguments.
+        List<String> asked = Arrays.stream(args).filter(arg -> !arg.startsWith(Configuration.CONFIG_ARGUMENT))
+                .toList();
+        if (asked.size() != 1) {
+            return false;
+        }
+        switch (asked.get(0)) {
+            case "--version", "-V" -> out.println("kvgate " + GatewayVersion.VERSION);
+            case "--help", "-h" -> out.print(usage());
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String usage() {
+        StringBuilder usage = new StringBuilder();
+        usage.append("usage: bin/gateway [--config=FILE] [--KEY=VALUE ...]\n")
+                .append("       bin/gateway --version | --help\n\n")
+                .append("Runs kvgate with conf/gateway.conf (or FILE); each --KEY=VALUE overrides the file's KEY.\n")
+                .append("SIGHUP reloads the configuration; SIGINT and SIGTERM stop the gateway cleanly.\n\n")
+                .append("The gateway's own keys, with their defaults (backend plugins add <type>.<key> keys,\n")
+                .append("route nodes routes.<name>.<key>: see docs/configuration.md and docs/routes.md):\n\n");
+        for (Setting setting : Protocols.settings()) {
+            usage.append("  ").append(setting.key()).append(" = ")
+                    .append(setting.kind() == Setting.Kind.SECRET ? "(secret)" : setting.defaultValue()).append('\n');
+            wrap(usage, setting.description(), "      ", 110);
+        }
+        return usage.toString();
+    }
+
+    /** Appends {@code text} in lines of at most {@code width} characters, each after {@code indent}. */
+    private static void wrap(StringBuilder out, String text, String indent, int width) {
+        StringBuilder line = new StringBuilder(indent);
+        for (String word : text.split(" ")) {
+            if (line.length() > indent.length() && line.length() + 1 + word.length() > width) {
+                out.append(line).append('\n');
+                line = new StringBuilder(indent);
+            }
+            if (line.length() > indent.length()) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        out.append(line).append('\n');
     }
 
     /**

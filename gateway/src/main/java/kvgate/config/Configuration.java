@@ -175,10 +175,50 @@ public final class Configuration {
                 .map(entry -> (retired.containsKey(entry.getKey())
                         ? "configuration key '" + entry.getKey() + "' is retired (" + retired.get(entry.getKey()) + ")"
                         : "unknown configuration key '" + entry.getKey() + "'")
-                        + " (from " + entry.getValue().source() + ")")
+                        + " (from " + entry.getValue().source() + ")"
+                        + meant(entry.getKey(), known).map(key -> "; did you mean '" + key + "'?").orElse(""))
                 .collect(Collectors.toList());
         if (!unknown.isEmpty()) {
             throw new ConfigurationException(String.join("\n", unknown));
         }
+    }
+
+    /**
+     * The known key {@code key} was probably meant to be: the nearest by edit distance (a letter left out, added,
+     * changed or two swapped), when it is near enough to be a slip rather than another word.
+     */
+    static Optional<String> meant(String key, Set<String> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : known) {
+            int distance = distance(key, candidate);
+            if (distance < bestDistance || distance == bestDistance && candidate.compareTo(best) < 0) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        int allowed = Math.max(1, Math.min(3, key.length() / 5));
+        return bestDistance <= allowed ? Optional.of(best) : Optional.empty();
+    }
+
+    /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours cost 1. */
+    private static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import kvgate.app.Protocols;
 import kvgate.counter.CounterProtocol;
@@ -71,7 +72,18 @@ class ConfigurationTest {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> configuration.rejectUnknown(Set.of("memcached.port"), Map.of()));
         assertTrue(e.getMessage().contains("'memcached.prot'") && e.getMessage().contains("line 1"), e.getMessage());
-        assertTrue(e.getMessage().contains("'bogus'"), e.getMessage());
+        assertTrue(e.getMessage().contains("did you mean 'memcached.port'?"), e.getMessage());
+        String bogus = e.getMessage().lines().filter(line -> line.contains("'bogus'")).findFirst().orElseThrow();
+        assertTrue(!bogus.contains("did you mean"), "nothing suggested for a word far from every key: " + bogus);
+    }
+
+    @Test
+    void aSlipIsMatchedToTheKeyMeant() {
+        Set<String> known = Set.of("memcached.port", "okuyama.port", "max_item_size", "idle_timeout_s");
+        assertEquals(Optional.of("max_item_size"), Configuration.meant("max_itme_size", known), "two letters swapped");
+        assertEquals(Optional.of("idle_timeout_s"), Configuration.meant("idle_timeout", known), "a suffix left out");
+        assertEquals(Optional.of("okuyama.port"), Configuration.meant("okuyam.port", known));
+        assertEquals(Optional.empty(), Configuration.meant("backend_of_mine", known));
     }
 
     @Test
