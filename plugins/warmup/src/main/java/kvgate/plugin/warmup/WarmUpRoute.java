@@ -53,6 +53,7 @@ final class WarmUpRoute implements Route {
     private final Writes writes;
     private final long fillMaxTtlMillis;
     private final RecentWrites recent;
+    private final KeyOrder order = new KeyOrder();
     private final LongAdder filled;
     private final LongAdder fillRaced;
     private final LongAdder fillUndone;
@@ -108,6 +109,14 @@ final class WarmUpRoute implements Route {
 
     @Override
     public CompletionStage<Result> execute(Operation operation) {
+        if (operation instanceof Operation.KeyOperation keyed) {
+            // One key's operations in the order they came: a get pipelined behind a set reads what the set stored.
+            return order.inOrder(id(keyed.namespace(), keyed.key()), () -> run(operation));
+        }
+        return run(operation);
+    }
+
+    private CompletionStage<Result> run(Operation operation) {
         return operation.accept(new Operation.Visitor<>() {
             @Override
             public CompletionStage<Result> get(Operation.Get get) {

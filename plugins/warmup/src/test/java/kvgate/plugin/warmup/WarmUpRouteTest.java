@@ -209,19 +209,39 @@ class WarmUpRouteTest {
     }
 
     @Test
-    void aDeleteFinishingWhileAReadCarriesAnOldValueDoesNotBringItBack() throws Exception {
+    void aDeleteFinishingWhileABackfillCarriesAnOldValueDoesNotBringItBack() throws Exception {
         run(oldStore, set("k", "v0"));
-        // The read's answer from the old store (v0) arrives only after the delete has finished on both stores.
+        // The backfill's read of the old store (v0) is answered only after a delete has finished on both stores. (A
+        // client's read through this node would have answered before the delete began: one key's operations run in
+        // the order they came; the backfill's copies are not among them.)
         Gate lateAnswer = Gate.holdingAnswers(oldStore, operation -> operation instanceof Operation.Get);
         WarmUpRoute node = node(newStore, lateAnswer);
-        CompletionStage<Result> read = node.execute(get("k"));
+        CompletionStage<Copy> copied = node.copy(NS, bytes("k"));
         lateAnswer.awaitHeld();
         assertTrue(run(node, delete("k")).ok());
         lateAnswer.open();
-        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status(),
-                "the read saw the delete and answered afresh");
+        assertEquals(Copy.Outcome.RACED, copied.toCompletableFuture().get(5, TimeUnit.SECONDS).outcome(),
+                "the copy saw the delete and was refused");
         assertNull(newStore.item("k"), "the old value was not copied back");
         assertEquals(1, counter("fill_raced"));
+    }
+
+    @Test
+    void aGetSentRightBehindASetOfItsKeyReadsWhatTheSetStored() throws Exception {
+        run(oldStore, set("k", "old"));
+        // The set's own store into the new store is held: the get reaching the node after it must not overtake it.
+        Gate slowSet = Gate.holdingRequests(newStore, operation -> operation instanceof Operation.Store store
+                && new String(store.value(), StandardCharsets.UTF_8).equals("new"));
+        WarmUpRoute node = node(slowSet, oldStore);
+        CompletableFuture<Result> stored = node.execute(set("k", "new")).toCompletableFuture();
+        slowSet.awaitHeld();
+        CompletableFuture<Result> read = node.execute(get("k")).toCompletableFuture();
+        CompletableFuture<Result> other = node.execute(get("elsewhere")).toCompletableFuture();
+        assertEquals(Status.NOT_FOUND, other.get(5, TimeUnit.SECONDS).status(), "another key is not held up");
+        assertFalse(read.isDone(), "the get waits for the set before it");
+        slowSet.open();
+        assertTrue(stored.get(5, TimeUnit.SECONDS).ok());
+        assertEquals("new", value(read.get(5, TimeUnit.SECONDS)));
     }
 
     @Test
@@ -263,13 +283,15 @@ class WarmUpRouteTest {
     @Test
     void aReadMissingTheNewStoreJustBeforeAWriteMovedTheKeyAnswersTheMovedItem() throws Exception {
         run(oldStore, set("k", "v0"));
-        // The read's miss in the new store arrives only after a write has moved the key: copied it into the new
-        // store, deleted the old store's copy and changed the new one. The key was never absent from both.
+        // The read's miss in the new store arrives only after a write through another gateway has moved the key:
+        // copied it into the new store, deleted the old store's copy and changed the new one. The key was never
+        // absent from both. (Through this gateway the write would wait for the read before it.)
         Gate lateMiss = Gate.holdingAnswers(newStore, operation -> operation instanceof Operation.Get);
         WarmUpRoute node = node(lateMiss, oldStore);
+        WarmUpRoute otherGateway = node(newStore, oldStore);
         CompletionStage<Result> read = node.execute(get("k"));
         lateMiss.awaitHeld();
-        assertTrue(run(node, set("k", "v1")).ok());
+        assertTrue(run(otherGateway, set("k", "v1")).ok());
         assertNull(oldStore.item("k"), "the write deleted the old store's copy");
         lateMiss.open();
         assertEquals("v1", value(read.toCompletableFuture().get(5, TimeUnit.SECONDS)),
@@ -295,7 +317,7 @@ class WarmUpRouteTest {
     }
 
     @Test
-    void aReadOfTheOldStoreOverlappingADeleteThatEndedBeforeItsCopyCopiesNothing() throws Exception {
+    void aBackfillReadOverlappingADeleteThatEndedBeforeItsCopyCopiesNothing() throws Exception {
         run(oldStore, set("k", "v0"));
         List<Operation> toNew = new CopyOnWriteArrayList<>();
         Route recordedNew = operation -> {
@@ -309,12 +331,13 @@ class WarmUpRouteTest {
         WarmUpRoute node = node(recordedNew, lateAnswer);
         CompletionStage<Result> deleted = node.execute(delete("k"));
         slowDelete.awaitHeld();
-        CompletionStage<Result> read = node.execute(get("k"));
+        CompletionStage<Copy> copied = node.copy(NS, bytes("k")); // the backfill's: a client's read would wait
         lateAnswer.awaitHeld();
         slowDelete.open();
         assertTrue(deleted.toCompletableFuture().get(5, TimeUnit.SECONDS).ok());
         lateAnswer.open();
-        assertEquals(Status.NOT_FOUND, read.toCompletableFuture().get(5, TimeUnit.SECONDS).status());
+        assertEquals(Copy.Outcome.RACED, copied.toCompletableFuture().get(5, TimeUnit.SECONDS).outcome());
+        assertEquals(Status.NOT_FOUND, run(node, get("k")).status());
         assertTrue(toNew.stream().noneMatch(operation -> operation instanceof Operation.Store),
                 "the deleted value never reached the new store, not even for a moment: " + toNew);
         assertEquals(1, counter("fill_raced"));
