@@ -162,8 +162,10 @@ public final class MemcachedProtocol implements Protocol {
         // the TCP listener's (an SDK given the map connects over TCP).
         AtomicInteger tcpPort = new AtomicInteger();
         RequestDeadline deadline = context.requestDeadline(NAME);
+        RefusalLog overMaxFrame = new RefusalLog("closing memcached binary connections that sent a request body over "
+                + MAX_FRAME + " (" + maxFrame + " bytes)", context.metrics().refusals(NAME, "max_frame")::increment);
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
-                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).deadline(deadline))
+                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).deadline(deadline).refusals(overMaxFrame))
                 .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,
                         new BinaryTranslator(context.manifests(), context.clock(), stats, users,
                                 new ClusterConfig(advertisedPort(advertisedPort,
@@ -181,7 +183,7 @@ public final class MemcachedProtocol implements Protocol {
                 + TextDecoder.MAX_LINE + " bytes or an HTTP request", context.metrics().refusals(NAME,
                 "text_line")::increment);
         Consumer<ChannelPipeline> text = pipeline -> pipeline
-                .addLast(new TextDecoder(maxItemSize, maxItemSize, hangUps).deadline(deadline))
+                .addLast(new TextDecoder(maxItemSize, maxItemSize).deadline(deadline).refusals(hangUps))
                 .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
                         new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry),
                         textEncoder, context.dispatcher(), context.maxInFlight()));

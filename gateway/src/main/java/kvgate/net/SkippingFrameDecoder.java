@@ -20,6 +20,8 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     /** Bytes still to skip, as they arrive. */
     private long skipping;
     private RequestDeadline deadline = RequestDeadline.NONE;
+    /** Counts and logs what the decoder refuses (a frame over its limit); null when the protocol counts nothing. */
+    private RefusalLog refusals;
     /** When the request now arriving began ({@link System#nanoTime}), or -1 when none is partly read. */
     private long partialSince = -1;
     private ScheduledFuture<?> check;
@@ -28,6 +30,19 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     public final SkippingFrameDecoder deadline(RequestDeadline deadline) {
         this.deadline = deadline;
         return this;
+    }
+
+    /** Sets where the decoder's refusals are counted and logged; call before the decoder is in a pipeline. */
+    public final SkippingFrameDecoder refusals(RefusalLog refusals) {
+        this.refusals = refusals;
+        return this;
+    }
+
+    /** Counts and logs a refusal of what this connection sent. */
+    protected final void refused(ChannelHandlerContext ctx) {
+        if (refusals != null) {
+            refusals.refused(ctx.channel().remoteAddress());
+        }
     }
 
     @Override

@@ -39,6 +39,7 @@ public final class OkuyamaLineDecoder extends SkippingFrameDecoder {
             }
             in.readerIndex(end + 1);
             discarding = false;
+            refused(ctx);
             out.add(new OkuyamaLine.TooLong(head));
             return;
         }
@@ -57,6 +58,7 @@ public final class OkuyamaLineDecoder extends SkippingFrameDecoder {
         if (length > maxLine) {
             String head = in.toString(start, Math.min(HEAD, length), StandardCharsets.ISO_8859_1);
             in.readerIndex(end + 1);
+            refused(ctx);
             out.add(new OkuyamaLine.TooLong(head));
             return;
         }

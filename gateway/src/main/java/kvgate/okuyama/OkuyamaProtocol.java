@@ -10,6 +10,7 @@ import kvgate.net.ListenerSettings;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
+import kvgate.net.RefusalLog;
 import kvgate.net.RequestDeadline;
 import kvgate.spi.Namespace;
 import kvgate.spi.Setting;
@@ -61,8 +62,10 @@ public final class OkuyamaProtocol implements Protocol {
         int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, context.settings().size(MAX_LINE));
         int maxItemSize = context.maxItemSize();
         RequestDeadline deadline = context.requestDeadline(NAME);
+        RefusalLog overMaxLine = new RefusalLog("answering okuyama lines over " + MAX_LINE + " (" + maxLine
+                + " bytes) with their length error", context.metrics().refusals(NAME, "max_line")::increment);
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
-                .deadline(deadline))
+                .deadline(deadline).refusals(overMaxLine))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
                         new OkuyamaTranslator(namespace, context.clock(), maxItemSize),
                         encoder, context.dispatcher(), context.maxInFlight()));

@@ -181,6 +181,7 @@ class MalformedInputTest {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             c.assertUsable();
         }
+        assertTrue(gateway.gateway().metrics().refusals("memcached", "max_frame").count() >= 1, "counted");
     }
 
     @Test

@@ -403,6 +403,7 @@ abstract class OkuyamaProtocolSuite {
         client.send("\n");
         assertEquals("1,false,Value Length Error", client.read());
         assertEquals("2,false,", client.call("2," + b64("huge")));
+        assertTrue(gateway.gateway().metrics().refusals("okuyama", "max_line").count() >= 1, "counted");
     }
 
     @Test

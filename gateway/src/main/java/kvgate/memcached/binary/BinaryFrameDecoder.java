@@ -54,6 +54,7 @@ public final class BinaryFrameDecoder extends SkippingFrameDecoder {
         int opaque = in.getInt(start + 12);
         if (bodyLength > maxFrame) {
             failed = true;
+            refused(ctx);
             in.skipBytes(in.readableBytes());
             out.add(new MalformedFrame(opcode, opaque, BinaryStatus.TOO_LARGE,
                     "request body of " + bodyLength + " bytes exceeds memcached.max_frame", true,

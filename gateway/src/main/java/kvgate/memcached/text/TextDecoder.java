@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import kvgate.net.RefusalLog;
 import kvgate.net.SkippingFrameDecoder;
 
 /**
@@ -42,17 +41,14 @@ public final class TextDecoder extends SkippingFrameDecoder {
     private int pendingLength;
     /** After a line too long nothing more is read from this connection. */
     private boolean failed;
-    private final RefusalLog hangUps;
 
     /**
      * @param maxItemSize the largest value stored
      * @param maxGetLine the longest {@code get} or {@code gets} line (many keys) read before the connection is closed
-     * @param hangUps counts and logs the connections closed without a reply (a line too long, an HTTP request)
      */
-    public TextDecoder(int maxItemSize, int maxGetLine, RefusalLog hangUps) {
+    public TextDecoder(int maxItemSize, int maxGetLine) {
         this.maxItemSize = maxItemSize;
         this.maxGetLine = Math.max(maxGetLine, MAX_LINE);
-        this.hangUps = hangUps;
     }
 
     @Override
@@ -77,7 +73,7 @@ public final class TextDecoder extends SkippingFrameDecoder {
             if (readable > MAX_LINE && (readable > maxGetLine || !startsLongGet(in, start, readable))) {
                 failed = true;
                 in.skipBytes(readable);
-                hangUps.refused(ctx.channel().remoteAddress());
+                refused(ctx);
                 out.add(new TextCommand.Refused(null, true, false));
             }
             return;
@@ -91,7 +87,7 @@ public final class TextDecoder extends SkippingFrameDecoder {
         in.readerIndex(end + 1);
         TextCommand command = parse(line, in, out);
         if (command instanceof TextCommand.Refused refused && refused.line() == null) {
-            hangUps.refused(ctx.channel().remoteAddress()); // an HTTP request
+            refused(ctx); // an HTTP request
         }
         if (command != null) {
             out.add(command);

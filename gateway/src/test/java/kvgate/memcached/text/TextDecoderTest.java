@@ -23,7 +23,7 @@ class TextDecoderTest {
     private final AtomicInteger hangUps = new AtomicInteger();
 
     private EmbeddedChannel channel() {
-        return new EmbeddedChannel(new TextDecoder(MAX_ITEM, 8192, new RefusalLog("hang-ups",
+        return new EmbeddedChannel(new TextDecoder(MAX_ITEM, 8192).refusals(new RefusalLog("hang-ups",
                 hangUps::incrementAndGet)));
     }
 
