@@ -2,6 +2,7 @@ package kvgate.memcached;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.function.BooleanSupplier;
 import kvgate.collections.CollectionsManifest;
 import kvgate.memcached.text.TextCommand;
 import kvgate.memcached.text.TextReply;
@@ -32,22 +33,28 @@ final class MetaTranslation {
      *     a flag it does not know, and {@code me} leaves the expiry out
      */
     static Translation<TextReply> translate(TextCommand.Meta meta, CollectionsManifest.Collection collection,
-                                            long nowMillis, boolean readsTellExpiry) {
+                                            long nowMillis, BooleanSupplier readsTellExpiry) {
         return switch (meta.verb()) {
             case NOOP -> Translation.answer(NOOP);
-            case GET -> readsTellExpiry || meta.flags().returned().stream().noneMatch(flag -> flag[0] == 't')
-                    ? get(meta, collection, nowMillis) : Translation.answer(INVALID_FLAG);
+            // Asked only of a request that needs it: the answer walks the backends of the tree in force.
+            case GET -> meta.flags().returned().stream().noneMatch(flag -> flag[0] == 't')
+                    || readsTellExpiry.getAsBoolean() ? get(meta, collection, nowMillis)
+                    : Translation.answer(INVALID_FLAG);
             case SET -> set(meta, collection, nowMillis);
             case DELETE -> delete(meta, collection);
             case ARITHMETIC -> arithmetic(meta, collection, nowMillis);
             case DEBUG -> new Translation.Forward<>(new Operation.Get(collection.namespace(), meta.key()),
                     result -> Translation.answer(result instanceof Result.Value hit
-                            ? TextReply.line("ME " + key(meta) + (readsTellExpiry ? " exp=" + ttl(hit.item(),
-                            nowMillis) : "") + " cas="
-                            + Long.toUnsignedString(hit.item().cas()) + " size=" + hit.item().value().length)
+                            ? described(meta, hit.item(), nowMillis, readsTellExpiry.getAsBoolean())
                             : result.status() == Status.NOT_FOUND ? TextReply.line("EN")
                             : TextTranslator.failure(result.status())));
         };
+    }
+
+    /** me's line: the expiry (where the backends tell it), CAS and size of the item. */
+    private static TextReply described(TextCommand.Meta meta, Item item, long nowMillis, boolean withExpiry) {
+        return TextReply.line("ME " + key(meta) + (withExpiry ? " exp=" + ttl(item, nowMillis) : "") + " cas="
+                + Long.toUnsignedString(item.cas()) + " size=" + item.value().length);
     }
 
     private static Translation<TextReply> get(TextCommand.Meta meta, CollectionsManifest.Collection collection,
@@ -118,15 +125,7 @@ final class MetaTranslation {
 
     /** An {@code ms} reply: its code, then the opaque, key and CAS it asked back. */
     private static TextReply stored(String code, TextCommand.Meta meta, long cas) {
-        StringBuilder head = new StringBuilder(code);
-        for (byte[] flag : meta.flags().returned()) {
-            if (flag[0] == 'c') {
-                head.append(" c").append(Long.toUnsignedString(cas));
-            } else if (flag[0] == 'O' || flag[0] == 'k') {
-                echo(head, flag, meta);
-            }
-        }
-        return new TextReply.Line(line(head));
+        return new TextReply.Line(line(head(code, meta, cas)));
     }
 
     private static Translation<TextReply> delete(TextCommand.Meta meta, CollectionsManifest.Collection collection) {
@@ -161,14 +160,7 @@ final class MetaTranslation {
                     return Translation.answer(null);
                 }
                 String digits = Long.toUnsignedString(number.value());
-                StringBuilder head = new StringBuilder(flags.value() ? "VA " + digits.length() : "HD");
-                for (byte[] flag : flags.returned()) {
-                    if (flag[0] == 'c') {
-                        head.append(" c").append(Long.toUnsignedString(number.cas()));
-                    } else if (flag[0] == 'O' || flag[0] == 'k') {
-                        echo(head, flag, meta);
-                    }
-                }
+                CharSequence head = head(flags.value() ? "VA " + digits.length() : "HD", meta, number.cas());
                 return Translation.answer(flags.value()
                         ? new TextReply.Block(line(head), digits.getBytes(StandardCharsets.US_ASCII))
                         : new TextReply.Line(line(head)));
@@ -185,13 +177,23 @@ final class MetaTranslation {
 
     /** {@code code} and the opaque and key the request asked back. */
     private static TextReply echoed(String code, TextCommand.Meta meta) {
+        return new TextReply.Line(line(head(code, meta, null)));
+    }
+
+    /**
+     * A reply line of ms, md and ma: {@code code}, then the flags the request asked back that these commands return,
+     * in its order: the opaque, the key, and the CAS when {@code cas} is given (a miss or a refusal has none).
+     */
+    private static CharSequence head(String code, TextCommand.Meta meta, Long cas) {
         StringBuilder head = new StringBuilder(code);
         for (byte[] flag : meta.flags().returned()) {
-            if (flag[0] == 'O' || flag[0] == 'k') {
+            if (flag[0] == 'c' && cas != null) {
+                head.append(" c").append(Long.toUnsignedString(cas));
+            } else if (flag[0] == 'O' || flag[0] == 'k') {
                 echo(head, flag, meta);
             }
         }
-        return new TextReply.Line(line(head));
+        return head;
     }
 
     /** Appends an opaque ({@code O}) as sent, or the key ({@code k}), base64 with {@code b} when it came so. */

@@ -31,13 +31,13 @@ import kvgate.spi.StoreMode;
  * {@code STORED}; anything else before it is {@code CLIENT_ERROR unauthenticated}.
  */
 public final class TextTranslator implements FrameTranslator<TextCommand, TextReply> {
-    private static final TextReply.Line UNAUTHENTICATED = line("CLIENT_ERROR unauthenticated");
-    private static final TextReply.Line AUTHENTICATION_FAILURE = line("CLIENT_ERROR authentication failure");
-    private static final TextReply.Line BAD_FORMAT = line("CLIENT_ERROR bad command line format");
-    private static final TextReply.Line TOO_LARGE = line("SERVER_ERROR object too large for cache");
+    private static final TextReply.Line UNAUTHENTICATED = TextReply.line("CLIENT_ERROR unauthenticated");
+    private static final TextReply.Line AUTHENTICATION_FAILURE = TextReply.line("CLIENT_ERROR authentication failure");
+    private static final TextReply.Line BAD_FORMAT = TextReply.line("CLIENT_ERROR bad command line format");
+    private static final TextReply.Line TOO_LARGE = TextReply.line("SERVER_ERROR object too large for cache");
     private static final TextReply.Line NON_NUMERIC =
-            line("CLIENT_ERROR cannot increment or decrement non-numeric value");
-    private static final TextReply.Line VERSION = line("VERSION " + MemcachedProtocol.VERSION);
+            TextReply.line("CLIENT_ERROR cannot increment or decrement non-numeric value");
+    private static final TextReply.Line VERSION = TextReply.line("VERSION " + MemcachedProtocol.VERSION);
     private static final TextReply.Values NOTHING = new TextReply.Values(List.of());
     /** As on the binary side: failed authentications in a row after which the connection is closed. */
     private static final int AUTHENTICATION_ATTEMPTS = 3;
@@ -72,7 +72,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             if (refused.line() == null) {
                 return Translation.answerAndClose(null);
             }
-            return silentIf(refused.noreply(), line(refused.line()), refused.close());
+            return silentIf(refused.noreply(), TextReply.line(refused.line()), refused.close());
         }
         if (!authenticated) {
             return authenticate(command);
@@ -92,7 +92,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
         CollectionsManifest.Collection collection = collection();
         if (collection == null) {
             // No bucket named default is configured, or its manifest is not read yet.
-            TextReply.Line why = line(bucket == null ? "SERVER_ERROR no bucket named default"
+            TextReply.Line why = TextReply.line(bucket == null ? "SERVER_ERROR no bucket named default"
                     : "SERVER_ERROR temporary failure");
             // A meta command's q hides its nominal reply only: its errors are always answered.
             return silentIf(!(command instanceof TextCommand.Meta) && command.noreply(), why, false);
@@ -101,7 +101,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             return retrieve(retrieve, collection);
         }
         if (command instanceof TextCommand.Meta meta) {
-            return MetaTranslation.translate(meta, collection, clock.millis(), readsTellExpiry.getAsBoolean());
+            return MetaTranslation.translate(meta, collection, clock.millis(), readsTellExpiry);
         }
         if (command instanceof TextCommand.Store store) {
             return store(store, collection);
@@ -117,7 +117,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             return forward(new Operation.Arithmetic(collection.namespace(), arithmetic.key(), arithmetic.increment(),
                     arithmetic.delta(), 0, false, Item.NEVER, 0), arithmetic.noreply(),
                     result -> result instanceof Result.Number number
-                            ? line(Long.toUnsignedString(number.value())) : failure(result.status()));
+                            ? TextReply.line(Long.toUnsignedString(number.value())) : failure(result.status()));
         }
         if (command instanceof TextCommand.Touch touch) {
             return forward(new Operation.Touch(collection.namespace(), touch.key(),
@@ -229,7 +229,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             return Translation.answer(TextReply.ERROR);
         }
         List<TextReply> lines = new ArrayList<>(group.size() + 1);
-        group.forEach((name, value) -> lines.add(line("STAT " + name + " " + value)));
+        group.forEach((name, value) -> lines.add(TextReply.line("STAT " + name + " " + value)));
         lines.add(TextReply.END);
         return Translation.answers(lines);
     }
@@ -245,7 +245,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             }
         }
         if (words.size() < 2) {
-            return Translation.answer(line("CLIENT_ERROR bad authentication token format"));
+            return Translation.answer(TextReply.line("CLIENT_ERROR bad authentication token format"));
         }
         byte[] plain = ("\0" + words.get(0) + "\0" + words.get(1)).getBytes(StandardCharsets.UTF_8);
         boolean ok = new SaslExchange(users).start("PLAIN", plain) instanceof SaslExchange.Done;
@@ -268,9 +268,9 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             case TOO_LARGE -> TOO_LARGE;
             case NON_NUMERIC -> NON_NUMERIC;
             case INVALID -> BAD_FORMAT;
-            case UNSUPPORTED -> line("SERVER_ERROR not supported by the backend");
-            case TEMPORARY_FAILURE -> line("SERVER_ERROR temporary failure");
-            case OK, LIMIT_REACHED, NOT_HELD, BACKEND_ERROR -> line("SERVER_ERROR backend error");
+            case UNSUPPORTED -> TextReply.line("SERVER_ERROR not supported by the backend");
+            case TEMPORARY_FAILURE -> TextReply.line("SERVER_ERROR temporary failure");
+            case OK, LIMIT_REACHED, NOT_HELD, BACKEND_ERROR -> TextReply.line("SERVER_ERROR backend error");
         };
     }
 
@@ -284,9 +284,5 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
     private static Translation<TextReply> silentIf(boolean noreply, TextReply reply, boolean close) {
         TextReply sent = noreply ? null : reply;
         return close ? Translation.answerAndClose(sent) : Translation.answer(sent);
-    }
-
-    private static TextReply.Line line(String text) {
-        return TextReply.line(text);
     }
 }

@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
  * arrive, so a client sending a long body the protocol refuses costs no memory. Each protocol's decoder extends it
  * and decodes one frame per call of {@link #decodeFrame}.
  *
- * <p>With a {@link RequestDeadline}, a request must also arrive whole in time: from the moment its first byte is
- * read (or the request before it ends) to its last. A connection still in the middle of one when the deadline
+ * <p>With a {@link RequestDeadline}, a request must also arrive whole in time: from the read that brings its first
+ * byte (or ends the request before it) to its last. A connection still in the middle of one when the deadline
  * passes is closed, without a reply, however steadily its bytes trickle in.
  */
 public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
@@ -22,8 +22,13 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     private RequestDeadline deadline = RequestDeadline.NONE;
     /** Counts and logs what the decoder refuses (a frame over its limit); null when the protocol counts nothing. */
     private RefusalLog refusals;
-    /** When the request now arriving began ({@link System#nanoTime}), or -1 when none is partly read. */
+    /**
+     * When the request now arriving began ({@link System#nanoTime}, at the end of the read that brought its first
+     * bytes), or -1 when none is partly read.
+     */
     private long partialSince = -1;
+    /** Whether a request ended in this read, so that bytes left after it begin another. */
+    private boolean requestEnded;
     private ScheduledFuture<?> check;
 
     /** Sets the deadline a request must arrive within; call before the decoder is in a pipeline. */
@@ -46,14 +51,6 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object message) throws Exception {
-        if (partialSince < 0 && deadline.nanos() > 0) {
-            partialSince = System.nanoTime();
-        }
-        super.channelRead(ctx, message);
-    }
-
-    @Override
     protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (skipping > 0) {
             int now = (int) Math.min(skipping, in.readableBytes());
@@ -65,9 +62,8 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
         }
         int before = out.size();
         decodeFrame(ctx, in, out);
-        if (out.size() > before && deadline.nanos() > 0) {
-            partialSince = System.nanoTime(); // a request ended: whatever follows begins the next one now
-        }
+        // No clock read per request: watch, once a read, starts the next request's time if bytes are left.
+        requestEnded |= out.size() > before;
     }
 
     @Override
@@ -89,6 +85,8 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
 
     /** After a read: starts the clock on a request left partly read, or stops it when none is. */
     private void watch(ChannelHandlerContext ctx) {
+        boolean ended = requestEnded;
+        requestEnded = false;
         if (!midRequest()) {
             partialSince = -1;
             if (check != null) {
@@ -96,6 +94,9 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
                 check = null;
             }
             return;
+        }
+        if (partialSince < 0 || ended) {
+            partialSince = System.nanoTime(); // a request began in this read
         }
         if (check == null) {
             schedule(ctx, partialSince + deadline.nanos() - System.nanoTime());
