@@ -41,6 +41,8 @@ public final class TextDecoder extends SkippingFrameDecoder {
     private int pendingLength;
     /** After a line too long nothing more is read from this connection. */
     private boolean failed;
+    /** Bytes of the line now arriving already searched for its end, from the reader index. */
+    private int searched;
 
     /**
      * @param maxItemSize the largest value stored
@@ -68,8 +70,11 @@ public final class TextDecoder extends SkippingFrameDecoder {
         }
         int start = in.readerIndex();
         int readable = in.readableBytes();
-        int end = in.indexOf(start, start + Math.min(readable, maxGetLine + 1), (byte) '\n');
+        int limit = start + Math.min(readable, maxGetLine + 1);
+        // A long multi-get arrives over many reads: search only the bytes not searched yet.
+        int end = in.indexOf(start + Math.min(searched, limit - start), limit, (byte) '\n');
         if (end < 0) {
+            searched = limit - start;
             if (readable > MAX_LINE && (readable > maxGetLine || !startsLongGet(in, start, readable))) {
                 failed = true;
                 in.skipBytes(readable);
@@ -78,6 +83,7 @@ public final class TextDecoder extends SkippingFrameDecoder {
             }
             return;
         }
+        searched = 0;
         int length = end - start;
         if (length >= 2 && in.getByte(end - 1) == '\r') {
             length--;

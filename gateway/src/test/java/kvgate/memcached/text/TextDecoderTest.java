@@ -101,6 +101,11 @@ class TextDecoderTest {
         String keys = " key".repeat(1500); // 6,000 bytes: past the line bound, within the get bound
         channel.writeInbound(Unpooled.wrappedBuffer(bytes("get" + keys + "\r\n")));
         assertEquals(1500, ((TextCommand.Retrieve) read(channel).get(0)).keys().size());
+        byte[] line = bytes("get" + keys + "\r\n");
+        for (int at = 0; at < line.length; at += 100) {
+            channel.writeInbound(Unpooled.wrappedBuffer(line, at, Math.min(100, line.length - at)));
+        }
+        assertEquals(1500, ((TextCommand.Retrieve) read(channel).get(0)).keys().size(), "sent in pieces");
         channel.writeInbound(Unpooled.wrappedBuffer(bytes("get" + keys + keys)));
         assertTrue(assertInstanceOf(TextCommand.Refused.class, read(channel).get(0)).close(),
                 "past its bound, a get line closes the connection too");
