@@ -37,6 +37,7 @@ import kvgate.net.Listeners;
 import kvgate.net.NetworkThreads;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolContext;
+import kvgate.net.ReadBudget;
 import kvgate.net.Transport;
 import kvgate.net.UnixSockets;
 import kvgate.plugins.PluginCatalog;
@@ -170,7 +171,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         List<String> withSockets = Protocols.ALL.stream().map(Protocol::name)
                 .filter(name -> settings.asMap().containsKey(UnixSockets.key(name))).toList();
         listeners = new Listeners(threads, metrics, UnixSockets.of(settings, withSockets),
-                settings.intValue(GatewaySettings.MAX_CONNECTIONS));
+                settings.intValue(GatewaySettings.MAX_CONNECTIONS), ReadBudget.of(settings.size(GatewaySettings.READ_BUDGET)));
         ProtocolContext context = new ProtocolContext(settings, dispatcher, listeners, metrics, clock, manifests,
                 () -> routes.get().instances(), inForce::get, counters);
         List<Protocol> served = new ArrayList<>();

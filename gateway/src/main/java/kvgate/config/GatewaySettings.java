@@ -18,6 +18,7 @@ public final class GatewaySettings {
     public static final String MAX_INFLIGHT = "max_inflight";
     public static final String IDLE_TIMEOUT_S = "idle_timeout_s";
     public static final String REQUEST_TIMEOUT_S = "request_timeout_s";
+    public static final String READ_BUDGET = "read_budget";
     public static final String IO_THREADS = "io_threads";
     public static final String IO_TRANSPORT = "io_transport";
     public static final String SOCKET_MODE = "socket_mode";
@@ -49,6 +50,9 @@ public final class GatewaySettings {
                     "seconds a request may take to arrive whole, from its first byte to its last; a client still "
                             + "sending one then is disconnected, however steadily its bytes trickle in (0: no "
                             + "limit)"),
+            Setting.size(READ_BUDGET, "0", 0, Long.MAX_VALUE, "bytes all connections' partly read requests may "
+                    + "hold together; past it, the connections waiting longest mid-request get their protocol's "
+                    + "out-of-memory error and are closed (0: a quarter of the JVM's direct memory limit)"),
             Setting.integer(IO_THREADS, 0, 0, 1024, "network threads (0: two per core)"),
             Setting.choice(IO_TRANSPORT, "auto", "how the network threads do their I/O: epoll, io_uring or nio "
                     + "(auto: epoll where available, else nio)", "auto", "epoll", "io_uring", "nio"),

@@ -11,7 +11,7 @@ import kvgate.net.ListenerSettings;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
-import kvgate.net.RequestDeadline;
+import kvgate.net.ReadLimits;
 import kvgate.spi.Setting;
 
 /**
@@ -46,8 +46,8 @@ public final class CounterProtocol implements Protocol {
         // a sequence number per connection.
         String instance = Long.toHexString(new SecureRandom().nextLong());
         AtomicLong connectionNumbers = new AtomicLong();
-        RequestDeadline deadline = context.requestDeadline(NAME);
-        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new CounterFrameDecoder().deadline(deadline))
+        ReadLimits limits = context.readLimits(NAME);
+        Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new CounterFrameDecoder().limits(limits))
                 .addLast(new ProtocolConnection<>(NAME, CounterFrame.class,
                         new CounterTranslator(instance + "/" + connectionNumbers.incrementAndGet(), stats),
                         encoder, context.dispatcher(), context.maxInFlight()));

@@ -31,7 +31,7 @@ import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
 import kvgate.net.RefusalLog;
-import kvgate.net.RequestDeadline;
+import kvgate.net.ReadLimits;
 import kvgate.spi.Capability;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -161,11 +161,11 @@ public final class MemcachedProtocol implements Protocol {
         // The port the cluster map names: the one this connection reached, or for a connection on the Unix socket,
         // the TCP listener's (an SDK given the map connects over TCP).
         AtomicInteger tcpPort = new AtomicInteger();
-        RequestDeadline deadline = context.requestDeadline(NAME);
+        ReadLimits limits = context.readLimits(NAME);
         RefusalLog overMaxFrame = new RefusalLog("closing memcached binary connections that sent a request body over "
                 + MAX_FRAME + " (" + maxFrame + " bytes)", context.metrics().refusals(NAME, "max_frame")::increment);
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
-                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).deadline(deadline).refusals(overMaxFrame))
+                .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).limits(limits).refusals(overMaxFrame))
                 .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,
                         new BinaryTranslator(context.manifests(), context.clock(), stats, users,
                                 new ClusterConfig(advertisedPort(advertisedPort,
@@ -183,7 +183,7 @@ public final class MemcachedProtocol implements Protocol {
                 + TextDecoder.MAX_LINE + " bytes or an HTTP request", context.metrics().refusals(NAME,
                 "text_line")::increment);
         Consumer<ChannelPipeline> text = pipeline -> pipeline
-                .addLast(new TextDecoder(maxItemSize, maxItemSize).deadline(deadline).refusals(hangUps))
+                .addLast(new TextDecoder(maxItemSize, maxItemSize).limits(limits).refusals(hangUps))
                 .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
                         new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry),
                         textEncoder, context.dispatcher(), context.maxInFlight()));

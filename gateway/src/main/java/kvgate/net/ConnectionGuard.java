@@ -3,20 +3,15 @@ package kvgate.net;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
 import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.metrics.GatewayMetrics;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * First in every client pipeline: counts connections, closes at once those beyond {@code max_connections} (over
- * all listeners, as memcached's -c does) or beyond the listener's own limit, and closes idle ones when an idle
- * timeout fires.
+ * all listeners, as memcached's -c does) or beyond the listener's own limit.
  */
 @ChannelHandler.Sharable
 public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
-    private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
 
     private final String protocol;
     private final int maxConnections;
@@ -24,6 +19,7 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final int listenerMaxConnections;
     private final AtomicInteger listenerOpen = new AtomicInteger();
     private final GatewayMetrics metrics;
+    private final boolean requestsReported;
     /** Connections closed for the limit over all listeners, and for this listener's own. */
     private final RefusalLog overAll;
     private final RefusalLog overOwn;
@@ -32,9 +28,12 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
      * @param open the count of open connections shared by every listener's guard
      * @param maxConnections the limit over all listeners, 0 for none
      * @param listenerMaxConnections the limit of this listener alone, 0 for none
+     * @param requestsReported whether the listener's decoders report each request they complete (a protocol's
+     *     {@link SkippingFrameDecoder}s do), so that its idle timeout counts requests rather than bytes
      */
     public ConnectionGuard(String protocol, int maxConnections, AtomicInteger open, int listenerMaxConnections,
-                           GatewayMetrics metrics) {
+                           GatewayMetrics metrics, boolean requestsReported) {
+        this.requestsReported = requestsReported;
         this.protocol = protocol;
         this.maxConnections = maxConnections;
         this.open = open;
@@ -72,13 +71,12 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         super.channelInactive(ctx);
     }
 
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-        if (event instanceof IdleStateEvent) {
-            LOG.debug("closing idle {} connection from {}", protocol, ctx.channel().remoteAddress());
-            ctx.close();
-            return;
-        }
-        super.userEventTriggered(ctx, event);
+    String protocol() {
+        return protocol;
+    }
+
+    /** Whether its connections' decoders report each request they complete to the {@link IdleCloser}. */
+    boolean requestsReported() {
+        return requestsReported;
     }
 }

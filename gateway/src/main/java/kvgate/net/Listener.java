@@ -10,7 +10,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The listeners. A TCP listener's connections, and a Unix domain socket listener's, all start their pipelines the same
- * way — idle timeout (when set), the connection guard — and the protocol adds its codec and
+ * way — the {@link IdleCloser} (when a timeout is set), the connection guard — and the protocol adds its codec and
  * {@link ProtocolConnection}. A UDP listener is one channel
  * with one handler for every datagram.
  */
@@ -204,7 +203,8 @@ public final class Listener {
                     protected void initChannel(Channel channel) {
                         ChannelPipeline pipeline = channel.pipeline();
                         if (idleTimeoutSeconds > 0) {
-                            pipeline.addLast(new IdleStateHandler(0, 0, idleTimeoutSeconds));
+                            pipeline.addLast(new IdleCloser(guard.protocol(), idleTimeoutSeconds,
+                                    guard.requestsReported()));
                         }
                         pipeline.addLast(guard);
                         protocolHandlers.accept(pipeline);

@@ -27,6 +27,7 @@ public final class Listeners implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final UnixSockets sockets;
     private final int maxConnections;
+    private final ReadBudget readBudget;
     /** Client connections open over every protocol's listeners. */
     private final AtomicInteger clientConnections = new AtomicInteger();
     private final ChannelGroup channels = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
@@ -38,12 +39,24 @@ public final class Listeners implements AutoCloseable {
     /**
      * @param sockets the protocols' Unix domain sockets, checked already
      * @param maxConnections client connections held at once over all protocols, 0 for no limit
+     * @param readBudget what partly read requests of all protocols may hold together
      */
-    public Listeners(NetworkThreads threads, GatewayMetrics metrics, UnixSockets sockets, int maxConnections) {
+    public Listeners(NetworkThreads threads, GatewayMetrics metrics, UnixSockets sockets, int maxConnections,
+                     ReadBudget readBudget) {
         this.threads = threads;
         this.metrics = metrics;
         this.sockets = sockets;
         this.maxConnections = maxConnections;
+        this.readBudget = readBudget;
+        metrics.gauge("kvgate.read_budget.held", "bytes held by partly read requests over all connections",
+                readBudget::held);
+        metrics.gauge("kvgate.read_budget.limit", "bytes partly read requests may hold together (read_budget)",
+                readBudget::limit);
+    }
+
+    /** What partly read requests of every protocol may hold together. */
+    public ReadBudget readBudget() {
+        return readBudget;
     }
 
     public NetworkThreads threads() {
@@ -70,7 +83,8 @@ public final class Listeners implements AutoCloseable {
      */
     public Channel listen(String protocol, Settings settings, int ownLimit, int idleSeconds,
                           Consumer<ChannelPipeline> handlers, Consumer<Channel> tcpBound) throws StartupException {
-        ConnectionGuard guard = new ConnectionGuard(protocol, maxConnections, clientConnections, ownLimit, metrics);
+        ConnectionGuard guard = new ConnectionGuard(protocol, maxConnections, clientConnections, ownLimit, metrics,
+                true);
         Channel listener = bind(protocol, settings.text(protocol + ".bind"), settings.intValue(protocol + ".port"),
                 idleSeconds, guard, handlers);
         tcpBound.accept(listener);
@@ -91,7 +105,7 @@ public final class Listeners implements AutoCloseable {
     public Channel listenBeside(String name, String host, int port, int idleSeconds, int limit,
                                 Consumer<ChannelPipeline> handlers) throws StartupException {
         return bind(name, host, port, idleSeconds,
-                new ConnectionGuard(name, limit, new AtomicInteger(), 0, metrics), handlers);
+                new ConnectionGuard(name, limit, new AtomicInteger(), 0, metrics, false), handlers);
     }
 
     private Channel bind(String name, String host, int port, int idleSeconds, ConnectionGuard guard,

@@ -38,12 +38,20 @@ public record ProtocolContext(Settings settings, Dispatcher dispatcher, Listener
     }
 
     /**
-     * The deadline of a request of {@code protocol} ({@code request_timeout_s}); call once per protocol, as its
-     * connections share the count and the log of the cuts.
+     * What bounds the reading of {@code protocol}'s requests: {@code request_timeout_s}, and the gateway's
+     * {@code read_budget} shared by every protocol. Call once per protocol, as its connections share the counts and
+     * the log lines of what is cut and shed.
      */
-    public RequestDeadline requestDeadline(String protocol) {
-        return RequestDeadline.of(settings.intValue(GatewaySettings.REQUEST_TIMEOUT_S), protocol,
-                metrics.refusals(protocol, "request_timeout")::increment);
+    public ReadLimits readLimits(String protocol) {
+        ReadBudget budget = listeners.readBudget();
+        return new ReadLimits(RequestDeadline.of(settings.intValue(GatewaySettings.REQUEST_TIMEOUT_S), protocol,
+                metrics.refusals(protocol, "request_timeout")::increment), budget,
+                new RefusalLog("shedding " + protocol + " connections holding the longest-waiting partial requests, "
+                        + "as read_budget (" + budget.limit() + " bytes) is reached",
+                        metrics.refusals(protocol, "read_budget")::increment),
+                RefusalLog.errors("closing " + protocol + " connections: direct memory ran out reading their "
+                        + "requests (lower read_budget, or raise -XX:MaxDirectMemorySize)",
+                        metrics.refusals(protocol, "out_of_memory")::increment));
     }
 
     /** Seconds after which an idle client connection is closed, 0 for never ({@code idle_timeout_s}). */

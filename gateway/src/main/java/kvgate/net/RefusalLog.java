@@ -34,6 +34,11 @@ public final class RefusalLog {
         this(what, counted, LOG::warn, System::nanoTime, TimeUnit.SECONDS.toNanos(INTERVAL_SECONDS));
     }
 
+    /** As above, for what the operator must act on: logged as errors. */
+    public static RefusalLog errors(String what, Runnable counted) {
+        return new RefusalLog(what, counted, LOG::error, System::nanoTime, TimeUnit.SECONDS.toNanos(INTERVAL_SECONDS));
+    }
+
     /** As above, writing to {@code sink} on {@code nanos}' clock at most once {@code intervalNanos}. */
     RefusalLog(String what, Runnable counted, Consumer<String> sink, LongSupplier nanos, long intervalNanos) {
         this.what = what;

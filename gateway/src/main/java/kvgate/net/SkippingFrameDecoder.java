@@ -6,6 +6,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A frame decoder that can drop the rest of a frame without buffering it: bytes to skip are discarded as they
@@ -15,11 +16,24 @@ import java.util.concurrent.TimeUnit;
  * <p>With a {@link RequestDeadline}, a request must also arrive whole in time: from the read that brings its first
  * byte (or ends the request before it) to its last. A connection still in the middle of one when the deadline
  * passes is closed, without a reply, however steadily its bytes trickle in.
+ *
+ * <p>With a {@link ReadBudget}, what a partial request holds counts against the gateway's budget, and when the
+ * budget sheds the connection it is answered with {@link #shedFrame} (its protocol's "out of memory") and closed.
  */
 public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     /** Bytes still to skip, as they arrive. */
     private long skipping;
     private RequestDeadline deadline = RequestDeadline.NONE;
+    private ReadLimits limits = ReadLimits.NONE;
+    /** What this connection's partial request counts in the budget now; the budget may take it back. */
+    final AtomicLong accounted = new AtomicLong();
+    /** When this connection last brought bytes of a partial request ({@link System#nanoTime}). */
+    private volatile long lastProgress;
+    /** Shed by the budget: what still arrives is dropped until the connection closes. */
+    private boolean shedding;
+    private ChannelHandlerContext context;
+    /** Told of each request completed, where the listener closes idle connections; else null. */
+    private IdleCloser idle;
     /** Counts and logs what the decoder refuses (a frame over its limit); null when the protocol counts nothing. */
     private RefusalLog refusals;
     /**
@@ -31,9 +45,10 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     private boolean requestEnded;
     private ScheduledFuture<?> check;
 
-    /** Sets the deadline a request must arrive within; call before the decoder is in a pipeline. */
-    public final SkippingFrameDecoder deadline(RequestDeadline deadline) {
-        this.deadline = deadline;
+    /** Sets the deadline and the budget a request is read within; call before the decoder is in a pipeline. */
+    public final SkippingFrameDecoder limits(ReadLimits limits) {
+        this.limits = limits;
+        this.deadline = limits.deadline();
         return this;
     }
 
@@ -51,7 +66,18 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        context = ctx;
+        idle = ctx.pipeline().get(IdleCloser.class);
+        super.handlerAdded(ctx);
+    }
+
+    @Override
     protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (shedding) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         if (skipping > 0) {
             int now = (int) Math.min(skipping, in.readableBytes());
             in.skipBytes(now);
@@ -62,16 +88,85 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
         }
         int before = out.size();
         decodeFrame(ctx, in, out);
-        // No clock read per request: watch, once a read, starts the next request's time if bytes are left.
+        // No clock read per request: once a read burst, channelReadComplete tells the idle timer and starts the next
+        // request's time if bytes are left.
         requestEnded |= out.size() > before;
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        boolean ended = requestEnded;
+        requestEnded = false;
+        if (ended && idle != null) {
+            idle.active();
+        }
         if (deadline.nanos() > 0) {
-            watch(ctx);
+            watch(ctx, ended);
+        }
+        if (limits.budget().enabled()) {
+            long holding = shedding || actualReadableBytes() == 0 ? 0 : internalBuffer().capacity();
+            if (holding > 0) {
+                lastProgress = System.nanoTime();
+            }
+            limits.budget().account(this, holding);
         }
         super.channelReadComplete(ctx);
+    }
+
+    /** A read that found no memory closes this connection, logged as an error, rather than reaching the protocol. */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError && limits.outOfMemory() != null) {
+                limits.outOfMemory().refused(ctx.channel().remoteAddress());
+                ctx.close();
+                return;
+            }
+        }
+        super.exceptionCaught(ctx, cause);
+    }
+
+    /** When this connection's partial request last grew, for the budget to shed the longest-waiting first. */
+    long lastProgress() {
+        return lastProgress;
+    }
+
+    /**
+     * Called by the budget on any thread: answers the partial request with the protocol's error, on the connection's
+     * own thread, drops the rest, and closes the connection once the answer is written (at the latest a second
+     * later).
+     */
+    void shed() {
+        ChannelHandlerContext ctx = context;
+        if (ctx == null) {
+            return;
+        }
+        ctx.executor().execute(() -> {
+            if (shedding || !ctx.channel().isActive()) {
+                return;
+            }
+            shedding = true;
+            ByteBuf held = internalBuffer();
+            Object answer = held.isReadable() ? shedFrame(held) : null;
+            held.skipBytes(held.readableBytes());
+            skipping = 0;
+            limits.shed().refused(ctx.channel().remoteAddress());
+            if (answer == null) {
+                ctx.close();
+                return;
+            }
+            ctx.fireChannelRead(answer);
+            ctx.fireChannelReadComplete();
+            ctx.executor().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
+        });
+    }
+
+    /**
+     * The frame that answers a partial request shed for the budget with the protocol's own "out of memory" and
+     * closes the connection, made from the bytes of it held; null to close without an answer.
+     */
+    protected Object shedFrame(ByteBuf held) {
+        return null;
     }
 
     @Override
@@ -80,13 +175,12 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
             check.cancel(false);
             check = null;
         }
+        limits.budget().account(this, 0);
         super.handlerRemoved0(ctx);
     }
 
     /** After a read: starts the clock on a request left partly read, or stops it when none is. */
-    private void watch(ChannelHandlerContext ctx) {
-        boolean ended = requestEnded;
-        requestEnded = false;
+    private void watch(ChannelHandlerContext ctx, boolean ended) {
         if (!midRequest()) {
             partialSince = -1;
             if (check != null) {

@@ -13,4 +13,11 @@ public sealed interface OkuyamaLine {
      */
     record TooLong(String head) implements OkuyamaLine {
     }
+
+    /**
+     * A line the gateway stopped reading to keep within {@code read_budget}: answered with its method's error, then
+     * the connection is closed. {@code head} is as in {@link TooLong}.
+     */
+    record Shed(String head) implements OkuyamaLine {
+    }
 }

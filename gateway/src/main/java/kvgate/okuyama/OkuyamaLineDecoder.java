@@ -28,6 +28,13 @@ public final class OkuyamaLineDecoder extends SkippingFrameDecoder {
         return discarding || super.midRequest();
     }
 
+    /** The method's own error, named by the line's first characters. */
+    @Override
+    protected Object shedFrame(ByteBuf held) {
+        return new OkuyamaLine.Shed(held.toString(held.readerIndex(), Math.min(HEAD, held.readableBytes()),
+                StandardCharsets.ISO_8859_1));
+    }
+
     @Override
     protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         int start = in.readerIndex();

@@ -11,7 +11,7 @@ import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
 import kvgate.net.RefusalLog;
-import kvgate.net.RequestDeadline;
+import kvgate.net.ReadLimits;
 import kvgate.spi.Namespace;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
@@ -61,11 +61,11 @@ public final class OkuyamaProtocol implements Protocol {
         OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
         int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, context.settings().size(MAX_LINE));
         int maxItemSize = context.maxItemSize();
-        RequestDeadline deadline = context.requestDeadline(NAME);
+        ReadLimits limits = context.readLimits(NAME);
         RefusalLog overMaxLine = new RefusalLog("answering okuyama lines over " + MAX_LINE + " (" + maxLine
                 + " bytes) with their length error", context.metrics().refusals(NAME, "max_line")::increment);
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
-                .deadline(deadline).refusals(overMaxLine))
+                .limits(limits).refusals(overMaxLine))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
                         new OkuyamaTranslator(namespace, context.clock(), maxItemSize),
                         encoder, context.dispatcher(), context.maxInFlight()));

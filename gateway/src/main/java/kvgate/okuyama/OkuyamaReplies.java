@@ -111,12 +111,21 @@ final class OkuyamaReplies {
                 : Translation.answer(reply);
     }
 
+    /**
+     * The method a line's first characters name, or null when they are a number naming none.
+     *
+     * @throws NumberFormatException when they are no number
+     */
+    private static OkuyamaMethod methodOf(String head) {
+        int comma = head.indexOf(',');
+        return OkuyamaMethod.of(Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip()));
+    }
+
     /** A line over the limit: the method's own "too long" reply, so a client sees why. */
     static Translation<String> tooLongReply(String head) {
-        int comma = head.indexOf(',');
         OkuyamaMethod method;
         try {
-            method = OkuyamaMethod.of(Integer.parseInt((comma < 0 ? head : head.substring(0, comma)).strip()));
+            method = methodOf(head);
         } catch (NumberFormatException e) {
             return Translation.answer("-1,false,ERROR,Request Parameter Error");
         }
@@ -128,5 +137,20 @@ final class OkuyamaReplies {
                     Translation.answer(method.replyCode() + ",false,Value Length Error");
             default -> refusal(method, keyTooLong(method));
         };
+    }
+
+    /**
+     * A line shed to keep within {@code read_budget}: the method's server error (okuyama's "error" reply, which its
+     * client reports as a failure to retry), then the connection closes.
+     */
+    static Translation<String> shedReply(String head) {
+        OkuyamaMethod method;
+        try {
+            method = methodOf(head);
+        } catch (NumberFormatException e) {
+            method = null;
+        }
+        return Translation.answerAndClose(method == null ? null
+                : method.replyCode() + ",error,Server is out of memory for requests; retry later");
     }
 }

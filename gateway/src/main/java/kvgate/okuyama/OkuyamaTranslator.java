@@ -18,6 +18,7 @@ import static kvgate.okuyama.OkuyamaReplies.forward;
 import static kvgate.okuyama.OkuyamaReplies.keyTooLong;
 import static kvgate.okuyama.OkuyamaReplies.listFailure;
 import static kvgate.okuyama.OkuyamaReplies.refusal;
+import static kvgate.okuyama.OkuyamaReplies.shedReply;
 import static kvgate.okuyama.OkuyamaReplies.storeReply;
 import static kvgate.okuyama.OkuyamaReplies.tooLongReply;
 import static kvgate.okuyama.OkuyamaReplies.undecodable;
@@ -92,6 +93,9 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     public Translation<String> translate(OkuyamaLine frame) {
         if (frame instanceof OkuyamaLine.TooLong tooLong) {
             return tooLongReply(tooLong.head());
+        }
+        if (frame instanceof OkuyamaLine.Shed shed) {
+            return shedReply(shed.head());
         }
         String line = ((OkuyamaLine.Text) frame).text();
         if (line.isEmpty() || line.equals(CLOSE)) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.Socket;
 import java.util.Map;
 import kvgate.testing.BinaryClient;
+import kvgate.testing.ClientConnection;
 import kvgate.testing.CounterClient;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,42 @@ class ConnectionLimitsTest {
             assertTrue(idle.closedByServer());
             assertTrue(System.currentTimeMillis() - start >= 1000);
             assertEquals(0, busy.call(NOOP, NONE, NONE, NONE, 0).status(), "an active connection stays open");
+        }
+    }
+
+    @Test
+    void aTrickleOfBytesThatNeverCompletesARequestDoesNotKeepAConnectionFromIdling() throws Exception {
+        // The request deadline is far off: only the idle timeout can cut these.
+        try (TestGateway gateway = TestGateway.start(Map.of("idle_timeout_s", "1", "request_timeout_s", "60"));
+             ClientConnection text = ClientConnection.tcp(gateway.port(), 200);
+             ClientConnection okuyama = ClientConnection.tcp(gateway.okuyamaPort(), 200);
+             BinaryClient busy = new BinaryClient(gateway.port())) {
+            text.out().write('g'); // the first byte picks the text protocol
+            long start = System.nanoTime();
+            boolean textOpen = true;
+            boolean okuyamaOpen = true;
+            while ((textOpen || okuyamaOpen) && System.nanoTime() - start < 5_000_000_000L) {
+                textOpen = textOpen && drip(text, 'e');
+                okuyamaOpen = okuyamaOpen && drip(okuyama, '1');
+                assertEquals(0, busy.call(NOOP, NONE, NONE, NONE, 0).status());
+            }
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertFalse(textOpen || okuyamaOpen, "a trickling connection still open after " + millis + " ms");
+            assertTrue(millis >= 800 && millis < 3000, "closed after " + millis + " ms");
+            assertEquals(0, busy.call(NOOP, NONE, NONE, NONE, 0).status(), "the busy connection is still served");
+        }
+    }
+
+    /** Sends one byte and waits for the server a moment: false when it has closed the connection. */
+    private static boolean drip(ClientConnection connection, char b) {
+        try {
+            connection.out().write(b);
+            connection.out().flush();
+            return connection.in().read() >= 0; // no reply is due: anything but a timeout is the end
+        } catch (java.net.SocketTimeoutException stillOpen) {
+            return true;
+        } catch (java.io.IOException closed) {
+            return false;
         }
     }
 

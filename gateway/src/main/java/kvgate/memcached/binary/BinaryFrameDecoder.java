@@ -102,6 +102,17 @@ public final class BinaryFrameDecoder extends SkippingFrameDecoder {
         out.add(new BinaryRequest(opcode, dataType, vbucket, opaque, cas, extras, key, value, framing));
     }
 
+    /** memcached's "out of memory" for the request whose header is held; without a whole header, no answer. */
+    @Override
+    protected Object shedFrame(ByteBuf held) {
+        if (held.readableBytes() < HEADER_LENGTH) {
+            return null;
+        }
+        int start = held.readerIndex();
+        return new MalformedFrame(held.getUnsignedByte(start + 1), held.getInt(start + 12),
+                BinaryStatus.OUT_OF_MEMORY, "shed: read_budget reached", true, BinaryResponse.EMPTY);
+    }
+
     private void reject(ByteBuf in, long bodyLength, MalformedFrame frame, List<Object> out) {
         skip(in, HEADER_LENGTH + bodyLength);
         out.add(frame);

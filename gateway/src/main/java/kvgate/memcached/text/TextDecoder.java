@@ -58,6 +58,12 @@ public final class TextDecoder extends SkippingFrameDecoder {
         return pending != null || super.midRequest(); // a storage line read, its data block not yet
     }
 
+    /** memcached's own words when it cannot take a value for want of memory. */
+    @Override
+    protected Object shedFrame(ByteBuf held) {
+        return new TextCommand.Refused("SERVER_ERROR out of memory storing object", true, false);
+    }
+
     @Override
     protected void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {
