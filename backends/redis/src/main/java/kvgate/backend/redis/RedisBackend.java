@@ -2,6 +2,7 @@ package kvgate.backend.redis;
 
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -26,12 +27,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import kvgate.spi.Backend;
 import kvgate.spi.Capability;
+import kvgate.spi.CircuitBreaker;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.ResultFuture;
 import kvgate.spi.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Redis or Redis Cluster as a backend. A get is one GET; every other key operation is one script ({@link Script})
@@ -44,6 +48,7 @@ import kvgate.spi.Status;
  * counter's operation) is first tried again, in its loop's order ({@link SlotMigrations}).
  */
 final class RedisBackend implements Backend {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisBackend.class);
     private final RedisConnections connections;
     private final Clock clock;
     private final byte[] maxItemSize;
@@ -70,13 +75,28 @@ final class RedisBackend implements Backend {
     /** Whether a round of {@link #countItems} is under way. */
     private final AtomicBoolean counting = new AtomicBoolean();
 
+    /**
+     * Each node's breaker, by {@code host:port}: a node that stops answering fails its keys' requests at once, the
+     * other nodes' keys go on being served. Made as requests first reach a node.
+     */
+    private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
+    private final int failureLimit;
+    private final long retryMillis;
+
     /** Each event loop's writes refused for a migrating slot, by the loop's connection. */
     private final Map<RedisConnections.Channel, SlotMigrations> migrations = new IdentityHashMap<>();
 
-    /** @param migrationWaitMillis how long a script refused for a migrating slot is tried again (0: never) */
+    /**
+     * @param migrationWaitMillis how long a script refused for a migrating slot is tried again (0: never)
+     * @param failureLimit requests in a row a node leaves unanswered before its requests fail at once
+     * @param retryMillis how often a node failing fast is probed
+     */
     RedisBackend(RedisConnections connections, Clock clock, int maxItemSize, ScheduledExecutorService scheduler,
-                 long counterLeaseMillis, long counterIntervalSeconds, long migrationWaitMillis) {
+                 long counterLeaseMillis, long counterIntervalSeconds, long migrationWaitMillis, int failureLimit,
+                 long retryMillis) {
         this.connections = connections;
+        this.failureLimit = failureLimit;
+        this.retryMillis = retryMillis;
         connections.loopChannels().forEach((loop, channel) -> migrations.put(channel,
                 new SlotMigrations(loop, migrationWaitMillis, new SlotMigrations.Sender() {
                     @Override
@@ -142,8 +162,16 @@ final class RedisBackend implements Backend {
      */
     private void send(RedisConnections.Channel channel, SlotMigrations held, Operation operation, ResultFuture outcome,
                       long since) {
-        long number = held == null ? 0 : held.started(operation);
         boolean reads = reads(operation);
+        String node = operation instanceof Operation.KeyOperation keyed
+                ? connections.nodeOf(KeyLayout.itemKey(keyed.namespace(), keyed.key())) : null;
+        CircuitBreaker breaker = node == null ? null : breakers.computeIfAbsent(node, this::newBreaker);
+        if (breaker != null && !breaker.allows()) {
+            outcome.complete(Result.failure(Status.TEMPORARY_FAILURE, "redis: " + node
+                    + " is not answering; its requests fail at once until a probe is answered"));
+            return;
+        }
+        long number = held == null ? 0 : held.started(operation);
         CompletionStage<Result> started;
         try {
             started = operation.accept(new Starter(channel));
@@ -151,6 +179,9 @@ final class RedisBackend implements Backend {
             started = CompletableFuture.completedFuture(failure(e, reads));
         }
         started.whenComplete((result, error) -> {
+            if (breaker != null) {
+                noteAnswer(node, breaker, error);
+            }
             if (error == null) {
                 outcome.complete(result);
             } else if (held != null && SlotMigrations.retriable(operation, unwrap(error))) {
@@ -159,6 +190,28 @@ final class RedisBackend implements Backend {
                 outcome.complete(failure(error, reads));
             }
         });
+    }
+
+    private CircuitBreaker newBreaker(String node) {
+        return new CircuitBreaker(failureLimit, retryMillis);
+    }
+
+    /**
+     * Tells a node's breaker whether it answered: any reply, an error reply too, is an answer; a timeout, a lost or
+     * refused connection, or a command rejected unsent while its connection is down is not.
+     */
+    private void noteAnswer(String node, CircuitBreaker breaker, Throwable error) {
+        Throwable cause = error == null ? null : unwrap(error);
+        boolean silent = cause instanceof RedisCommandTimeoutException || cause instanceof RedisConnectionException
+                || (cause != null && NOT_CONNECTED.equals(cause.getMessage()));
+        if (!silent) {
+            if (breaker.answered()) {
+                LOG.info("redis {} answers again; its requests are sent again", node);
+            }
+        } else if (breaker.failed()) {
+            LOG.warn("redis {} failed {} requests in a row (last: {}); its requests fail at once, and one is sent "
+                    + "every {} ms to probe it", node, failureLimit, cause.getMessage(), retryMillis);
+        }
     }
 
     /** Starts one operation's commands on a connection, without flushing. */
@@ -483,6 +536,10 @@ final class RedisBackend implements Backend {
     public Map<String, String> stats() {
         Map<String, String> stats = new LinkedHashMap<>(counters.stats());
         stats.put("curr_items", Long.toString(items));
+        stats.put("nodes_failing_fast", Long.toString(breakers.values().stream().filter(CircuitBreaker::isOpen)
+                .count()));
+        stats.put("node_breaker_trips", Long.toString(breakers.values().stream().mapToLong(CircuitBreaker::trips)
+                .sum()));
         return stats;
     }
 

@@ -40,7 +40,13 @@ public final class RedisBackendFactory implements BackendFactory {
                                 + "order, before it fails with a temporary failure (0: at once)"),
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
                         "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
-                                + "reconnections"));
+                                + "reconnections"),
+                Setting.integer("failure_limit", 3, 1, 1_000_000,
+                        "requests in a row a server (a cluster node) leaves unanswered (timeouts, lost or refused "
+                                + "connections) before its keys' requests fail at once with a temporary failure"),
+                Setting.integer("retry_ms", 1000, 10, 3_600_000,
+                        "while a server's requests fail at once, one is sent this often to probe it; its answer "
+                                + "ends the failing fast"));
     }
 
     @Override
@@ -68,7 +74,7 @@ public final class RedisBackendFactory implements BackendFactory {
                 Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops());
         return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
                 context.counterRules().leaseMillis(), context.counterRules().statsIntervalSeconds(),
-                settings.integer("migration_wait_ms"));
+                settings.integer("migration_wait_ms"), settings.intValue("failure_limit"), settings.integer("retry_ms"));
     }
 
     private static List<RedisURI> seeds(String list) {

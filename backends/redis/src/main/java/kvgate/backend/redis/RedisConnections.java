@@ -13,6 +13,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -91,6 +92,8 @@ final class RedisConnections implements AutoCloseable {
 
     private final ClientResources resources;
     private final AbstractRedisClient client;
+    /** The standalone server as {@link #nodeOf} names it; null on a cluster. */
+    private final String standaloneNode;
     private final Channel shared;
     private final Map<EventExecutor, Channel> byLoop;
     private final List<EventExecutor> loops;
@@ -100,7 +103,8 @@ final class RedisConnections implements AutoCloseable {
     private final List<ScheduledFuture<?>> sweeps;
 
     private RedisConnections(ClientResources resources, AbstractRedisClient client, Channel shared,
-                             Map<EventExecutor, Channel> byLoop, boolean cluster) {
+                             Map<EventExecutor, Channel> byLoop, boolean cluster, String standaloneNode) {
+        this.standaloneNode = standaloneNode;
         this.resources = resources;
         this.client = client;
         this.shared = shared;
@@ -172,7 +176,9 @@ final class RedisConnections implements AutoCloseable {
             checkLayout(shared);
             warnOfEviction(shared);
             RedisConnections connections = new RedisConnections(resources, client, shared, byLoop,
-                    target instanceof Target.Cluster);
+                    target instanceof Target.Cluster, target instanceof Target.Standalone standalone
+                            ? standalone.uri().getSocket() != null ? standalone.uri().getSocket()
+                            : standalone.uri().getHost() + ":" + standalone.uri().getPort() : null);
             connections.loadScripts().toCompletableFuture().join();
             return connections;
         } catch (RuntimeException e) {
@@ -294,6 +300,22 @@ final class RedisConnections implements AutoCloseable {
                 reloading.set(false);
             }
         }
+    }
+
+    /**
+     * The node a key's commands go to, as {@code host:port}: the standalone server, or on a cluster the master
+     * holding the key's slot in the topology known now ({@code "slot <n>"} while no node is known for it).
+     */
+    String nodeOf(byte[] key) {
+        if (!(client instanceof RedisClusterClient cluster)) {
+            return standaloneNode;
+        }
+        int slot = SlotHash.getSlot(key);
+        RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(slot);
+        if (node == null) {
+            return "slot " + slot;
+        }
+        return node.getUri().getHost() + ":" + node.getUri().getPort();
     }
 
     /** The connection for the calling thread: its own on a gateway event loop, the shared one elsewhere. */

@@ -33,6 +33,7 @@ class RedisFailureTest {
     /** An answer slower than this waited for something instead of failing fast. */
     private static final long FAST_MILLIS = 2000;
     private static final long RECOVERY_MS = 15_000;
+    private static final int RETRY_MS = 300;
     private static final Namespace NAMESPACE = Namespace.DEFAULT;
 
     @Test
@@ -72,6 +73,78 @@ class RedisFailureTest {
                 read = redis.run(get("counted"));
             }
             assertEquals("2", valueText(read));
+        }
+    }
+
+    @Test
+    void aStoppedServerCostsItsRequestsTheirTimeoutOnlyUntilItsBreakerOpens() throws Exception {
+        try (RedisServers servers = RedisServers.standalone(); BackendUnderTest redis = open(servers)) {
+            assertEquals(Status.OK, redis.run(set("k", "v")).status());
+            servers.pause(0);
+            try {
+                for (int i = 0; i < 3; i++) { // the failure limit: each waits for its timeout
+                    assertEquals(Status.TEMPORARY_FAILURE, redis.run(get("k")).status());
+                }
+                long started = System.nanoTime();
+                for (int i = 0; i < 200; i++) {
+                    Result result = redis.run(i % 2 == 0 ? get("k") : set("k", "w"));
+                    assertEquals(Status.TEMPORARY_FAILURE, result.status(), result.toString());
+                }
+                long micros = (System.nanoTime() - started) / 1000;
+                // A probe, every retry_ms, waits for its timeout; the rest are answered at once.
+                assertTrue(micros < 200 * 1000 + 3 * TIMEOUT_MS * 1000L, "200 requests took " + micros + " us");
+                assertTrue(redis.backend().stats().get("nodes_failing_fast").equals("1"), redis.backend().stats()
+                        .toString());
+            } finally {
+                servers.resume(0);
+            }
+            long resumed = System.currentTimeMillis();
+            awaitServing(redis, "k");
+            assertTrue(System.currentTimeMillis() - resumed < RETRY_MS + TIMEOUT_MS + 1000,
+                    "served again only after " + (System.currentTimeMillis() - resumed) + " ms");
+            assertEquals("0", redis.backend().stats().get("nodes_failing_fast"));
+            assertEquals("1", redis.backend().stats().get("node_breaker_trips"));
+        }
+    }
+
+    @Test
+    void aStoppedClusterMasterFailsOnlyItsOwnKeysFast() throws Exception {
+        try (RedisServers servers = RedisServers.cluster(3); BackendUnderTest redis = open(servers)) {
+            for (int i = 0; i < 60; i++) {
+                assertEquals(Status.OK, redis.run(set("key-" + i, "v")).status());
+            }
+            servers.pause(1);
+            try {
+                // Past the failure limit of the stopped master's keys, then every key once more, timed.
+                for (int round = 0; round < 2; round++) {
+                    int served = 0;
+                    int failed = 0;
+                    int slow = 0;
+                    for (int i = 0; i < 60; i++) {
+                        long started = System.nanoTime();
+                        Status status = redis.run(get("key-" + i)).status();
+                        long millis = (System.nanoTime() - started) / 1_000_000;
+                        if (status == Status.OK) {
+                            served++;
+                        } else {
+                            assertEquals(Status.TEMPORARY_FAILURE, status);
+                            failed++;
+                            slow += millis >= 100 ? 1 : 0;
+                        }
+                    }
+                    assertTrue(served > 0 && failed > 0, "served " + served + ", failed " + failed);
+                    if (round == 1) {
+                        // Once open, only a probe (one each retry_ms) waits for its timeout.
+                        assertTrue(slow <= 1, slow + " failures waited after the breaker opened");
+                    }
+                }
+                assertEquals("1", redis.backend().stats().get("nodes_failing_fast"));
+            } finally {
+                servers.resume(1);
+            }
+            for (int i = 0; i < 60; i++) {
+                awaitServing(redis, "key-" + i);
+            }
         }
     }
 
@@ -133,6 +206,7 @@ class RedisFailureTest {
         Map<String, String> settings = new HashMap<>(BackendUnderTest.under("redis", servers.backendSettings()));
         settings.put("timeout_ms", Integer.toString(TIMEOUT_MS));
         settings.put("topology_refresh_ms", "500");
+        settings.put("retry_ms", Integer.toString(RETRY_MS));
         return new BackendUnderTest(new RedisBackendFactory(), settings);
     }
 
