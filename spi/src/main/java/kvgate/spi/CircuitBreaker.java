@@ -1,64 +1,100 @@
 package kvgate.spi;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 /**
- * Fail fast on a dead server: a backend keeps one per server (or per cluster node) and asks it before sending. After
- * {@code failureLimit} failures in a row (timeouts, lost or refused connections: the server did not answer) it
- * opens, and requests are refused at once, answered with a temporary failure by the backend, instead of each waiting
- * for its timeout. Every {@code retry} one request is let through as a probe; its answer closes the breaker, its
- * failure keeps it open for another {@code retry}. An answer of any kind, an error reply included, is a success: the
+ * Fail fast on a dead server: a backend keeps one per server (or per cluster node), shared by all its connections to
+ * it, and asks it before sending. After {@code failureLimit} failures in a row (timeouts, lost or refused
+ * connections: the server did not answer) it opens, and the backend answers the server's requests at once with a
+ * temporary failure instead of letting each wait for its timeout. While it is open, the backend probes the server
+ * with a request of its own (a no-op, a PING) every {@code retryMillis}, never a client's, so that no client waits
+ * on a dead server; the probe's answer closes it. An answer of any kind, an error reply included, is a success: the
  * server is there.
  *
- * <p>Safe to share between threads; the path of a request to a healthy server reads two volatile fields.
+ * <p>One probe cycle at a time: the caller whose failure opens the breaker takes the cycle ({@link #startProbing}),
+ * probes until an answer, and then calls {@link #probeEnded}. Failures are rare
+ * and go through a lock; the success path, taken for every reply, reads two volatile fields and returns.
  */
 public final class CircuitBreaker {
     private final int failureLimit;
-    private final long retryNanos;
-    private final LongSupplier nanos;
+    private final long retryMillis;
     private volatile int failuresInARow;
-    /** When the next probe may go ({@link #nanos}' clock), while open. */
-    private volatile long probeAt;
     private volatile boolean open;
-    private final AtomicBoolean probing = new AtomicBoolean();
+    /** A probe cycle is under way: there is never more than one. Guarded by this. */
+    private boolean probing;
     private final AtomicLong trips = new AtomicLong();
 
+    /**
+     * @param failureLimit failures in a row that open it, at least 1
+     * @param retryMillis how often the server is probed while it is open
+     */
     public CircuitBreaker(int failureLimit, long retryMillis) {
-        this(failureLimit, retryMillis, System::nanoTime);
-    }
-
-    /** As above, on the clock {@code nanos} (for tests). */
-    public CircuitBreaker(int failureLimit, long retryMillis, LongSupplier nanos) {
         if (failureLimit < 1) {
-            throw new IllegalArgumentException("failure limit " + failureLimit);
+            throw new IllegalArgumentException("failure limit " + failureLimit + ": at least 1");
         }
         this.failureLimit = failureLimit;
-        this.retryNanos = TimeUnit.MILLISECONDS.toNanos(retryMillis);
-        this.nanos = nanos;
+        this.retryMillis = retryMillis;
+    }
+
+    /** Whether the server's requests are answered at once (from the failure that opens it until an answer). */
+    public boolean isOpen() {
+        return open;
+    }
+
+    public int failuresInARow() {
+        return failuresInARow;
+    }
+
+    public int failureLimit() {
+        return failureLimit;
+    }
+
+    /** How often the owner of the probe cycle probes. */
+    public long retryMillis() {
+        return retryMillis;
+    }
+
+    /** How many times it has opened since it was made. */
+    public long trips() {
+        return trips.get();
     }
 
     /**
-     * Whether a request may be sent: always while closed; while open, only when a probe is due and none is under
-     * way, and then this request is the probe, whose outcome the caller must report.
+     * Counts one failure in a row. Returns true when that opened the breaker: the caller may log the failure that did
+     * it, and then asks {@link #startProbing} whether the probes are its to send.
      */
-    public boolean allows() {
-        if (!open) {
+    public synchronized boolean failed() {
+        failuresInARow++;
+        if (failuresInARow >= failureLimit && !open) {
+            open = true;
+            trips.incrementAndGet();
             return true;
         }
-        return nanos.getAsLong() - probeAt >= 0 && probing.compareAndSet(false, true);
+        return false;
     }
 
-    /** The server answered. Returns true when that closed the breaker (the caller may log the server's return). */
+    /**
+     * Whether the caller, having opened the breaker, owns the probe cycle: true unless a cycle is under way already.
+     * The owner probes every {@link #retryMillis} until an answer, then calls {@link #probeEnded}.
+     */
+    public synchronized boolean startProbing() {
+        if (probing) {
+            return false;
+        }
+        probing = true;
+        return true;
+    }
+
+    /**
+     * The server answered: the failures in a row end, and so does the breaker's being open. Returns true when it was
+     * open (the caller may log the server's return).
+     */
     public boolean answered() {
         if (failuresInARow == 0 && !open) {
             return false;
         }
         synchronized (this) {
             failuresInARow = 0;
-            probing.set(false);
             if (open) {
                 open = false;
                 return true;
@@ -68,32 +104,15 @@ public final class CircuitBreaker {
     }
 
     /**
-     * The server did not answer. Returns true when that opened the breaker (the caller may log the failure that did
-     * it); a failed probe keeps it open for another retry interval.
+     * The owner of the probe cycle is done: its probe was answered, or there is nothing more to probe. Returns true,
+     * and the cycle goes on, when the breaker opened again meanwhile: that opening found the cycle still running and
+     * started none of its own, so ending it now would leave the breaker open with nobody probing.
      */
-    public synchronized boolean failed() {
-        failuresInARow++;
+    public synchronized boolean probeEnded() {
         if (open) {
-            probeAt = nanos.getAsLong() + retryNanos;
-            probing.set(false);
-            return false;
-        }
-        if (failuresInARow >= failureLimit) {
-            probeAt = nanos.getAsLong() + retryNanos;
-            open = true;
-            trips.incrementAndGet();
             return true;
         }
+        probing = false;
         return false;
-    }
-
-    /** Whether requests are refused now (but for probes). */
-    public boolean isOpen() {
-        return open;
-    }
-
-    /** How many times it has opened since it was made. */
-    public long trips() {
-        return trips.get();
     }
 }

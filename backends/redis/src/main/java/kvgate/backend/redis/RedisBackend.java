@@ -82,6 +82,9 @@ final class RedisBackend implements Backend {
     private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
     private final int failureLimit;
     private final long retryMillis;
+    private final ScheduledExecutorService scheduler;
+    /** Set once closing: no more probes. */
+    private volatile boolean closed;
 
     /** Each event loop's writes refused for a migrating slot, by the loop's connection. */
     private final Map<RedisConnections.Channel, SlotMigrations> migrations = new IdentityHashMap<>();
@@ -97,6 +100,7 @@ final class RedisBackend implements Backend {
         this.connections = connections;
         this.failureLimit = failureLimit;
         this.retryMillis = retryMillis;
+        this.scheduler = scheduler;
         connections.loopChannels().forEach((loop, channel) -> migrations.put(channel,
                 new SlotMigrations(loop, migrationWaitMillis, new SlotMigrations.Sender() {
                     @Override
@@ -166,7 +170,7 @@ final class RedisBackend implements Backend {
         String node = operation instanceof Operation.KeyOperation keyed
                 ? connections.nodeOf(KeyLayout.itemKey(keyed.namespace(), keyed.key())) : null;
         CircuitBreaker breaker = node == null ? null : breakers.computeIfAbsent(node, this::newBreaker);
-        if (breaker != null && !breaker.allows()) {
+        if (breaker != null && breaker.isOpen()) {
             outcome.complete(Result.failure(Status.TEMPORARY_FAILURE, "redis: " + node
                     + " is not answering; its requests fail at once until a probe is answered"));
             return;
@@ -202,15 +206,61 @@ final class RedisBackend implements Backend {
      */
     private void noteAnswer(String node, CircuitBreaker breaker, Throwable error) {
         Throwable cause = error == null ? null : unwrap(error);
-        boolean silent = cause instanceof RedisCommandTimeoutException || cause instanceof RedisConnectionException
-                || (cause != null && NOT_CONNECTED.equals(cause.getMessage()));
-        if (!silent) {
+        if (!unanswered(cause)) {
             if (breaker.answered()) {
                 LOG.info("redis {} answers again; its requests are sent again", node);
             }
         } else if (breaker.failed()) {
-            LOG.warn("redis {} failed {} requests in a row (last: {}); its requests fail at once, and one is sent "
-                    + "every {} ms to probe it", node, failureLimit, cause.getMessage(), retryMillis);
+            LOG.warn("redis {} left {} requests in a row unanswered (last: {}); its requests fail at once, and it is "
+                    + "probed every {} ms", node, failureLimit, cause.getMessage(), retryMillis);
+            if (breaker.startProbing()) {
+                scheduler.schedule(() -> probe(node, breaker), retryMillis, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private static boolean unanswered(Throwable cause) {
+        return cause instanceof RedisCommandTimeoutException || cause instanceof RedisConnectionException
+                || (cause != null && NOT_CONNECTED.equals(cause.getMessage()));
+    }
+
+    /**
+     * While a node's breaker is open: a PING of the gateway's own, never a client's request, so that no client waits
+     * on a node that does not answer. The next is sent only once this one has failed, so probes never pile up.
+     */
+    private void probe(String node, CircuitBreaker breaker) {
+        if (closed || !breaker.isOpen()) {
+            endProbing(node, breaker);
+            return;
+        }
+        if (!connections.knows(node)) {
+            breakers.remove(node, breaker); // failed over and gone from the topology: nothing left to probe
+            return;
+        }
+        CompletionStage<?> ping;
+        try {
+            ping = connections.ping(node);
+        } catch (RuntimeException e) {
+            ping = CompletableFuture.failedFuture(e);
+        }
+        ping.whenComplete((pong, error) -> {
+            Throwable cause = error == null ? null : unwrap(error);
+            if (error == null || !unanswered(cause)) {
+                if (breaker.answered()) {
+                    LOG.info("redis {} answers again; its requests are sent again", node);
+                }
+                endProbing(node, breaker);
+            } else if (!closed) {
+                breaker.failed();
+                scheduler.schedule(() -> probe(node, breaker), retryMillis, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    /** Ends a node's probe cycle, or goes on with it when its breaker opened again meanwhile. */
+    private void endProbing(String node, CircuitBreaker breaker) {
+        if (breaker.probeEnded() && !closed) {
+            scheduler.schedule(() -> probe(node, breaker), retryMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -545,6 +595,7 @@ final class RedisBackend implements Backend {
 
     @Override
     public void close() {
+        closed = true;
         statsPoll.cancel(false);
         counters.close();
         connections.close();

@@ -45,8 +45,8 @@ public final class RedisBackendFactory implements BackendFactory {
                         "requests in a row a server (a cluster node) leaves unanswered (timeouts, lost or refused "
                                 + "connections) before its keys' requests fail at once with a temporary failure"),
                 Setting.integer("retry_ms", 1000, 10, 3_600_000,
-                        "while a server's requests fail at once, one is sent this often to probe it; its answer "
-                                + "ends the failing fast"));
+                        "while a server's requests fail at once, it is sent a PING this often; its answer ends "
+                                + "the failing fast"));
     }
 
     @Override

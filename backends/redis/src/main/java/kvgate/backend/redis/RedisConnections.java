@@ -303,19 +303,39 @@ final class RedisConnections implements AutoCloseable {
     }
 
     /**
-     * The node a key's commands go to, as {@code host:port}: the standalone server, or on a cluster the master
-     * holding the key's slot in the topology known now ({@code "slot <n>"} while no node is known for it).
+     * The node a key's commands go to, as {@code host:port}: the standalone server (its socket's path for one on a
+     * Unix socket), or on a cluster the master holding the key's slot in the topology known now (null while none is
+     * known for it).
      */
     String nodeOf(byte[] key) {
         if (!(client instanceof RedisClusterClient cluster)) {
             return standaloneNode;
         }
-        int slot = SlotHash.getSlot(key);
-        RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(slot);
-        if (node == null) {
-            return "slot " + slot;
+        RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+        return node == null ? null : node.getUri().getHost() + ":" + node.getUri().getPort();
+    }
+
+    /** Whether {@code node} (as {@link #nodeOf} names it) is a master of the topology known now; always standalone. */
+    boolean knows(String node) {
+        if (!(client instanceof RedisClusterClient cluster)) {
+            return true;
         }
-        return node.getUri().getHost() + ":" + node.getUri().getPort();
+        for (RedisClusterNode known : cluster.getPartitions()) {
+            if (node.equals(known.getUri().getHost() + ":" + known.getUri().getPort())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A PING to {@code node} (as {@link #nodeOf} names it), on its own connection; completes when it is answered. */
+    CompletionStage<?> ping(String node) {
+        if (!(shared.connection() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
+            return shared.commands().ping();
+        }
+        int colon = node.lastIndexOf(':');
+        return cluster.getConnectionAsync(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)))
+                .thenCompose(connection -> connection.async().ping());
     }
 
     /** The connection for the calling thread: its own on a gateway event loop, the shared one elsewhere. */

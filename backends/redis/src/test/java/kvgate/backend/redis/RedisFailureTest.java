@@ -91,8 +91,8 @@ class RedisFailureTest {
                     assertEquals(Status.TEMPORARY_FAILURE, result.status(), result.toString());
                 }
                 long micros = (System.nanoTime() - started) / 1000;
-                // A probe, every retry_ms, waits for its timeout; the rest are answered at once.
-                assertTrue(micros < 200 * 1000 + 3 * TIMEOUT_MS * 1000L, "200 requests took " + micros + " us");
+                // The breaker's probes are the backend's own PINGs: no request waits any more.
+                assertTrue(micros < 200 * 1000, "200 requests took " + micros + " us");
                 assertTrue(redis.backend().stats().get("nodes_failing_fast").equals("1"), redis.backend().stats()
                         .toString());
             } finally {
@@ -134,8 +134,7 @@ class RedisFailureTest {
                     }
                     assertTrue(served > 0 && failed > 0, "served " + served + ", failed " + failed);
                     if (round == 1) {
-                        // Once open, only a probe (one each retry_ms) waits for its timeout.
-                        assertTrue(slow <= 1, slow + " failures waited after the breaker opened");
+                        assertEquals(0, slow, slow + " failures waited after the breaker opened");
                     }
                 }
                 assertEquals("1", redis.backend().stats().get("nodes_failing_fast"));
