@@ -91,15 +91,25 @@ public final class ReadBudget {
         }
     }
 
+    /** A holder and when its partial request last grew. */
+    private record Waiting(SkippingFrameDecoder decoder, long since) {
+    }
+
     /** Sheds the stalest holders but {@code reading} until the total is under the resume mark. */
     private synchronized void shedFor(SkippingFrameDecoder reading) {
         if (held.get() <= limit) {
             return; // another read's shedding got there first
         }
-        List<SkippingFrameDecoder> candidates = new ArrayList<>(holders);
-        candidates.remove(reading);
-        candidates.sort(Comparator.comparingLong(SkippingFrameDecoder::lastProgress));
-        for (SkippingFrameDecoder victim : candidates) {
+        // Each one's progress read once: other threads move it on while this sorts.
+        List<Waiting> candidates = new ArrayList<>(holders.size());
+        for (SkippingFrameDecoder holder : holders) {
+            if (holder != reading) {
+                candidates.add(new Waiting(holder, holder.lastProgress()));
+            }
+        }
+        candidates.sort(Comparator.comparingLong(Waiting::since));
+        for (Waiting waiting : candidates) {
+            SkippingFrameDecoder victim = waiting.decoder();
             if (held.get() <= resume) {
                 return;
             }
