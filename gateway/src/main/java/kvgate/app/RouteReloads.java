@@ -106,6 +106,11 @@ final class RouteReloads {
             throw new ConfigurationException("a reload changes only the route tree; these settings differ from the "
                     + "ones in force and take effect only at a restart: " + String.join("; ", fixed));
         }
+        if (added.isEmpty() && all.asMap().equals(inForce.get().asMap())) {
+            // Nothing to build: the nodes run on undisturbed (a warm-up's backfill keeps its place).
+            LOG.info("configuration reloaded: unchanged, the route tree in force is kept");
+            return "unchanged; the route tree in force is kept";
+        }
         RouteTree previous = routes.get();
         RouteTree next = RouteTree.build(gateway.text(GatewaySettings.ROUTE), gateway.text(GatewaySettings.BACKEND),
                 declared, all, nodeTypes, backends::leaf, workers, metrics, previous);
@@ -121,7 +126,7 @@ final class RouteReloads {
         inForce.set(all);
         // At once, not when the retirement thread gets to it after earlier trees: no node of the replaced tree starts
         // work of its own from now on.
-        previous.retiring();
+        previous.retiring(next);
         retiring.add(previous);
         retirements.execute(() -> retire(previous, next, replaced));
         String summary = describeChange(previous, next) + (added.isEmpty() ? "" : "; plugins added " + added);
@@ -135,7 +140,7 @@ final class RouteReloads {
      */
     private void retire(RouteTree replaced, RouteTree successor, Dispatcher.Generation generation) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_LIMIT_MILLIS);
-        while ((generation.unfinished() > 0 || replaced.background() > 0) && System.nanoTime() < deadline) {
+        while ((generation.unfinished() > 0 || replaced.background(successor) > 0) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -143,9 +148,10 @@ final class RouteReloads {
                 return;
             }
         }
-        if (generation.unfinished() > 0 || replaced.background() > 0) {
+        if (generation.unfinished() > 0 || replaced.background(successor) > 0) {
             LOG.warn("{} operations and {} requests of nodes' own still unfinished on the replaced route tree after "
-                    + "{} ms; closing it anyway", generation.unfinished(), replaced.background(), DRAIN_LIMIT_MILLIS);
+                    + "{} ms; closing it anyway", generation.unfinished(), replaced.background(successor),
+                    DRAIN_LIMIT_MILLIS);
         }
         synchronized (this) {
             if (retiring.remove(replaced)) {
@@ -199,7 +205,8 @@ final class RouteReloads {
                 closing.add(instance.name());
             }
         }
-        return "route tree replaced; backend instances kept " + kept + ", opened " + opened
+        return "route tree replaced; nodes kept " + next.nodesKeptFrom(previous) + ", built "
+                + next.nodesBuiltSince(previous) + "; backend instances kept " + kept + ", opened " + opened
                 + ", closed once idle " + closing;
     }
 

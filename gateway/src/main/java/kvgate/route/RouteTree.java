@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * name it, and {@code default} only when used.
  *
  * <p>A tree built on a reload keeps every backend instance of the tree before whose type and settings are unchanged
- * (its connections, its store, its generic layer), and opens the others; nodes are always built anew.
+ * (its connections, its store, its generic layer), and opens the others. It keeps every node whose type and settings
+ * are unchanged and whose children are all kept too (a warm-up node's backfill runs on, a shadow's counts go on);
+ * the others are built anew.
  */
 public final class RouteTree {
     private static final Logger LOG = LoggerFactory.getLogger(RouteTree.class);
@@ -74,12 +76,22 @@ public final class RouteTree {
     /** What each name is: {@code route <type>} or {@code backend <type>}. */
     private final Map<String, String> kinds;
     private final Map<Instance, BackendRoute> instances;
-    /** Work the tree's nodes go on with after their answers ({@link RouteContext.Background}), not yet done. */
-    private final LongAdder background;
+    /** Every node (not the instances) by name, as built or kept. */
+    private final Map<String, Node> nodes;
+
+    /**
+     * A node as configured and built: what a reload compares to keep it.
+     *
+     * @param children the names it resolved while it was built, in order
+     * @param background its work after its answers ({@link RouteContext.Background}) not yet done
+     */
+    private record Node(Route route, String type, Map<String, String> settings, List<String> children,
+                        LongAdder background) {
+    }
 
     private RouteTree(String rootName, Route root, Map<String, Route> named, Map<String, String> kinds,
-                      Map<Instance, BackendRoute> instances, LongAdder background) {
-        this.background = background;
+                      Map<Instance, BackendRoute> instances, Map<String, Node> nodes) {
+        this.nodes = nodes;
         this.rootName = rootName;
         this.root = root;
         this.named = named;
@@ -91,9 +103,46 @@ public final class RouteTree {
         return root;
     }
 
-    /** Work the tree's nodes started after their answers and have not finished ({@link RouteContext#background}). */
-    public long background() {
-        return background.sum();
+    /**
+     * Work the tree's nodes started after their answers and have not finished ({@link RouteContext#background}), but
+     * for the nodes {@code successor} kept, whose work goes on in it.
+     */
+    public long background(RouteTree successor) {
+        long sum = 0;
+        for (Node node : nodes.values()) {
+            if (successor == null || !successor.holds(node.route())) {
+                sum += node.background().sum();
+            }
+        }
+        return sum;
+    }
+
+    /** Whether {@code route} is one of this tree's nodes. */
+    private boolean holds(Route route) {
+        for (Node node : nodes.values()) {
+            if (node.route() == route) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The names of the nodes of this tree that {@code previous} had too, kept rather than built anew. */
+    public List<String> nodesKeptFrom(RouteTree previous) {
+        List<String> kept = new ArrayList<>();
+        nodes.forEach((name, node) -> {
+            if (previous != null && previous.holds(node.route())) {
+                kept.add(name);
+            }
+        });
+        return kept;
+    }
+
+    /** The names of the nodes of this tree built anew rather than kept from {@code previous}. */
+    public List<String> nodesBuiltSince(RouteTree previous) {
+        List<String> built = new ArrayList<>(nodes.keySet());
+        built.removeAll(nodesKeptFrom(previous));
+        return built;
     }
 
     /** The backend instances the tree reaches, in the order they were opened. */
@@ -155,21 +204,24 @@ public final class RouteTree {
      * hold: its nodes stop their own work first, as a replaced tree's do.
      */
     public void discard(RouteTree inForce) {
-        retiring();
+        retiring(inForce);
         retire(inForce);
     }
 
-    /** Tells every node the tree has been replaced ({@link Route#retiring}), before its work is waited for. */
-    public void retiring() {
-        eachNode(Route::retiring, "stop its own work");
+    /**
+     * Tells every node that {@code successor} did not keep that the tree has been replaced ({@link Route#retiring}),
+     * before its work is waited for.
+     */
+    public void retiring(RouteTree successor) {
+        eachNode(successor, Route::retiring, "stop its own work");
     }
 
     /**
-     * Closes what this tree holds and {@code successor} does not: every node ({@link Route#close}), and every
-     * backend instance the successor did not keep. With no successor (the gateway stopping), everything.
+     * Closes what this tree holds and {@code successor} does not: every node it did not keep ({@link Route#close}),
+     * and every backend instance it did not keep. With no successor (the gateway stopping), everything.
      */
     public void retire(RouteTree successor) {
-        eachNode(Route::close, "close");
+        eachNode(successor, Route::close, "close");
         instances.forEach((instance, opened) -> {
             if (successor == null || successor.instances.get(instance) != opened) {
                 opened.close();
@@ -177,10 +229,14 @@ public final class RouteTree {
         });
     }
 
-    /** Calls {@code action} on every node (not the backend instances); one node's failure does not stop it. */
-    private void eachNode(Consumer<Route> action, String what) {
+    /**
+     * Calls {@code action} on every node (not the backend instances) that {@code successor} does not hold; one node's
+     * failure does not stop it.
+     */
+    private void eachNode(RouteTree successor, Consumer<Route> action, String what) {
         for (Map.Entry<String, Route> entry : named.entrySet()) {
-            if (entry.getValue() instanceof BackendRoute) {
+            if (entry.getValue() instanceof BackendRoute
+                    || (successor != null && successor.holds(entry.getValue()))) {
                 continue;
             }
             try {
@@ -237,11 +293,10 @@ public final class RouteTree {
                 throw new Refused(new ConfigurationException(String.join(", ", unreached)
                         + " configured but not reached from route = " + root));
             }
-            return new RouteTree(rootName, tree, builder.built, builder.kinds, builder.instances,
-                    builder.background);
+            return new RouteTree(rootName, tree, builder.built, builder.kinds, builder.instances, builder.nodes);
         } catch (Refused refused) {
             // Nothing of a refused tree stays open; instances kept from the tree in force are not its to close.
-            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances, builder.background)
+            new RouteTree(rootName, null, builder.built, builder.kinds, builder.instances, builder.nodes)
                     .discard(previous);
             if (refused.cause instanceof StartupException opening) {
                 throw opening;
@@ -275,10 +330,10 @@ public final class RouteTree {
         private final Map<Instance, BackendRoute> instances = new LinkedHashMap<>();
         /** The names being built, outermost first: a name met again among them is a loop. */
         private final Set<String> path = new LinkedHashSet<>();
-        private final LongAdder background = new LongAdder();
+        private final Map<String, Node> nodes = new LinkedHashMap<>();
 
         /** Counts a node's work after its answer until it completes ({@link RouteContext.Background}). */
-        private void track(CompletionStage<?> work) {
+        private static void track(LongAdder background, CompletionStage<?> work) {
             background.increment();
             work.whenComplete((result, error) -> background.decrement());
         }
@@ -341,16 +396,25 @@ public final class RouteTree {
 
         private Route node(String name) {
             String type = declared.routes().get(name);
+            Settings settings = all.under(ROUTES + name + ".");
+            Route kept = kept(name, type, settings.asMap());
+            if (kept != null) {
+                return kept;
+            }
             RouteFactory factory = nodeTypes.get(type);
+            List<String> children = new ArrayList<>();
+            LongAdder background = new LongAdder();
             path.add(name);
             try {
-                RouteContext context = new RouteContext(name, all.under(ROUTES + name + "."),
-                        child -> route(child, ROUTES + name), scheduler,
-                        counter -> metrics.routeCounter(name, counter), this::track);
+                RouteContext context = new RouteContext(name, settings, child -> {
+                    children.add(child);
+                    return route(child, ROUTES + name);
+                }, scheduler, counter -> metrics.routeCounter(name, counter), work -> track(background, work));
                 Route route = factory.build(context);
                 if (route == null) {
                     throw new IllegalArgumentException("the node type built no route");
                 }
+                nodes.put(name, new Node(route, type, settings.asMap(), List.copyOf(children), background));
                 return route;
             } catch (Refused refused) {
                 throw refused;
@@ -360,6 +424,31 @@ public final class RouteTree {
             } finally {
                 path.remove(name);
             }
+        }
+
+        /**
+         * The previous tree's node of this name, when its type and settings are unchanged and each child it resolved
+         * resolves to the same route now (built first, as the node would have); else null.
+         */
+        private Route kept(String name, String type, Map<String, String> settings) {
+            Node before = previous == null ? null : previous.nodes.get(name);
+            if (before == null || !before.type().equals(type) || !before.settings().equals(settings)) {
+                return null;
+            }
+            path.add(name);
+            try {
+                boolean same = true;
+                for (String child : before.children()) {
+                    same &= route(child, ROUTES + name) == previous.named.get(child);
+                }
+                if (!same) {
+                    return null;
+                }
+            } finally {
+                path.remove(name);
+            }
+            nodes.put(name, before);
+            return before.route();
         }
 
         private static Set<String> withDefault(Set<String> names) {
