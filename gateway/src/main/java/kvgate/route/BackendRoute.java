@@ -123,7 +123,18 @@ public final class BackendRoute implements Route {
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
                     + type + ") cannot keep an item's expiry through a store"));
         } else if (operation instanceof Operation.Scan scan) {
-            return directory.scan(scan);
+            if (!scan.exhaustive()) {
+                return directory.scan(scan);
+            }
+            // What the store holds, whoever wrote it, if the backend can list it; else what gateways listed.
+            CompletionStage<Result> listed;
+            try {
+                listed = Outcomes.guarded(backend.execute(scan));
+            } catch (UnsupportedOperationException e) {
+                return directory.scan(scan); // a backend's visitor without scans at all
+            }
+            return listed.thenCompose(result -> result.status() == Status.UNSUPPORTED ? directory.scan(scan)
+                    : CompletableFuture.completedFuture(result));
         } else if (operation instanceof Operation.Tag tag) {
             return tags.tag(tag);
         } else if (operation instanceof Operation.Untag untag) {

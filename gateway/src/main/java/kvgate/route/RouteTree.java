@@ -160,11 +160,20 @@ public final class RouteTree {
         return null;
     }
 
-    /** The tree's nodes and instances, one line each: the root first, then by name. */
+    /** The tree's nodes and instances, one line each, a node's {@link Route#status} after it: the root first. */
     public List<String> describe() {
         List<String> lines = new ArrayList<>();
         lines.add("route = " + rootName);
-        new TreeMap<>(kinds).forEach((name, kind) -> lines.add(name + " (" + kind + ")"));
+        new TreeMap<>(kinds).forEach((name, kind) -> {
+            Node node = nodes.get(name);
+            String status = "";
+            try {
+                status = node == null ? "" : node.route().status();
+            } catch (RuntimeException e) {
+                status = "cannot tell its status: " + e;
+            }
+            lines.add(name + " (" + kind + ")" + (status == null || status.isEmpty() ? "" : ": " + status));
+        });
         return lines;
     }
 

@@ -126,15 +126,27 @@ public sealed interface Operation {
     /**
      * Lists the live items of a namespace, in no particular order (MPDB's GETBUCKET). Completes with
      * {@link Result.Entries}, or {@link Status#TOO_LARGE} when the namespace holds more than {@code limit} items.
-     * Only a backend declaring {@link Capability#SCAN} receives it; for others the gateway keeps a key directory.
+     * A backend declaring {@link Capability#SCAN} lists them itself; for others the gateway keeps a key directory of
+     * what was stored through it.
+     *
+     * <p>An exhaustive scan (a migration's backfill) must find every item the store holds, whoever wrote it, however
+     * costly the listing: it is offered to every backend first, and one that cannot list its store answers
+     * {@link Status#UNSUPPORTED}, after which the key directory answers. The memcached backend lists its servers'
+     * items this way ({@code lru_crawler metadump}), items' expiries included.
      *
      * @param limit the most items the caller can use, at least 1
+     * @param exhaustive whether every item the store holds must be found, not only those stored through a gateway
      */
-    record Scan(Namespace namespace, int limit) implements Operation {
+    record Scan(Namespace namespace, int limit, boolean exhaustive) implements Operation {
         public Scan {
             if (limit < 1) {
                 throw new IllegalArgumentException("limit must be at least 1, not " + limit);
             }
+        }
+
+        /** A scan for a protocol's request: the store's cheapest complete listing of what gateways stored. */
+        public Scan(Namespace namespace, int limit) {
+            this(namespace, limit, false);
         }
 
         @Override

@@ -72,6 +72,15 @@ public interface Route {
     }
 
     /**
+     * What an operator must know of the node's own work, shown beside it by the admin port's {@code routes}: a
+     * background job's state ("backfill incomplete: namespace x could not be listed"), empty when there is nothing to
+     * say. Read on the admin thread; must not block.
+     */
+    default String status() {
+        return "";
+    }
+
+    /**
      * The tree holding the node has been replaced by a reload: the node stops starting work of its own, work no
      * operation asked for (a background copy between stores). Called once, before the gateway waits for the tree's
      * operations and the work its nodes go on with ({@link RouteContext#background}), so that the wait can end;

@@ -19,6 +19,8 @@ public final class MemcachedServers implements BackendServers {
     private final Process[] processes;
     /** Each server's Cyrus SASL configuration directory when it requires authentication (-S), else null. */
     private final Path[] saslConfigs;
+    /** Arguments every server of the pool is started with besides the usual ones. */
+    private List<String> extraArguments = List.of();
 
     private MemcachedServers(int count) {
         ports = new int[count];
@@ -31,6 +33,11 @@ public final class MemcachedServers implements BackendServers {
     public static MemcachedServers start(int count) throws Exception {
         return started(count, (servers, index) -> {
         });
+    }
+
+    /** Starts {@code count} memcached servers with {@code arguments} besides the usual ones ({@code -X}, ...). */
+    public static MemcachedServers startWith(int count, String... arguments) throws Exception {
+        return started(count, (servers, index) -> servers.extraArguments = List.of(arguments));
     }
 
     /**
@@ -108,6 +115,7 @@ public final class MemcachedServers implements BackendServers {
             Files.deleteIfExists(sockets[index]); // a killed server leaves its socket behind, and bind would refuse
             command.addAll(List.of("-s", sockets[index].toString(), "-a", "0600"));
         }
+        command.addAll(extraArguments);
         ProcessBuilder builder = new ProcessBuilder(command);
         if (saslConfigs[index] != null) {
             command.add("-S");

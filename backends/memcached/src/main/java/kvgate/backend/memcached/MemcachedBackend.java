@@ -3,6 +3,7 @@ package kvgate.backend.memcached;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -14,6 +15,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
@@ -47,7 +51,11 @@ final class MemcachedBackend implements Backend {
     private static final long STATS_INTERVAL_MILLIS = 1000;
 
     private final List<Server> servers;
+    private final List<ServerAddress> addresses;
     private final EventLoop[] loops;
+    /** Where the servers' item listings are read: blocking reads, never on a network thread. Made at first use. */
+    private ExecutorService lister;
+    private final int timeoutMillis;
     private final Ketama ketama;
     private final Clock clock;
     private final ScheduledFuture<?> statsPoll;
@@ -57,6 +65,8 @@ final class MemcachedBackend implements Backend {
     MemcachedBackend(List<ServerAddress> addresses, EventLoopGroup eventLoops, Clock clock, long timeoutMillis,
                      int failureLimit, long retryMillis, int maxItemSize, ServerCredentials credentials) {
         this.clock = clock;
+        this.addresses = List.copyOf(addresses);
+        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
         this.ketama = new Ketama(addresses);
         List<EventLoop> loopList = new ArrayList<>();
         for (EventExecutor executor : eventLoops) {
@@ -226,6 +236,19 @@ final class MemcachedBackend implements Backend {
                     reply -> new Result.Value(item(reply, touch.expiresAt())));
         }
 
+        /**
+         * An exhaustive scan lists what the servers hold ({@link #listAll}); another is the key directory's, which
+         * answers a protocol's scans without a crawl of every server each time.
+         */
+        @Override
+        public CompletionStage<Result> scan(Operation.Scan scan) {
+            if (!scan.exhaustive()) {
+                return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED,
+                        "memcached lists its items only for an exhaustive scan"));
+            }
+            return listAll(scan);
+        }
+
         @Override
         public CompletionStage<Result> flush(Operation.Flush flush) {
             if (!flush.namespace().equals(Namespace.DEFAULT)) {
@@ -249,6 +272,109 @@ final class MemcachedBackend implements Backend {
                 return Result.DONE;
             });
         }
+    }
+
+    /** How many gets of listed keys go out together while a listing reads their items. */
+    private static final int LISTING_BATCH = 256;
+
+    /**
+     * Every live item of a namespace that the servers hold, whoever stored it: each server's own listing of its items
+     * ({@link ServerListing}, one server after another), the namespace's keys picked out ({@link ServerKeys#parse}),
+     * then their items read as a get reads them, with the expiry the listing gave (memcached's gets do not tell it).
+     * A server that refuses to list makes the whole scan {@link Status#UNSUPPORTED}, and so does a key of the
+     * namespace too long to be listed by name: the caller then has the gateway's key directory answer. A server that
+     * cannot be reached is a temporary failure.
+     */
+    private CompletionStage<Result> listAll(Operation.Scan scan) {
+        CompletableFuture<Result> listing = new CompletableFuture<>();
+        try {
+            listingThread().execute(() -> {
+                try {
+                    listing.complete(listNow(scan));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    listing.complete(Result.failure(Status.TEMPORARY_FAILURE, "listing interrupted"));
+                } catch (RuntimeException e) {
+                    listing.complete(Result.backendError(e));
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            listing.complete(Result.failure(Status.TEMPORARY_FAILURE, "the backend is closing"));
+        }
+        return listing;
+    }
+
+    private synchronized ExecutorService listingThread() {
+        if (lister == null) {
+            lister = Executors.newSingleThreadExecutor(task -> {
+                Thread thread = new Thread(task, "kvgate-memcached-listing");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        return lister;
+    }
+
+    private Result listNow(Operation.Scan scan) throws InterruptedException {
+        long nowSeconds = clock.millis() / 1000;
+        Map<ByteBuffer, Long> found = new LinkedHashMap<>();
+        int unnamed = 0;
+        for (ServerAddress address : addresses) {
+            List<ServerListing.Listed> listed;
+            try {
+                listed = ServerListing.list(address, Math.max(timeoutMillis, 10_000));
+            } catch (ServerListing.Refused refused) {
+                return Result.failure(Status.UNSUPPORTED, "memcached server " + address
+                        + " does not list its items (lru_crawler metadump): " + refused.getMessage());
+            } catch (IOException e) {
+                return Result.failure(Status.TEMPORARY_FAILURE, "listing the items of memcached server " + address
+                        + ": " + e.getMessage());
+            }
+            for (ServerListing.Listed item : listed) {
+                if (item.expiresAtSeconds() != ServerListing.Listed.NEVER && item.expiresAtSeconds() <= nowSeconds) {
+                    continue;
+                }
+                ServerKeys.Parsed parsed = ServerKeys.parse(item.serverKey());
+                if (!parsed.namespace().equals(scan.namespace())) {
+                    continue;
+                }
+                if (parsed.key() == null) {
+                    unnamed++;
+                    continue;
+                }
+                found.putIfAbsent(ByteBuffer.wrap(parsed.key()), item.expiresAtSeconds());
+                if (found.size() > scan.limit()) {
+                    return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit()
+                            + " items");
+                }
+            }
+        }
+        if (unnamed > 0) {
+            return Result.failure(Status.UNSUPPORTED, unnamed + " keys of namespace " + scan.namespace().name()
+                    + " are too long for memcached and were stored hashed: they cannot be listed by name");
+        }
+        List<Result.Entry> entries = new ArrayList<>(found.size());
+        List<Map.Entry<ByteBuffer, Long>> keys = new ArrayList<>(found.entrySet());
+        for (int start = 0; start < keys.size(); start += LISTING_BATCH) {
+            List<Map.Entry<ByteBuffer, Long>> batch = keys.subList(start, Math.min(keys.size(), start + LISTING_BATCH));
+            List<Operation> gets = new ArrayList<>(batch.size());
+            for (Map.Entry<ByteBuffer, Long> key : batch) {
+                gets.add(new Operation.Get(scan.namespace(), key.getKey().array()));
+            }
+            List<CompletionStage<Result>> read = executeAll(gets);
+            for (int i = 0; i < batch.size(); i++) {
+                Result result = read.get(i).toCompletableFuture().join();
+                if (result instanceof Result.Value value) {
+                    long seconds = batch.get(i).getValue();
+                    Item item = value.item();
+                    entries.add(new Result.Entry(batch.get(i).getKey().array(), new Item(item.value(), item.flags(),
+                            item.cas(), seconds == ServerListing.Listed.NEVER ? Item.NEVER : seconds * 1000)));
+                } else if (result.status() != Status.NOT_FOUND) {
+                    return result; // gone meanwhile is fine; a server that fails is the scan's failure
+                }
+            }
+        }
+        return new Result.Entries(entries);
     }
 
     private interface Success {
@@ -333,6 +459,11 @@ final class MemcachedBackend implements Backend {
     @Override
     public void close() {
         statsPoll.cancel(false);
+        synchronized (this) {
+            if (lister != null) {
+                lister.shutdownNow();
+            }
+        }
         for (Server server : servers) {
             for (ServerConnection connection : server.connections()) {
                 connection.close();

@@ -3,6 +3,7 @@ package kvgate.backend.memcached;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
 import kvgate.spi.Namespace;
 
@@ -51,6 +52,35 @@ public final class ServerKeys {
         encoded[1 + name.length] = HASHED;
         System.arraycopy(digest, 0, encoded, 2 + name.length, digest.length);
         return encoded;
+    }
+
+    /**
+     * What a server key stands for, as {@link #of} made it: its namespace and key, with the key null for a long key
+     * that was hashed (which cannot be told back). A key that {@code of} cannot have made (one written to the server
+     * by another client) is a key of the default namespace, as it is.
+     */
+    record Parsed(Namespace namespace, byte[] key) {
+    }
+
+    public static Parsed parse(byte[] serverKey) {
+        if (serverKey.length == 0 || serverKey[0] != MARK) {
+            return new Parsed(Namespace.DEFAULT, serverKey);
+        }
+        for (int i = 1; i < serverKey.length; i++) {
+            if (serverKey[i] != KEY && serverKey[i] != HASHED) {
+                continue;
+            }
+            String name = new String(serverKey, 1, i - 1, StandardCharsets.US_ASCII);
+            Namespace namespace;
+            try {
+                namespace = name.isEmpty() ? Namespace.DEFAULT : new Namespace(name);
+            } catch (IllegalArgumentException notOurs) {
+                return new Parsed(Namespace.DEFAULT, serverKey);
+            }
+            return new Parsed(namespace, serverKey[i] == HASHED ? null
+                    : Arrays.copyOfRange(serverKey, i + 1, serverKey.length));
+        }
+        return new Parsed(Namespace.DEFAULT, serverKey);
     }
 
     private static byte[] sha256(byte[] data) {

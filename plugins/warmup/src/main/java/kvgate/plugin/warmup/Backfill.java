@@ -1,17 +1,23 @@
 package kvgate.plugin.warmup;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.RouteContext;
 import kvgate.spi.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Copies every item of some namespaces from the old store into the new one, in the background, so that a migration
@@ -19,10 +25,16 @@ import kvgate.spi.Status;
  * copied as a read's fill is ({@link WarmUpRoute#copy}: read afresh from the old store, added to the new one unless a
  * write of the key came first), at most {@code concurrency} at once and {@code rate} a second.
  *
+ * <p>It ends honestly: done only when every namespace was listed whole (a namespace that could not be listed is a
+ * WARN, the node's {@link #status} on the admin port, and {@code backfill_incomplete} instead of
+ * {@code backfill_done}), and only after a verification of a sample of the listed keys, old store against new,
+ * whose differences are counted in {@code backfill_verify_differs} and logged.
+ *
  * <p>Runs on the gateway's scheduler and never blocks it: every step is started from the completion of the one
  * before, through the scheduler, so a store that answers at once does not deepen the stack.
  */
 final class Backfill {
+    private static final Logger LOG = LoggerFactory.getLogger(Backfill.class);
     /** Copies of one key that raced a write or failed are tried this often in all, a little later each time. */
     private static final int ATTEMPTS = 5;
     private static final long RETRY_MILLIS = 200;
@@ -40,6 +52,17 @@ final class Backfill {
     private final LongAdder failed;
     private final LongAdder namespacesFailed;
     private final LongAdder done;
+    private final LongAdder incomplete;
+    private final LongAdder verifyChecked;
+    private final LongAdder verifyDiffers;
+    /** The listed keys the verification compares: a uniform sample of at most {@code verifyKeys} (reservoir). */
+    private final int verifyKeys;
+    private final List<Sampled> sample = new ArrayList<>();
+    private long sampledFrom;
+    /** The namespaces that could not be listed, and why. Guarded by {@code this}. */
+    private final List<String> unlisted = new ArrayList<>();
+    /** What the backfill is doing, for the admin port. */
+    private volatile String state = "starting";
 
     /** Guarded by {@code this}. */
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -52,12 +75,18 @@ final class Backfill {
     private boolean scanning;
     private boolean stopped;
 
-    /** A key to copy, and how many attempts it has had. */
-    private record Pending(byte[] key, int attempts) {
+    /** A key kept for the verification. */
+    private record Sampled(Namespace namespace, byte[] key) {
     }
 
+    /** A key to copy, its expiry as the listing gave it, and how many attempts it has had. */
+    private record Pending(byte[] key, long listedExpiry, int attempts) {
+    }
+
+    /** @param verifyKeys how many of the listed keys are compared, old store against new, at the end (0: none) */
     Backfill(WarmUpRoute route, List<Namespace> namespaces, RouteContext context, int concurrency, int rate,
-             int scanLimit) {
+             int scanLimit, int verifyKeys) {
+        this.verifyKeys = verifyKeys;
         this.route = route;
         this.namespaces = List.copyOf(namespaces);
         this.context = context;
@@ -71,6 +100,14 @@ final class Backfill {
         this.failed = context.counter("backfill_failed");
         this.namespacesFailed = context.counter("backfill_namespaces_failed");
         this.done = context.counter("backfill_done");
+        this.incomplete = context.counter("backfill_incomplete");
+        this.verifyChecked = context.counter("backfill_verify_checked");
+        this.verifyDiffers = context.counter("backfill_verify_differs");
+    }
+
+    /** What the backfill is doing or how it ended, for the admin port's {@code routes}. */
+    String status() {
+        return state;
     }
 
     void start() {
@@ -82,26 +119,39 @@ final class Backfill {
      * ({@link RouteContext#background}), which a reload waits for before it closes the stores.
      */
     synchronized void stop() {
+        if (!stopped) {
+            state = "backfill stopped (" + state + ")";
+        }
         stopped = true;
         queue.clear();
     }
 
     private void nextNamespace() {
-        Namespace namespace;
+        Namespace namespace = null;
         synchronized (this) {
             if (stopped) {
                 return;
             }
             namespaceIndex++;
-            if (namespaceIndex == namespaces.size()) {
+            if (namespaceIndex < namespaces.size()) {
+                namespace = namespaces.get(namespaceIndex);
+                scanning = true;
+                state = "backfill listing namespace " + namespace.name();
+            } else if (!unlisted.isEmpty()) {
                 stopped = true;
-                done.increment();
+                incomplete.increment();
+                state = "backfill incomplete: " + String.join("; ", unlisted)
+                        + "; those keys move only as they are read";
                 return;
+            } else {
+                state = "backfill verifying " + sample.size() + " keys";
             }
-            namespace = namespaces.get(namespaceIndex);
-            scanning = true;
         }
-        scan(namespace);
+        if (namespace == null) {
+            verify(0, new ArrayList<>());
+        } else {
+            scan(namespace);
+        }
     }
 
     /**
@@ -114,15 +164,18 @@ final class Backfill {
             if (stopped) {
                 return;
             }
-            listing = context.background(route.scanOld(new Operation.Scan(namespace, scanLimit)));
+            listing = context.background(route.scanOld(new Operation.Scan(namespace, scanLimit, true)));
         }
         listing.whenComplete((result, error) -> {
             if (result instanceof Result.Entries entries) {
                 synchronized (this) {
                     for (Result.Entry entry : entries.entries()) {
-                        queue.add(new Pending(entry.key(), 0));
+                        queue.add(new Pending(entry.key(), entry.item().expiresAt(), 0));
+                        sampled(namespace, entry.key());
                     }
                     scanning = false;
+                    state = "backfill copying namespace " + namespace.name() + " (" + entries.entries().size()
+                            + " keys listed)";
                 }
                 listed.add(entries.entries().size());
                 later(this::pump, 0);
@@ -130,7 +183,14 @@ final class Backfill {
                 later(() -> scan(namespace), 1000);
             } else {
                 // Too many items for one scan, a store that cannot list the namespace, or an unknown failure: the
-                // namespace is left to the reads' fills, and the counter tells the operator.
+                // namespace is left to the reads' fills, and the operator is told: the backfill will not say done.
+                String why = result == null ? String.valueOf(error) : result.toString();
+                LOG.warn("route {}: the backfill cannot list namespace {} of the old store ({}); its keys move only "
+                        + "as they are read, and the backfill will end incomplete", context.name(), namespace.name(),
+                        why);
+                synchronized (this) {
+                    unlisted.add("namespace " + namespace.name() + " could not be listed (" + why + ")");
+                }
                 namespacesFailed.increment();
                 later(this::nextNamespace, 0);
             }
@@ -155,7 +215,7 @@ final class Backfill {
                 Pending pending = queue.poll();
                 underWay++;
                 Namespace namespace = namespaces.get(namespaceIndex);
-                context.background(route.copy(namespace, pending.key()))
+                context.background(route.copy(namespace, pending.key(), pending.listedExpiry()))
                         .whenComplete((copy, error) -> finished(pending, copy));
             }
             if (!stopped && !scanning && queue.isEmpty() && underWay == 0 && waitingToRetry == 0) {
@@ -191,12 +251,77 @@ final class Backfill {
                 synchronized (this) {
                     waitingToRetry--;
                     if (!stopped) {
-                        queue.add(new Pending(pending.key(), pending.attempts() + 1));
+                        queue.add(new Pending(pending.key(), pending.listedExpiry(), pending.attempts() + 1));
                     }
                 }
                 pump();
             }, RETRY_MILLIS * (pending.attempts() + 1));
         }
+    }
+
+    /** Keeps a listed key in the verification's sample with the chance that keeps the sample uniform. */
+    private void sampled(Namespace namespace, byte[] key) {
+        if (verifyKeys == 0) {
+            return;
+        }
+        sampledFrom++;
+        if (sample.size() < verifyKeys) {
+            sample.add(new Sampled(namespace, key));
+        } else {
+            long slot = ThreadLocalRandom.current().nextLong(sampledFrom);
+            if (slot < verifyKeys) {
+                sample.set((int) slot, new Sampled(namespace, key));
+            }
+        }
+    }
+
+    /**
+     * Compares the sampled keys one after another, old store against new, then ends the backfill: done, with what
+     * differs counted and the first few differing keys logged.
+     */
+    private void verify(int next, List<String> differing) {
+        Sampled key;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            if (next == sample.size()) {
+                stopped = true;
+                String verified = sample.isEmpty() ? "" : "; " + differing.size() + " of " + sample.size()
+                        + " keys compared differ between the stores";
+                if (!differing.isEmpty()) {
+                    LOG.warn("route {}: after the backfill, {} of {} keys compared differ between the old and the new "
+                            + "store, among them {}", context.name(), differing.size(), sample.size(),
+                            differing.subList(0, Math.min(5, differing.size())));
+                }
+                state = "backfill done" + verified;
+                done.increment();
+                return;
+            }
+            key = sample.get(next);
+        }
+        compared(key, 2, same -> {
+            verifyChecked.increment();
+            if (!same) {
+                verifyDiffers.increment();
+                differing.add(key.namespace().name() + " " + new String(key.key(), StandardCharsets.UTF_8));
+            }
+            later(() -> verify(next + 1, differing), 0);
+        });
+    }
+
+    /**
+     * Whether a key is the same in both stores, asked up to {@code attempts} times a little apart: a write or an
+     * expiry between the two reads of one comparison is not a difference.
+     */
+    private void compared(Sampled key, int attempts, Consumer<Boolean> then) {
+        context.background(route.compare(key.namespace(), key.key())).whenComplete((same, error) -> {
+            if (Boolean.TRUE.equals(same) || attempts == 1) {
+                then.accept(Boolean.TRUE.equals(same));
+            } else {
+                later(() -> compared(key, attempts - 1, then), RETRY_MILLIS);
+            }
+        });
     }
 
     /** Guarded by {@code this}: one pump pending at a time. */

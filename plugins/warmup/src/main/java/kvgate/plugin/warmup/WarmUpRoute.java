@@ -5,6 +5,7 @@ import static kvgate.spi.Route.answerOf;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -285,15 +286,48 @@ final class WarmUpRoute implements Route {
                 error != null || result.outcome() == Copy.Outcome.RACED));
     }
 
-    /** Copies one key of the old store into the new one, if the new one lacks it: the backfill's step. */
-    CompletionStage<Copy> copy(Namespace namespace, byte[] key) {
+    /**
+     * Copies one key of the old store into the new one, if the new one lacks it: the backfill's step.
+     *
+     * @param listedExpiry the item's expiry as the old store's listing gave it: taken when the read does not tell one
+     *     (memcached's gets never do, its listing does)
+     */
+    CompletionStage<Copy> copy(Namespace namespace, byte[] key, long listedExpiry) {
         long start = recent.now();
         return answerOf(older, new Operation.Get(namespace, key)).thenCompose(old -> {
             if (old instanceof Result.Value value) {
-                return fill(namespace, key, value.item(), start);
+                Item item = value.item();
+                if (item.expiresAt() == Item.NEVER && listedExpiry != Item.NEVER) {
+                    item = new Item(item.value(), item.flags(), item.cas(), listedExpiry);
+                }
+                return fill(namespace, key, item, start);
             }
             return done(old.status() == Status.NOT_FOUND ? Copy.of(Copy.Outcome.ABSENT, null) : Copy.failed(null, old));
         });
+    }
+
+    /**
+     * Whether a key reads the same in both stores (value and flags), for the backfill's verification. A key gone from
+     * the old store is the same whatever the new one holds: a write through this node took it out, or it expired. One
+     * the old store has and the new one lacks or holds otherwise differs, and so does a read that fails.
+     */
+    CompletionStage<Boolean> compare(Namespace namespace, byte[] key) {
+        Operation.Get get = new Operation.Get(namespace, key);
+        return answerOf(older, get).thenCompose(old -> answerOf(newer, get).thenApply(fresh -> {
+            if (old.status() == Status.NOT_FOUND) {
+                return true;
+            }
+            return old instanceof Result.Value was && fresh instanceof Result.Value now
+                    && Arrays.equals(was.item().value(), now.item().value())
+                    && was.item().flags() == now.item().flags();
+        }));
+    }
+
+    /** What the backfill is doing or how it ended; empty without a backfill. */
+    @Override
+    public String status() {
+        Backfill running = backfill;
+        return running == null ? "" : running.status();
     }
 
     /** Lists a namespace of the old store: the backfill's source of keys. */

@@ -22,6 +22,7 @@ public final class WarmUpRouteFactory implements RouteFactory {
     static final String BACKFILL_CONCURRENCY = "backfill_concurrency";
     static final String BACKFILL_RATE = "backfill_rate";
     static final String BACKFILL_LIMIT = "backfill_limit";
+    static final String BACKFILL_VERIFY = "backfill_verify";
 
     @Override
     public String type() {
@@ -47,7 +48,10 @@ public final class WarmUpRouteFactory implements RouteFactory {
                 Setting.integer(BACKFILL_RATE, 1000, 0, 10_000_000,
                         "most backfill copies started per second (0: no limit)"),
                 Setting.integer(BACKFILL_LIMIT, 1_000_000, 1, Integer.MAX_VALUE,
-                        "most items a backfilled namespace may hold (one scan lists them all)"));
+                        "most items a backfilled namespace may hold (one scan lists them all)"),
+                Setting.integer(BACKFILL_VERIFY, 1000, 0, Integer.MAX_VALUE,
+                        "listed keys compared, old store against new, once the backfill has copied them all: a "
+                                + "random sample of this many (0: none; at least the keys listed: all of them)"));
     }
 
     @Override
@@ -70,7 +74,7 @@ public final class WarmUpRouteFactory implements RouteFactory {
         if (!backfill.isEmpty()) {
             route.startBackfill(new Backfill(route, backfill, context,
                     context.settings().intValue(BACKFILL_CONCURRENCY), context.settings().intValue(BACKFILL_RATE),
-                    context.settings().intValue(BACKFILL_LIMIT)));
+                    context.settings().intValue(BACKFILL_LIMIT), context.settings().intValue(BACKFILL_VERIFY)));
         }
         return route;
     }

@@ -216,7 +216,7 @@ class WarmUpRouteTest {
         // the order they came; the backfill's copies are not among them.)
         Gate lateAnswer = Gate.holdingAnswers(oldStore, operation -> operation instanceof Operation.Get);
         WarmUpRoute node = node(newStore, lateAnswer);
-        CompletionStage<Copy> copied = node.copy(NS, bytes("k"));
+        CompletionStage<Copy> copied = node.copy(NS, bytes("k"), Item.NEVER);
         lateAnswer.awaitHeld();
         assertTrue(run(node, delete("k")).ok());
         lateAnswer.open();
@@ -331,7 +331,7 @@ class WarmUpRouteTest {
         WarmUpRoute node = node(recordedNew, lateAnswer);
         CompletionStage<Result> deleted = node.execute(delete("k"));
         slowDelete.awaitHeld();
-        CompletionStage<Copy> copied = node.copy(NS, bytes("k")); // the backfill's: a client's read would wait
+        CompletionStage<Copy> copied = node.copy(NS, bytes("k"), Item.NEVER); // the backfill's: a client's read would wait
         lateAnswer.awaitHeld();
         slowDelete.open();
         assertTrue(deleted.toCompletableFuture().get(5, TimeUnit.SECONDS).ok());
@@ -447,10 +447,29 @@ class WarmUpRouteTest {
         for (int i = 0; i < 10; i++) {
             run(oldStore, set("k" + i, "v"));
         }
-        node("backfill", "default", "backfill_limit", "5");
-        awaitCounter("backfill_done", 1);
+        WarmUpRoute node = node("backfill", "default", "backfill_limit", "5");
+        awaitCounter("backfill_incomplete", 1);
         assertEquals(1, counter("backfill_namespaces_failed"));
         assertEquals(0, counter("backfill_copied"));
+        assertEquals(0, counter("backfill_done"), "a namespace not listed is no backfill done");
+        assertTrue(node.status().startsWith("backfill incomplete: namespace default could not be listed"),
+                node.status());
+        node.close();
+    }
+
+    @Test
+    void theVerificationReportsAKeyTheNewStoreHoldsOtherwise() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            run(oldStore, set("k" + i, "v"));
+        }
+        run(newStore, set("k3", "written to the new store only"));
+        WarmUpRoute node = node("backfill", "default", "backfill_verify", "100");
+        awaitCounter("backfill_done", 1);
+        assertEquals(20, counter("backfill_verify_checked"), "every listed key, as the sample is larger");
+        assertEquals(1, counter("backfill_verify_differs"));
+        assertEquals(19, counter("backfill_copied"));
+        assertEquals("backfill done; 1 of 20 keys compared differ between the stores", node.status());
+        node.close();
     }
 
     @Test
