@@ -8,16 +8,45 @@ import kvgate.spi.ResultFuture;
 
 /**
  * An operation picked for the shadow, with the primary's answer to it, which its shadow's answer is compared with.
- *
- * @param operation the operation as the primary got it (a write with a CAS still carries it)
- * @param answer the primary's answer; never fails ({@link kvgate.spi.Route#guarded})
- * @param place completed once the operation's place of {@code max_inflight} is free again: the shadow answered it,
- *     or it was never sent; the node's work after its answer until then ({@link kvgate.spi.RouteContext#background})
  */
-record Mirrored(Operation operation, CompletionStage<Result> answer, CompletableFuture<Void> place) {
+final class Mirrored {
+    private final Operation operation;
+    private final CompletionStage<Result> answer;
+    private final CompletableFuture<Void> place = new CompletableFuture<>();
+    /** A read's place in its key's order ({@link ReadOrder}); null for anything else. Set once, before it is sent. */
+    private ReadOrder.Ticket ticket;
 
+    /**
+     * @param operation the operation as the primary got it (a write with a CAS still carries it)
+     * @param answer the primary's answer; never fails ({@link kvgate.spi.Route#guarded})
+     */
     Mirrored(Operation operation, CompletionStage<Result> answer) {
-        this(operation, answer, new CompletableFuture<>());
+        this.operation = operation;
+        this.answer = answer;
+    }
+
+    Operation operation() {
+        return operation;
+    }
+
+    CompletionStage<Result> answer() {
+        return answer;
+    }
+
+    /**
+     * Completed once the operation's place of {@code max_inflight} is free again: the shadow answered it, or it was
+     * never sent; the node's work after its answer until then ({@link kvgate.spi.RouteContext#background}).
+     */
+    CompletableFuture<Void> place() {
+        return place;
+    }
+
+    ReadOrder.Ticket ticket() {
+        return ticket;
+    }
+
+    void ticket(ReadOrder.Ticket ticket) {
+        this.ticket = ticket;
     }
 
     /**

@@ -36,8 +36,13 @@ import org.slf4j.LoggerFactory;
  * <p>A mirrored write skipped or failed leaves the shadow behind on its item; later differences there are counted
  * as {@code behind}, not as mismatches, until a matched write levels the item again ({@link BehindKeys}).
  *
+ * <p>A mirrored read reaches the shadow only after every mirrored write of its key picked before it has been answered
+ * there, whatever thread either came from, so a client reading on one connection what it wrote on another is
+ * compared like with like; a read that raced a write of its key is {@code undecidable} if the answers differ
+ * ({@link ReadOrder}).
+ *
  * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code behind}
- * + {@code shadow_failed} + {@code primary_failed} once every answer is in; {@code skipped} operations were not
+ * + {@code undecidable} + {@code shadow_failed} + {@code primary_failed} once every answer is in; {@code skipped} operations were not
  * sent. Values in results are plain arrays ({@link kvgate.spi.Item}), so dropping the shadow's results releases
  * nothing. The node keeps no background work of its own ({@link Route#close} has nothing to stop): a pending timeout
  * ends by itself. Each mirrored operation is the node's work after its answer until its place is free
@@ -59,6 +64,7 @@ final class ShadowRoute implements Route {
     /** Places taken: operations sent to the shadow and not yet answered, or waiting in {@link #queue}. */
     private final AtomicInteger inflight = new AtomicInteger();
     private final MirrorQueue queue = new MirrorQueue(this::send);
+    private final ReadOrder order = new ReadOrder();
     private final BehindKeys behind;
     private final LongAdder mirrored;
     private final LongAdder skipped;
@@ -147,6 +153,9 @@ final class ShadowRoute implements Route {
             Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
             // The shadow's work after the client's answer: a reload closes the shadow's store only once it is done.
             background.track(picked.place());
+            if (ordered(picked)) {
+                continue; // a read held until the writes of its key before it have reached the shadow
+            }
             if (!picked.ready() && !now.isEmpty()) {
                 // The burst's operations before a write that must wait go first: once held, the write may be released
                 // (its primary answering on another thread) before this loop would send them.
@@ -173,6 +182,29 @@ final class ShadowRoute implements Route {
         }
     }
 
+    /**
+     * Enters a key's operation in its key's {@link ReadOrder}: a write is counted until the shadow answers it, a
+     * read gets its ticket. Returns true when the read must wait (it is held there, and sent when released).
+     */
+    private boolean ordered(Mirrored picked) {
+        Operation operation = picked.operation();
+        ItemKey key = ItemKey.of(operation);
+        if (key == null) {
+            return false;
+        }
+        if (ReadOrder.isWrite(operation)) {
+            order.writePicked(key);
+            picked.answer().whenComplete((result, error) -> order.writeAnswered(key));
+            return false;
+        }
+        if (!ReadOrder.isRead(operation)) {
+            return false;
+        }
+        ReadOrder.Ticket ticket = order.readPicked(key, picked);
+        picked.ticket(ticket);
+        return ticket.waits;
+    }
+
     private boolean takePlace() {
         if (inflight.incrementAndGet() > maxInflight) {
             inflight.decrementAndGet();
@@ -181,9 +213,17 @@ final class ShadowRoute implements Route {
         return true;
     }
 
+    /** Frees an operation's place; a write's ends its wait in the key's order, which may send reads held behind it. */
     private void freePlace(Mirrored picked) {
         inflight.decrementAndGet();
         picked.place().complete(null);
+        if (ReadOrder.isWrite(picked.operation())) {
+            ItemKey key = ItemKey.of(picked.operation());
+            List<Mirrored> released = order.writeDone(key);
+            if (!released.isEmpty()) {
+                send(released);
+            }
+        }
     }
 
     /**
@@ -249,16 +289,21 @@ final class ShadowRoute implements Route {
         CompletionStage<Result> answer = picked.answer();
         Route.withDeadline(replied, timeoutMillis,
                 Result.failure(Status.TEMPORARY_FAILURE, "no answer within " + timeoutMillis + " ms"), scheduler)
-                .thenAccept(fromShadow -> answer.thenAccept(fromPrimary -> judge(operation, fromPrimary, fromShadow)));
+                .thenAccept(fromShadow -> answer.thenAccept(fromPrimary -> judge(operation, picked, fromPrimary,
+                        fromShadow)));
     }
 
-    private void judge(Operation operation, Result fromPrimary, Result fromShadow) {
+    private void judge(Operation operation, Mirrored picked, Result fromPrimary, Result fromShadow) {
         Verdict verdict = Verdict.of(fromPrimary, fromShadow);
+        if (picked.ticket() != null && order.readJudged(ItemKey.of(operation), picked.ticket())
+                && verdict == Verdict.MISMATCHED) {
+            verdict = Verdict.UNDECIDABLE; // a write of the key raced the read: either answer may be right
+        }
         switch (verdict) {
             case MATCHED -> behind.matched(operation, fromPrimary);
             case SHADOW_FAILED, PRIMARY_FAILED -> behind.fellBehind(operation);
             case MISMATCHED -> verdict = behind.isBehind(operation) ? verdict.givenShadowBehind() : verdict;
-            case BEHIND -> { }
+            case BEHIND, UNDECIDABLE -> { }
         }
         verdicts.get(verdict).increment();
         if (verdict == Verdict.MISMATCHED) {

@@ -27,7 +27,12 @@ enum Verdict {
      * A difference on an item the shadow is known to be behind on, as a mirrored write of it was skipped or failed
      * ({@link BehindKeys}): not the shadow's mismatch.
      */
-    BEHIND("behind");
+    BEHIND("behind"),
+    /**
+     * A read whose answers differ while a write of its key raced it (unanswered by the primary when the read was
+     * picked, or picked after it): either store may rightly hold either value ({@link ReadOrder}).
+     */
+    UNDECIDABLE("undecidable");
 
     private final String counter;
 
