@@ -67,8 +67,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     /** Connections held at once on each operators' listener (admin, metrics): operators and their scripts. */
     private static final int ADMIN_CONNECTIONS = 64;
     private static final int ADMIN_MAX_LINE = 4096;
-    static final String ADMIN = "admin";
-    static final String METRICS = "metrics";
+    static final String ADMIN = GatewaySettings.ADMIN;
+    static final String METRICS = GatewaySettings.METRICS;
 
     private final PluginCatalog plugins;
     private final Configuration.Source source;
@@ -202,6 +202,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             AdminCommands commands = new AdminCommands(this);
             Channel admin = listeners.listenBeside(ADMIN, settings.text(GatewaySettings.ADMIN_BIND),
                     settings.intValue(GatewaySettings.ADMIN_PORT), 0, ADMIN_CONNECTIONS,
+                    Listeners.accessList(ADMIN, settings),
                     pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
                             .addLast(new StringDecoder(StandardCharsets.UTF_8))
                             .addLast(new StringEncoder(StandardCharsets.UTF_8))
@@ -211,6 +212,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         if (settings.bool(GatewaySettings.METRICS_ENABLE)) {
             Channel scraped = listeners.listenBeside(METRICS, settings.text(GatewaySettings.METRICS_BIND),
                     settings.intValue(GatewaySettings.METRICS_PORT), HttpAnswer.IDLE_SECONDS, ADMIN_CONNECTIONS,
+                    Listeners.accessList(METRICS, settings),
                     HttpAnswer.pipeline(() -> new PrometheusEndpoint(metrics.prometheus(),
                             () -> routes.get().instances(), adminThread)));
             InetSocketAddress address = (InetSocketAddress) scraped.localAddress();

@@ -1,6 +1,7 @@
 package kvgate.config;
 
 import java.util.List;
+import kvgate.net.ListenerSettings;
 import java.util.Map;
 import kvgate.spi.Setting;
 
@@ -26,6 +27,8 @@ public final class GatewaySettings {
     public static final String ADMIN_ENABLE = "admin.enable";
     public static final String ADMIN_BIND = "admin.bind";
     public static final String ADMIN_PORT = "admin.port";
+    public static final String ADMIN = "admin";
+    public static final String METRICS = "metrics";
     public static final String METRICS_ENABLE = "metrics.enable";
     public static final String METRICS_BIND = "metrics.bind";
     public static final String METRICS_PORT = "metrics.port";
@@ -68,9 +71,11 @@ public final class GatewaySettings {
             Setting.text(ADMIN_BIND, "127.0.0.1", "address of the admin listener; anyone who reaches it can reload "
                     + "the configuration, so keep it on loopback or a management network"),
             Setting.integer(ADMIN_PORT, 11299, 0, 65535, "admin port (0: any free port)"),
+            ListenerSettings.allow(ADMIN, "connect"),
             Setting.bool(METRICS_ENABLE, false, "serve the meters over HTTP for Prometheus to scrape (GET /metrics)"),
             Setting.text(METRICS_BIND, "127.0.0.1", "address of the metrics listener"),
             Setting.integer(METRICS_PORT, 11298, 0, 65535, "metrics port (0: any free port)"),
+            ListenerSettings.allow(METRICS, "connect"),
             Setting.integer(METRICS_LOOP_LAG_MS, 10, 0, 60_000,
                     "how often each network thread is probed for how late it runs its work, in ms (0: never)"));
 

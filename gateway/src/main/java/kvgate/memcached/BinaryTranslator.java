@@ -92,6 +92,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
     private final BucketManifests manifests;
     private final Clock clock;
     private final MemcachedStats stats;
+    /** The client's address, for the operator's log of refused logins and buckets. */
+    private final Object peer;
     /** The users of the password file; null when none is configured and no request needs authentication. */
     private final SaslUsers users;
     private final SaslExchange sasl;
@@ -123,7 +125,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
      *     Couchbase SDK refuses {@code preserveExpiry} itself, as for a server without the feature
      */
     public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                            ClusterConfig cluster, int maxItemSize, BooleanSupplier keepsExpiry) {
+                            ClusterConfig cluster, int maxItemSize, BooleanSupplier keepsExpiry, Object peer) {
+        this.peer = peer;
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
@@ -464,6 +467,9 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
         if (!(step instanceof SaslExchange.Continue)) {
             stats.authenticated(step instanceof SaslExchange.Done);
         }
+        if (step instanceof SaslExchange.Failed failed) {
+            stats.authenticationFailed(peer, failed.user());
+        }
         if (step instanceof SaslExchange.Continue more) {
             return answer(BinaryResponse.of(request, BinaryStatus.AUTH_CONTINUE, 0, more.challenge()));
         }
@@ -489,9 +495,12 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
     }
 
     private Translation<BinaryResponse> selectBucket(BinaryRequest request) {
-        BucketManifests.Bucket named = manifests.bucket(new String(request.key(), StandardCharsets.ISO_8859_1));
+        String name = new String(request.key(), StandardCharsets.ISO_8859_1);
+        BucketManifests.Bucket named = manifests.bucket(name);
         if (named == null) {
-            return error(request, BinaryStatus.NO_BUCKET);
+            // As a Couchbase server without the bucket: not found, which an SDK reports as BucketNotFoundException.
+            stats.unknownBucket(peer, name);
+            return error(request, BinaryStatus.KEY_NOT_FOUND);
         }
         bucket = named;
         bucketSelected = true;

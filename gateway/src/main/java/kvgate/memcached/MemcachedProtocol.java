@@ -27,6 +27,7 @@ import kvgate.memcached.text.TextReplyEncoder;
 import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
 import kvgate.net.ListenerSettings;
+import kvgate.net.Listeners;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
 import kvgate.net.ProtocolContext;
@@ -171,7 +172,7 @@ public final class MemcachedProtocol implements Protocol {
                                 new ClusterConfig(advertisedPort(advertisedPort,
                                         pipeline.channel().localAddress() instanceof InetSocketAddress local
                                                 ? local.getPort() : tcpPort.get()), mgmtPort),
-                                maxItemSize, keepsExpiry),
+                                maxItemSize, keepsExpiry, pipeline.channel().remoteAddress()),
                         encoder, context.dispatcher(), context.maxInFlight()));
         TextReplyEncoder textEncoder = new TextReplyEncoder();
         // A backend keeping expiries through stores reads them (memcached's reads do not tell them).
@@ -201,7 +202,7 @@ public final class MemcachedProtocol implements Protocol {
             // protocols' clients may hold, counted apart from them.
             Channel management = context.listeners().listenBeside(MANAGEMENT, bind.isEmpty() ? settings.text(BIND)
                             : bind, mgmtPort, HttpAnswer.IDLE_SECONDS,
-                    settings.intValue(GatewaySettings.MAX_CONNECTIONS),
+                    settings.intValue(GatewaySettings.MAX_CONNECTIONS), Listeners.accessList(NAME, settings),
                     HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
             InetSocketAddress served = (InetSocketAddress) management.localAddress();
             LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import kvgate.metrics.GatewayMetrics;
+import kvgate.net.RefusalLog;
 import kvgate.metrics.Verb;
 import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
@@ -46,6 +47,8 @@ public final class MemcachedStats {
     /** SASL authentications that succeeded and that failed, as memcached's auth_cmds and auth_errors count. */
     private final Counter authentications;
     private final Counter authenticationFailures;
+    private final RefusalLog failedLogins;
+    private final RefusalLog unknownBuckets;
 
     /** Stats of a gateway with one backend, of type {@code backendType}. */
     public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
@@ -66,6 +69,33 @@ public final class MemcachedStats {
         this.ioThreads = ioThreads;
         this.authentications = metrics.command(PROTOCOL, "sasl_auth");
         this.authenticationFailures = metrics.command(PROTOCOL, "sasl_auth_failed");
+        this.failedLogins = new RefusalLog("memcached authentications (SASL) failed",
+                metrics.refusals(PROTOCOL, "auth_failed")::increment);
+        this.unknownBuckets = new RefusalLog("memcached SelectBucket refused for a bucket this gateway does not have",
+                metrics.refusals(PROTOCOL, "unknown_bucket")::increment);
+    }
+
+    /** A failed authentication, logged (rate-limited) with the peer and the user it named, never the secret. */
+    void authenticationFailed(Object peer, String user) {
+        failedLogins.refused(peer + (user == null ? "" : " as user " + shown(user)));
+    }
+
+    /** A SelectBucket of a bucket the gateway does not have, logged (rate-limited) with the peer and the name. */
+    void unknownBucket(Object peer, String bucket) {
+        unknownBuckets.refused(peer + " for bucket " + shown(bucket));
+    }
+
+    /** A client's text for a log line: quoted, at most 64 characters, control characters escaped. */
+    private static String shown(String text) {
+        StringBuilder shown = new StringBuilder("'");
+        text.codePoints().limit(64).forEach(c -> {
+            if (Character.isISOControl(c)) {
+                shown.append(String.format("\\x%02x", c));
+            } else {
+                shown.appendCodePoint(c);
+            }
+        });
+        return shown.append(text.length() > 64 ? "'..." : "'").toString();
     }
 
     /** Counts a SASL exchange that ended, {@code ok} or not. */

@@ -21,6 +21,7 @@ import kvgate.mpdb.MpdbDatagram.Invalid;
 import kvgate.mpdb.MpdbDatagram.Numbered;
 import kvgate.mpdb.MpdbDatagram.Request;
 import kvgate.mpdb.MpdbDatagram.Unreadable;
+import kvgate.net.AccessList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +55,8 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
     private final int window;
     private final long serverTimeoutMillis;
     private final Cache<InetSocketAddress, Client> clients;
+    private final AccessList allowed;
+    private final ReplyBudget replies;
     private ScheduledFuture<?> cleaner;
 
     /** One client's window and its server timer. */
@@ -82,10 +85,14 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
      * @param maxDatagram the longest datagram taken, and the longest reply sent
      * @param window how many tags ahead of the last one run are buffered, and how many replies are kept for resends
      * @param serverTimeoutMillis how long a missing tag holds up the ones after it
+     * @param allowed the source networks whose datagrams are taken; others are dropped unanswered
+     * @param replies what may be sent to each source ({@link ReplyBudget})
      */
     public MpdbDatagramHandler(MpdbTranslator translator, OperationStream stream, GatewayMetrics metrics,
                                int maxDatagram, int window, long serverTimeoutMillis, Duration clientExpiry,
-                               long clientMemory) {
+                               long clientMemory, AccessList allowed, ReplyBudget replies) {
+        this.allowed = allowed;
+        this.replies = replies;
         this.translator = translator;
         this.stream = stream;
         this.metrics = metrics;
@@ -145,8 +152,13 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+        if (!allowed.allows(packet.sender())) {
+            metrics.datagramDropped(PROTOCOL, "access_list");
+            return;
+        }
         ByteBuf content = packet.content();
         int length = content.readableBytes();
+        replies.received(packet.sender().getAddress(), length);
         boolean oversized = length > maxDatagram;
         byte[] bytes = new byte[Math.min(length, maxDatagram + 1)];
         content.getBytes(content.readerIndex(), bytes);
@@ -256,7 +268,12 @@ public final class MpdbDatagramHandler extends SimpleChannelInboundHandler<Datag
         send(ctx, client.address, encoded);
     }
 
-    private static void send(ChannelHandlerContext ctx, InetSocketAddress to, byte[] datagram) {
+    /** Sends a reply unless its source's {@link ReplyBudget} is spent; then it is counted and not sent. */
+    private void send(ChannelHandlerContext ctx, InetSocketAddress to, byte[] datagram) {
+        if (!replies.mayReply(to.getAddress(), datagram.length)) {
+            metrics.datagramDropped(PROTOCOL, "reply_budget");
+            return;
+        }
         ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(datagram), to));
     }
 

@@ -7,6 +7,7 @@ import java.util.Map;
 import kvgate.config.ConfigurationException;
 import kvgate.config.StartupException;
 import kvgate.net.ListenerSettings;
+import kvgate.net.Listeners;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolContext;
 import kvgate.spi.Namespace;
@@ -22,6 +23,9 @@ public final class MpdbProtocol implements Protocol {
     public static final String MAX_DATAGRAM = NAME + ".max_datagram";
     public static final String CLIENT_EXPIRY_S = NAME + ".client_expiry_s";
     public static final String CLIENT_MEMORY = NAME + ".client_memory";
+    public static final String REPLY_RATIO = NAME + ".reply_ratio";
+    public static final String REPLY_RATE = NAME + ".reply_rate";
+    public static final String REPLY_BURST = NAME + ".reply_burst";
     /** The meter of the clients whose ordering state is held. */
     public static final String CLIENTS_METER = "kvgate.mpdb.clients";
 
@@ -51,7 +55,15 @@ public final class MpdbProtocol implements Protocol {
                                 + "was run or answered"),
                 Setting.size(CLIENT_MEMORY, "64m", 64 << 10, 1L << 30,
                         "memory all clients' ordering state may take (buffered requests, cached replies); the "
-                                + "least used clients are forgotten beyond it")));
+                                + "least used clients are forgotten beyond it"),
+                Setting.integer(REPLY_RATIO, 10, 0, 100_000,
+                        "reply bytes a source address earns for each byte it sends, so that a request with a "
+                                + "forged source cannot make the gateway send its victim much more than it was sent"),
+                Setting.size(REPLY_RATE, "64k", 0, 1L << 30,
+                        "reply bytes a second each source address earns whatever it sends"),
+                Setting.size(REPLY_BURST, "256k", 512, 1L << 30,
+                        "most reply bytes a source address may have in hand, and what a new one starts with; "
+                                + "replies beyond a source's bytes are not sent (its client resends the request)")));
         return settings;
     }
 
@@ -99,7 +111,9 @@ public final class MpdbProtocol implements Protocol {
         MpdbTranslator translator = new MpdbTranslator(namespaces(settings), maxDatagram);
         MpdbDatagramHandler handler = new MpdbDatagramHandler(translator, context.dispatcher(), context.metrics(),
                 maxDatagram, settings.intValue(WINDOW), settings.integer(SERVER_TIMEOUT_MS),
-                Duration.ofSeconds(settings.integer(CLIENT_EXPIRY_S)), settings.size(CLIENT_MEMORY));
+                Duration.ofSeconds(settings.integer(CLIENT_EXPIRY_S)), settings.size(CLIENT_MEMORY),
+                Listeners.accessList(NAME, settings), new ReplyBudget(settings.integer(REPLY_RATIO),
+                        settings.size(REPLY_RATE), settings.size(REPLY_BURST), System::nanoTime));
         context.metrics().gauge(CLIENTS_METER, "MPDB clients whose ordering state the gateway holds",
                 handler::clients);
         context.listeners().listenDatagram(NAME, settings, maxDatagram, handler);

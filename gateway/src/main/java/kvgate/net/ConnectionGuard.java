@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.metrics.GatewayMetrics;
 
 /**
- * First in every client pipeline: counts connections, closes at once those beyond {@code max_connections} (over
- * all listeners, as memcached's -c does) or beyond the listener's own limit.
+ * First in every client pipeline: closes at once a connection from outside the listener's access list, counts
+ * connections, and closes at once those beyond {@code max_connections} (over all listeners, as memcached's -c does)
+ * or beyond the listener's own limit.
  */
 @ChannelHandler.Sharable
 public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
@@ -20,6 +21,9 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final AtomicInteger listenerOpen = new AtomicInteger();
     private final GatewayMetrics metrics;
     private final boolean requestsReported;
+    private final AccessList allowed;
+    /** Connections closed for coming from outside the access list. */
+    private final RefusalLog outside;
     /** Connections closed for the limit over all listeners, and for this listener's own. */
     private final RefusalLog overAll;
     private final RefusalLog overOwn;
@@ -30,10 +34,14 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
      * @param listenerMaxConnections the limit of this listener alone, 0 for none
      * @param requestsReported whether the listener's decoders report each request they complete (a protocol's
      *     {@link SkippingFrameDecoder}s do), so that its idle timeout counts requests rather than bytes
+     * @param allowed the client networks the listener accepts
      */
     public ConnectionGuard(String protocol, int maxConnections, AtomicInteger open, int listenerMaxConnections,
-                           GatewayMetrics metrics, boolean requestsReported) {
+                           GatewayMetrics metrics, boolean requestsReported, AccessList allowed) {
         this.requestsReported = requestsReported;
+        this.allowed = allowed;
+        this.outside = new RefusalLog("closing " + protocol + " connections from outside " + protocol
+                + ".allow (" + allowed + ")", metrics.refusals(protocol, "access_list")::increment);
         this.protocol = protocol;
         this.maxConnections = maxConnections;
         this.open = open;
@@ -47,6 +55,12 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (!allowed.allows(ctx.channel().remoteAddress())) {
+            outside.refused(ctx.channel().remoteAddress());
+            ctx.pipeline().remove(this); // never counted in, so not counted out
+            ctx.close();
+            return;
+        }
         int now = open.incrementAndGet();
         int here = listenerOpen.incrementAndGet();
         boolean overall = maxConnections > 0 && now > maxConnections;

@@ -5,7 +5,8 @@ import kvgate.spi.Setting;
 
 /**
  * The settings of a protocol's listener, which {@link Listeners} reads: {@code <protocol>.enable},
- * {@code <protocol>.bind}, {@code <protocol>.port} and, for a stream protocol, {@code <protocol>.socket}.
+ * {@code <protocol>.bind}, {@code <protocol>.port}, {@code <protocol>.allow} and, for a stream protocol,
+ * {@code <protocol>.socket}.
  */
 public final class ListenerSettings {
     private ListenerSettings() {
@@ -18,13 +19,27 @@ public final class ListenerSettings {
      */
     public static List<Setting> stream(String protocol, String served, boolean enabled, int port) {
         return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
+                allow(protocol, "connect"),
                 Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) " + served
                         + " is served on too, for clients on this host, as memcached's -s (empty: none)"));
     }
 
+    /** The key of a listener's access list. */
+    public static String allowKey(String listener) {
+        return listener + ".allow";
+    }
+
+    /** A listener's access list ({@link AccessList}). */
+    public static Setting allow(String listener, String what) {
+        return Setting.text(allowKey(listener), "", "client networks that may " + what + " to the " + listener
+                + " listener: comma-separated IPv4 or IPv6 addresses and CIDR blocks (10.0.0.0/8, ::1); others are "
+                + "refused before anything is read (empty: any)");
+    }
+
     /** A datagram protocol's: served on UDP. */
     public static List<Setting> datagram(String protocol, String served, boolean enabled, int port) {
-        return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port));
+        return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
+                allow(protocol, "send"));
     }
 
     private static Setting enable(String protocol, String served, boolean enabled) {

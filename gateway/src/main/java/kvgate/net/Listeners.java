@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import kvgate.config.ConfigurationException;
 import kvgate.config.StartupException;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.spi.Settings;
@@ -84,7 +85,7 @@ public final class Listeners implements AutoCloseable {
     public Channel listen(String protocol, Settings settings, int ownLimit, int idleSeconds,
                           Consumer<ChannelPipeline> handlers, Consumer<Channel> tcpBound) throws StartupException {
         ConnectionGuard guard = new ConnectionGuard(protocol, maxConnections, clientConnections, ownLimit, metrics,
-                true);
+                true, accessList(protocol, settings));
         Channel listener = bind(protocol, settings.text(protocol + ".bind"), settings.intValue(protocol + ".port"),
                 idleSeconds, guard, handlers);
         tcpBound.accept(listener);
@@ -102,10 +103,20 @@ public final class Listeners implements AutoCloseable {
      * A listener beside the protocols' (the operators', the Couchbase management port): its connections counted apart
      * from clients' up to {@code limit}.
      */
-    public Channel listenBeside(String name, String host, int port, int idleSeconds, int limit,
+    public Channel listenBeside(String name, String host, int port, int idleSeconds, int limit, AccessList allowed,
                                 Consumer<ChannelPipeline> handlers) throws StartupException {
         return bind(name, host, port, idleSeconds,
-                new ConnectionGuard(name, limit, new AtomicInteger(), 0, metrics, false), handlers);
+                new ConnectionGuard(name, limit, new AtomicInteger(), 0, metrics, false, allowed), handlers);
+    }
+
+    /** The access list of {@code listener} ({@code <listener>.allow}); a bad one stops the start, naming it. */
+    public static AccessList accessList(String listener, Settings settings) throws StartupException {
+        try {
+            return AccessList.parse(ListenerSettings.allowKey(listener),
+                    settings.text(ListenerSettings.allowKey(listener)));
+        } catch (ConfigurationException e) {
+            throw new StartupException(e.getMessage(), e);
+        }
     }
 
     private Channel bind(String name, String host, int port, int idleSeconds, ConnectionGuard guard,

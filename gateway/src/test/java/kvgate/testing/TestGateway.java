@@ -3,6 +3,7 @@ package kvgate.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.Map;
 import kvgate.app.Gateway;
@@ -63,6 +64,7 @@ public final class TestGateway implements AutoCloseable {
     public static Map<String, String> passwordFile(Path directory, String contents) throws IOException {
         Path pwdb = directory.resolve("users");
         Files.writeString(pwdb, contents);
+        Files.setPosixFilePermissions(pwdb, PosixFilePermissions.fromString("rw-------"));
         return Map.of("memcached.sasl_pwdb", pwdb.toString());
     }
 

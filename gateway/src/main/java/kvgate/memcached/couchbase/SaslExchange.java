@@ -28,8 +28,15 @@ public final class SaslExchange {
     public record Done(String user, byte[] data) implements Step {
     }
 
-    /** Not authenticated. */
-    public record Failed(String why) implements Step {
+    /**
+     * Not authenticated.
+     *
+     * @param user the user the client named, for the operator's log; null where the exchange named none
+     */
+    public record Failed(String why, String user) implements Step {
+        public Failed(String why) {
+            this(why, null);
+        }
     }
 
     /** An exchange waiting for the client's next message. */
@@ -119,7 +126,7 @@ public final class SaslExchange {
         }
         String user = response.substring(0, space);
         if (users != null && !users.cramMatches(user, under.challenge(), response.substring(space + 1))) {
-            return new Failed("wrong user or password");
+            return new Failed("wrong user or password", user);
         }
         return new Done(user, NONE);
     }
@@ -139,7 +146,7 @@ public final class SaslExchange {
             return new Failed("PLAIN names no user, or another user to act as");
         }
         if (users != null && !users.plainMatches(user, password)) {
-            return new Failed("wrong user or password");
+            return new Failed("wrong user or password", user);
         }
         return new Done(user, NONE);
     }
@@ -204,7 +211,7 @@ public final class SaslExchange {
                 .getBytes(StandardCharsets.UTF_8);
         byte[] signature = scram.hmac(under.credentials().storedKey(), authMessage);
         if (proof.length != signature.length) {
-            return new Failed("wrong user or password");
+            return new Failed("wrong user or password", under.user());
         }
         byte[] clientKey = new byte[proof.length];
         for (int i = 0; i < proof.length; i++) {
@@ -212,7 +219,7 @@ public final class SaslExchange {
         }
         if (!MessageDigest.isEqual(scram.hash(clientKey), under.credentials().storedKey())
                 || !users.has(under.user())) {
-            return new Failed("wrong user or password");
+            return new Failed("wrong user or password", under.user());
         }
         byte[] serverSignature = scram.hmac(under.credentials().serverKey(), authMessage);
         return new Done(under.user(), ("v=" + BASE64.encodeToString(serverSignature))

@@ -18,6 +18,7 @@ import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
 import javax.crypto.spec.SecretKeySpec;
 import kvgate.config.ConfigurationException;
+import kvgate.config.SecretFiles;
 
 /**
  * The users who may authenticate on the memcached port, read once at start from a password file in memcached's
@@ -121,6 +122,7 @@ public final class SaslUsers {
      */
     public static SaslUsers read(String key, Path file) throws ConfigurationException {
         String setting = key + " = " + file + ": ";
+        SecretFiles.checkPrivate(key, file);
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);

@@ -22,6 +22,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -84,11 +85,14 @@ class SaslAuthenticationTest {
             assertEquals(0, mechanisms.status());
             assertEquals("SCRAM-SHA512 SCRAM-SHA256 SCRAM-SHA1 CRAM-MD5 PLAIN", mechanisms.valueText());
 
+            double failedBefore = gateway.gateway().metrics().refusals("memcached", "auth_failed").count();
             Response wrong = client.authenticate("ops", "guess");
             assertEquals(AUTH_ERROR, wrong.status());
             assertEquals("Auth failure", wrong.valueText());
             assertEquals(AUTH_ERROR, client.authenticate("nobody", "secret").status());
             assertEquals(AUTH_ERROR, client.get("k").status());
+            // Each failed login is counted (and logged, rate-limited, with the peer and user, never the password).
+            assertEquals(failedBefore + 2, gateway.gateway().metrics().refusals("memcached", "auth_failed").count());
 
             Response right = client.authenticate("ops", "secret");
             assertEquals(0, right.status());
@@ -366,10 +370,28 @@ class SaslAuthenticationTest {
         Files.writeString(empty, "# nobody\n");
         Path noPassword = directory.resolve("no-password");
         Files.writeString(noPassword, "ops:secret\nbob:\n");
+        for (Path file : List.of(noColon, twice, empty, noPassword)) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        }
         for (Path file : List.of(missing, noColon, twice, empty, noPassword)) {
             String message = assertThrows(ConfigurationException.class,
                     () -> TestGateway.start(Map.of("memcached.sasl_pwdb", file.toString()))).getMessage();
             assertTrue(message.startsWith("memcached.sasl_pwdb = " + file), message);
+            assertTrue(!message.contains("other users may read"), message);
+        }
+    }
+
+    @Test
+    void aPasswordFileOtherUsersMayReadStopsTheStartAsSshRefusesSuchKeys() throws Exception {
+        Path shared = directory.resolve("shared");
+        Files.writeString(shared, "ops:secret\n");
+        for (String mode : List.of("rw-r--r--", "rw-rw----", "rw-----w-")) {
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString(mode));
+            String message = assertThrows(ConfigurationException.class,
+                    () -> TestGateway.start(Map.of("memcached.sasl_pwdb", shared.toString()))).getMessage();
+            assertTrue(message.contains("other users may read or change it (" + mode + ")")
+                    && message.contains("chmod 600 " + shared), message);
+            assertTrue(!message.contains("secret\n") && !message.contains("ops:secret"), "no secret shown");
         }
     }
 }
