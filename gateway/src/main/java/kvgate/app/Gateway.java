@@ -33,6 +33,7 @@ import kvgate.dispatch.Dispatcher;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
+import kvgate.net.ListenerTls;
 import kvgate.net.Listeners;
 import kvgate.net.NetworkThreads;
 import kvgate.net.Protocol;
@@ -171,7 +172,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         List<String> withSockets = Protocols.ALL.stream().map(Protocol::name)
                 .filter(name -> settings.asMap().containsKey(UnixSockets.key(name))).toList();
         listeners = new Listeners(threads, metrics, UnixSockets.of(settings, withSockets),
-                settings.intValue(GatewaySettings.MAX_CONNECTIONS), ReadBudget.of(settings.size(GatewaySettings.READ_BUDGET)));
+                settings.intValue(GatewaySettings.MAX_CONNECTIONS),
+                ReadBudget.of(settings.size(GatewaySettings.READ_BUDGET)), ListenerTls.of(settings));
         ProtocolContext context = new ProtocolContext(settings, dispatcher, listeners, metrics, clock, manifests,
                 () -> routes.get().instances(), inForce::get, counters);
         List<Protocol> served = new ArrayList<>();
@@ -202,7 +204,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             AdminCommands commands = new AdminCommands(this);
             Channel admin = listeners.listenBeside(ADMIN, settings.text(GatewaySettings.ADMIN_BIND),
                     settings.intValue(GatewaySettings.ADMIN_PORT), 0, ADMIN_CONNECTIONS,
-                    Listeners.accessList(ADMIN, settings),
+                    Listeners.accessList(ADMIN, settings), listeners.tls(ADMIN, settings),
                     pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
                             .addLast(new StringDecoder(StandardCharsets.UTF_8))
                             .addLast(new StringEncoder(StandardCharsets.UTF_8))
@@ -212,7 +214,7 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         if (settings.bool(GatewaySettings.METRICS_ENABLE)) {
             Channel scraped = listeners.listenBeside(METRICS, settings.text(GatewaySettings.METRICS_BIND),
                     settings.intValue(GatewaySettings.METRICS_PORT), HttpAnswer.IDLE_SECONDS, ADMIN_CONNECTIONS,
-                    Listeners.accessList(METRICS, settings),
+                    Listeners.accessList(METRICS, settings), listeners.tls(METRICS, settings),
                     HttpAnswer.pipeline(() -> new PrometheusEndpoint(metrics.prometheus(),
                             () -> routes.get().instances(), adminThread)));
             InetSocketAddress address = (InetSocketAddress) scraped.localAddress();
@@ -319,7 +321,12 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     public synchronized String reload() throws ConfigurationException, StartupException {
         // One at a time (the admin port and SIGHUP may ask together), each reading the configuration it applies.
         Configuration configuration = source.read().withAliases(Protocols.aliases());
-        return reloads.reload(configuration);
+        // The certificate is read and checked first, and put in force only with the route tree: a reload refused
+        // for either leaves both as they were.
+        ListenerTls.Prepared certificate = listeners.tls().prepare(configuration.resolve(Protocols.settings()));
+        String summary = reloads.reload(configuration);
+        listeners.tls().install(certificate);
+        return summary + (certificate.context() == null ? "" : "; TLS certificate read again");
     }
 
     /** Stops listening, closes client connections, then closes the backends (committing what they acknowledged). */

@@ -10,6 +10,7 @@ import kvgate.counter.CounterProtocol;
 import kvgate.counterstore.CounterStoreSettings;
 import kvgate.memcached.MemcachedProtocol;
 import kvgate.mpdb.MpdbProtocol;
+import kvgate.net.ListenerTls;
 import kvgate.net.Protocol;
 import kvgate.okuyama.OkuyamaProtocol;
 import kvgate.spi.Setting;
@@ -32,6 +33,7 @@ public final class Protocols {
      */
     public static List<Setting> settings() {
         List<Setting> all = new ArrayList<>(GatewaySettings.ALL);
+        all.addAll(ListenerTls.SETTINGS);
         all.addAll(CollectionsSettings.ALL);
         for (Protocol protocol : ALL) {
             for (Setting setting : protocol.settings()) {

@@ -1,7 +1,6 @@
 package kvgate.config;
 
 import java.util.List;
-import kvgate.net.ListenerSettings;
 import java.util.Map;
 import kvgate.spi.Setting;
 
@@ -71,11 +70,13 @@ public final class GatewaySettings {
             Setting.text(ADMIN_BIND, "127.0.0.1", "address of the admin listener; anyone who reaches it can reload "
                     + "the configuration, so keep it on loopback or a management network"),
             Setting.integer(ADMIN_PORT, 11299, 0, 65535, "admin port (0: any free port)"),
-            ListenerSettings.allow(ADMIN, "connect"),
+            allow(ADMIN, "connect"),
+            tls(ADMIN),
             Setting.bool(METRICS_ENABLE, false, "serve the meters over HTTP for Prometheus to scrape (GET /metrics)"),
             Setting.text(METRICS_BIND, "127.0.0.1", "address of the metrics listener"),
             Setting.integer(METRICS_PORT, 11298, 0, 65535, "metrics port (0: any free port)"),
-            ListenerSettings.allow(METRICS, "connect"),
+            allow(METRICS, "connect"),
+            tls(METRICS),
             Setting.integer(METRICS_LOOP_LAG_MS, 10, 0, 60_000,
                     "how often each network thread is probed for how late it runs its work, in ms (0: never)"));
 
@@ -89,5 +90,18 @@ public final class GatewaySettings {
                     + "every operation that reaches it and may change, answer or count it");
 
     private GatewaySettings() {
+    }
+
+    /** A listener's access list, {@code <listener>.allow}: the client networks it takes. */
+    public static Setting allow(String listener, String what) {
+        return Setting.text(listener + ".allow", "", "client networks that may " + what + " to the " + listener
+                + " listener: comma-separated IPv4 or IPv6 addresses and CIDR blocks (10.0.0.0/8, ::1); others are "
+                + "refused before anything is read (empty: any)");
+    }
+
+    /** A listener's TLS switch, {@code <listener>.tls}. */
+    public static Setting tls(String listener) {
+        return Setting.bool(listener + ".tls", false, "serve the " + listener + " listener over TLS only (tls.cert, "
+                + "tls.key), on TCP and on its Unix socket");
     }
 }

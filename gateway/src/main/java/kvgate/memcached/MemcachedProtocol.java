@@ -203,7 +203,7 @@ public final class MemcachedProtocol implements Protocol {
             Channel management = context.listeners().listenBeside(MANAGEMENT, bind.isEmpty() ? settings.text(BIND)
                             : bind, mgmtPort, HttpAnswer.IDLE_SECONDS,
                     settings.intValue(GatewaySettings.MAX_CONNECTIONS), Listeners.accessList(NAME, settings),
-                    HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
+                    context.listeners().tls(NAME, settings), HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
             InetSocketAddress served = (InetSocketAddress) management.localAddress();
             LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",
                     served.getHostString(), served.getPort(), ManagementEndpoint.BUCKETS_PATH);

@@ -3,6 +3,7 @@ package kvgate.net;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.metrics.GatewayMetrics;
 
@@ -22,6 +23,9 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final GatewayMetrics metrics;
     private final boolean requestsReported;
     private final AccessList allowed;
+    private final ListenerTls tls;
+    /** Connections whose TLS handshake failed (a plain client on a TLS port, an untrusted certificate). */
+    private final RefusalLog handshakes;
     /** Connections closed for coming from outside the access list. */
     private final RefusalLog outside;
     /** Connections closed for the limit over all listeners, and for this listener's own. */
@@ -35,10 +39,14 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
      * @param requestsReported whether the listener's decoders report each request they complete (a protocol's
      *     {@link SkippingFrameDecoder}s do), so that its idle timeout counts requests rather than bytes
      * @param allowed the client networks the listener accepts
+     * @param tls the listener's TLS, or null for plain connections
      */
     public ConnectionGuard(String protocol, int maxConnections, AtomicInteger open, int listenerMaxConnections,
-                           GatewayMetrics metrics, boolean requestsReported, AccessList allowed) {
+                           GatewayMetrics metrics, boolean requestsReported, AccessList allowed, ListenerTls tls) {
         this.requestsReported = requestsReported;
+        this.tls = tls;
+        this.handshakes = new RefusalLog("closing " + protocol + " connections whose TLS handshake failed",
+                metrics.refusals(protocol, "tls_handshake")::increment);
         this.allowed = allowed;
         this.outside = new RefusalLog("closing " + protocol + " connections from outside " + protocol
                 + ".allow (" + allowed + ")", metrics.refusals(protocol, "access_list")::increment);
@@ -87,6 +95,23 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     String protocol() {
         return protocol;
+    }
+
+    /** The listener's TLS, or null for plain connections. */
+    ListenerTls tls() {
+        return tls;
+    }
+
+    /** A failed TLS handshake is counted and logged with why; the TLS handler closes the connection. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            // The cause, cut short: a plain-text client's bytes would follow it in some messages.
+            String why = String.valueOf(handshake.cause().getMessage());
+            handshakes.refused(ctx.channel().remoteAddress() + " (" + (why.length() > 100 ? why.substring(0, 100)
+                    + "..." : why) + ")");
+        }
+        super.userEventTriggered(ctx, event);
     }
 
     /** Whether its connections' decoders report each request they complete to the {@link IdleCloser}. */

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The listeners. A TCP listener's connections, and a Unix domain socket listener's, all start their pipelines the same
- * way — the {@link IdleCloser} (when a timeout is set), the connection guard — and the protocol adds its codec and
+ * way — TLS (when the listener has it), the {@link IdleCloser} (when a timeout is set), the connection guard — and the
+ * protocol adds its codec and
  * {@link ProtocolConnection}. A UDP listener is one channel
  * with one handler for every datagram.
  */
@@ -202,6 +203,9 @@ public final class Listener {
                     @Override
                     protected void initChannel(Channel channel) {
                         ChannelPipeline pipeline = channel.pipeline();
+                        if (guard.tls() != null) {
+                            pipeline.addLast(guard.tls().newHandler(channel.alloc()));
+                        }
                         if (idleTimeoutSeconds > 0) {
                             pipeline.addLast(new IdleCloser(guard.protocol(), idleTimeoutSeconds,
                                     guard.requestsReported()));

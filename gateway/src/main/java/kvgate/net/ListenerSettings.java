@@ -1,6 +1,7 @@
 package kvgate.net;
 
 import java.util.List;
+import kvgate.config.GatewaySettings;
 import kvgate.spi.Setting;
 
 /**
@@ -19,7 +20,7 @@ public final class ListenerSettings {
      */
     public static List<Setting> stream(String protocol, String served, boolean enabled, int port) {
         return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
-                allow(protocol, "connect"),
+                allow(protocol, "connect"), ListenerTls.enable(protocol),
                 Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) " + served
                         + " is served on too, for clients on this host, as memcached's -s (empty: none)"));
     }
@@ -31,9 +32,7 @@ public final class ListenerSettings {
 
     /** A listener's access list ({@link AccessList}). */
     public static Setting allow(String listener, String what) {
-        return Setting.text(allowKey(listener), "", "client networks that may " + what + " to the " + listener
-                + " listener: comma-separated IPv4 or IPv6 addresses and CIDR blocks (10.0.0.0/8, ::1); others are "
-                + "refused before anything is read (empty: any)");
+        return GatewaySettings.allow(listener, what);
     }
 
     /** A datagram protocol's: served on UDP. */

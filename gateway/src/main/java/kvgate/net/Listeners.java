@@ -29,6 +29,7 @@ public final class Listeners implements AutoCloseable {
     private final UnixSockets sockets;
     private final int maxConnections;
     private final ReadBudget readBudget;
+    private final ListenerTls tls;
     /** Client connections open over every protocol's listeners. */
     private final AtomicInteger clientConnections = new AtomicInteger();
     private final ChannelGroup channels = new DefaultChannelGroup("listeners", GlobalEventExecutor.INSTANCE);
@@ -41,9 +42,11 @@ public final class Listeners implements AutoCloseable {
      * @param sockets the protocols' Unix domain sockets, checked already
      * @param maxConnections client connections held at once over all protocols, 0 for no limit
      * @param readBudget what partly read requests of all protocols may hold together
+     * @param tls the certificate of the listeners that serve TLS
      */
     public Listeners(NetworkThreads threads, GatewayMetrics metrics, UnixSockets sockets, int maxConnections,
-                     ReadBudget readBudget) {
+                     ReadBudget readBudget, ListenerTls tls) {
+        this.tls = tls;
         this.threads = threads;
         this.metrics = metrics;
         this.sockets = sockets;
@@ -85,7 +88,7 @@ public final class Listeners implements AutoCloseable {
     public Channel listen(String protocol, Settings settings, int ownLimit, int idleSeconds,
                           Consumer<ChannelPipeline> handlers, Consumer<Channel> tcpBound) throws StartupException {
         ConnectionGuard guard = new ConnectionGuard(protocol, maxConnections, clientConnections, ownLimit, metrics,
-                true, accessList(protocol, settings));
+                true, accessList(protocol, settings), tls(protocol, settings));
         Channel listener = bind(protocol, settings.text(protocol + ".bind"), settings.intValue(protocol + ".port"),
                 idleSeconds, guard, handlers);
         tcpBound.accept(listener);
@@ -104,9 +107,29 @@ public final class Listeners implements AutoCloseable {
      * from clients' up to {@code limit}.
      */
     public Channel listenBeside(String name, String host, int port, int idleSeconds, int limit, AccessList allowed,
-                                Consumer<ChannelPipeline> handlers) throws StartupException {
+                                ListenerTls tls, Consumer<ChannelPipeline> handlers) throws StartupException {
         return bind(name, host, port, idleSeconds,
-                new ConnectionGuard(name, limit, new AtomicInteger(), 0, metrics, false, allowed), handlers);
+                new ConnectionGuard(name, limit, new AtomicInteger(), 0, metrics, false, allowed, tls), handlers);
+    }
+
+    /** The certificate every TLS listener presents, which a reload may replace. */
+    public ListenerTls tls() {
+        return tls;
+    }
+
+    /**
+     * The TLS of the listener whose switch is {@code <switchKey>.tls}, or null when it is off; on without a
+     * certificate stops the start.
+     */
+    public ListenerTls tls(String switchKey, Settings settings) throws StartupException {
+        if (!settings.bool(ListenerTls.key(switchKey))) {
+            return null;
+        }
+        if (!tls.configured()) {
+            throw new StartupException(ListenerTls.key(switchKey) + " is on, but no certificate is configured: set "
+                    + ListenerTls.CERT + " and " + ListenerTls.KEY);
+        }
+        return tls;
     }
 
     /** The access list of {@code listener} ({@code <listener>.allow}); a bad one stops the start, naming it. */
