@@ -61,9 +61,13 @@ final class MemcachedBackend implements Backend {
     private final ScheduledFuture<?> statsPoll;
     private volatile long items;
 
-    /** @param credentials who the connections authenticate as; null when the servers do not ask */
+    /**
+     * @param credentials who the connections authenticate as; null when the servers do not ask
+     * @param tls TLS to the servers; null for plain connections
+     */
     MemcachedBackend(List<ServerAddress> addresses, EventLoopGroup eventLoops, Clock clock, long timeoutMillis,
-                     int failureLimit, long retryMillis, int maxItemSize, ServerCredentials credentials) {
+                     int failureLimit, long retryMillis, int maxItemSize, ServerCredentials credentials,
+                     ServerTls tls) {
         this.clock = clock;
         this.addresses = List.copyOf(addresses);
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
@@ -79,7 +83,7 @@ final class MemcachedBackend implements Backend {
             ServerConnection[] connections = new ServerConnection[loops.length];
             for (int i = 0; i < loops.length; i++) {
                 connections[i] = new ServerConnection(address, health, loops[i], timeoutMillis,
-                        maxItemSize + 64 * 1024, credentials);
+                        maxItemSize + 64 * 1024, credentials, tls);
             }
             pool.add(new Server(health, connections));
         }

@@ -1,6 +1,12 @@
 package kvgate.backend.memcached;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Set;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
@@ -35,7 +41,16 @@ public final class MemcachedBackendFactory implements BackendFactory {
                 Setting.text("sasl_user", "",
                         "the user every connection authenticates as, for servers started with SASL (-S); empty: "
                                 + "the servers do not ask"),
-                Setting.secret("sasl_password", "that user's password"));
+                Setting.secret("sasl_password", "that user's password"),
+                Setting.bool("server_tls", false, "speak TLS to every server reached over TCP (memcached -Z), "
+                        + "checking its certificate"),
+                Setting.text("server_ca", "", "CA certificates (PEM) the servers' certificates must chain to "
+                        + "(empty: the JVM's trusted CAs)"),
+                Setting.bool("server_verify_host", true, "check that a server's certificate names the host or "
+                        + "address it is listed by in memcached.servers"),
+                Setting.text("server_cert", "", "a client certificate chain (PEM) to present to servers that "
+                        + "require one (ssl_verify_mode=2), with memcached.server_key"),
+                Setting.text("server_key", "", "its private key (PEM), readable by this user alone"));
     }
 
     @Override
@@ -57,8 +72,31 @@ public final class MemcachedBackendFactory implements BackendFactory {
                     + (user.isEmpty() ? "a password without a user" : "a user without a password"));
         }
         ServerCredentials credentials = user.isEmpty() ? null : new ServerCredentials(user, password);
+        ServerTls tls = settings.bool("server_tls") ? ServerTls.of(settings.text("server_ca"),
+                settings.text("server_cert"), privateKey(settings.text("server_key")),
+                settings.bool("server_verify_host")) : null;
         return new MemcachedBackend(servers, context.eventLoops(), context.clock(), settings.integer("timeout_ms"),
                 settings.intValue("failure_limit"), settings.integer("retry_ms"), context.maxItemSize(),
-                credentials);
+                credentials, tls);
+    }
+
+    /** A private key's path, refused when other users may read or change the file (as ssh refuses such keys). */
+    private static String privateKey(String path) {
+        if (path.isEmpty()) {
+            return path;
+        }
+        try {
+            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(Path.of(path));
+            if (mode.contains(PosixFilePermission.GROUP_READ) || mode.contains(PosixFilePermission.OTHERS_READ)
+                    || mode.contains(PosixFilePermission.GROUP_WRITE)
+                    || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+                throw new IllegalArgumentException("memcached.server_key = " + path + ": other users may read or "
+                        + "change it (" + PosixFilePermissions.toString(mode) + "); make it its owner's alone (chmod "
+                        + "600 " + path + ")");
+            }
+        } catch (UnsupportedOperationException | IOException e) {
+            // no POSIX permissions here, or no file: the TLS context says what is wrong with it
+        }
+        return path;
     }
 }

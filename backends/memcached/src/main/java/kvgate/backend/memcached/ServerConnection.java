@@ -1,6 +1,7 @@
 package kvgate.backend.memcached;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -87,9 +88,12 @@ final class ServerConnection {
     /** Fires when the oldest pending request is due; null while nothing is pending. */
     private ScheduledFuture<?> timer;
 
-    /** @param credentials who to authenticate as; null when the servers do not ask */
+    /**
+     * @param credentials who to authenticate as; null when the servers do not ask
+     * @param tls TLS to the server (over TCP only); null for plain connections
+     */
     ServerConnection(ServerAddress address, ServerHealth health, EventLoop loop, long timeoutMillis, int maxReply,
-                     ServerCredentials credentials) {
+                     ServerCredentials credentials, ServerTls tls) {
         this.address = address;
         this.credentials = credentials;
         this.health = health;
@@ -104,6 +108,9 @@ final class ServerConnection {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (tls != null && address.endpoint() instanceof ServerAddress.Tcp tcp) {
+                            ch.pipeline().addLast(tls.handler(ch.alloc(), tcp));
+                        }
                         ch.pipeline()
                                 // Flushes of the requests of many client connections served by this loop in one
                                 // round of I/O become one write to the server, as a proxy's should.
@@ -261,15 +268,50 @@ final class ServerConnection {
                 return;
             }
             Channel connected = future.channel();
-            channel = connected;
-            connected.closeFuture().addListener(ignored -> disconnected(connected));
-            if (credentials == null) {
-                ready();
-            } else {
-                connecting = true; // until the server has accepted the credentials
-                authenticate(connected);
+            SslHandler tls = connected.pipeline().get(SslHandler.class);
+            if (tls == null) {
+                established(connected);
+                return;
             }
+            connecting = true; // until the handshake is done: requests wait, a failed one is a failed connect
+            tls.handshakeFuture().addListener(handshake -> {
+                connecting = false;
+                if (handshake.isSuccess()) {
+                    established(connected);
+                    return;
+                }
+                String why = "TLS handshake failed: " + rootCause(handshake.cause());
+                connected.close();
+                failed(why);
+                failWaiting("memcached server " + address + ": " + why);
+            });
         });
+    }
+
+    /** The innermost message of a failure: "General OpenSslEngine problem" wraps the certificate's real trouble. */
+    private static String rootCause(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return cause == failure ? String.valueOf(failure.getMessage())
+                : failure.getMessage() + " (" + cause.getMessage() + ")";
+    }
+
+    /** A connection made (TLS included): it authenticates first when the servers ask, then carries requests. */
+    private void established(Channel connected) {
+        if (closed) {
+            connected.close();
+            return;
+        }
+        channel = connected;
+        connected.closeFuture().addListener(ignored -> disconnected(connected));
+        if (credentials == null) {
+            ready();
+        } else {
+            connecting = true; // until the server has accepted the credentials
+            authenticate(connected);
+        }
     }
 
     /** The connection carries requests now: those that waited for it go first. */

@@ -304,7 +304,7 @@ class ServerConnectionFailureTest {
                                         ServerCredentials credentials) {
         ServerAddress address = new ServerAddress("127.0.0.1", port, 1);
         ServerConnection connection = new ServerConnection(address, new ServerHealth(address, failureLimit,
-                retryMillis), loops.next(), timeoutMillis, 1 << 20, credentials);
+                retryMillis), loops.next(), timeoutMillis, 1 << 20, credentials, null);
         toClose.add(connection::close);
         return connection;
     }
@@ -367,7 +367,7 @@ class ServerConnectionFailureTest {
         // Every request is answered with a success carrying a 3-byte value: an incr's reply should carry 8.
         FakeServer server = server(FakeServer::answerEverythingWithThreeBytes);
         MemcachedBackend backend = new MemcachedBackend(List.of(new ServerAddress("127.0.0.1", server.port(), 1)),
-                loops, Clock.systemUTC(), 5000, 3, NO_RETRY, 1 << 20, null);
+                loops, Clock.systemUTC(), 5000, 3, NO_RETRY, 1 << 20, null, null);
         toClose.add(backend::close);
         byte[] key = {'n'};
 
