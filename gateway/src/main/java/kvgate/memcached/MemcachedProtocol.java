@@ -27,6 +27,7 @@ import kvgate.memcached.text.TextReplyEncoder;
 import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
 import kvgate.net.ListenerSettings;
+import kvgate.net.ListenerTls;
 import kvgate.net.Listeners;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
@@ -163,6 +164,7 @@ public final class MemcachedProtocol implements Protocol {
         // the TCP listener's (an SDK given the map connects over TCP).
         AtomicInteger tcpPort = new AtomicInteger();
         ReadLimits limits = context.readLimits(NAME);
+        boolean tls = settings.bool(ListenerTls.key(NAME));
         RefusalLog overMaxFrame = new RefusalLog("closing memcached binary connections that sent a request body over "
                 + MAX_FRAME + " (" + maxFrame + " bytes)", context.metrics().refusals(NAME, "max_frame")::increment);
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
@@ -171,7 +173,7 @@ public final class MemcachedProtocol implements Protocol {
                         new BinaryTranslator(context.manifests(), context.clock(), stats, users,
                                 new ClusterConfig(advertisedPort(advertisedPort,
                                         pipeline.channel().localAddress() instanceof InetSocketAddress local
-                                                ? local.getPort() : tcpPort.get()), mgmtPort),
+                                                ? local.getPort() : tcpPort.get()), mgmtPort, tls),
                                 maxItemSize, keepsExpiry, pipeline.channel().remoteAddress()),
                         encoder, context.dispatcher(), context.maxInFlight()));
         TextReplyEncoder textEncoder = new TextReplyEncoder();
@@ -195,7 +197,7 @@ public final class MemcachedProtocol implements Protocol {
         if (settings.bool(MGMT_ENABLE)) {
             // The map names the memcached port as that port's own map does: the advertised one, else the one its
             // listener took.
-            ClusterConfig cluster = new ClusterConfig(advertisedPort(advertisedPort, tcpPort.get()), mgmtPort);
+            ClusterConfig cluster = new ClusterConfig(advertisedPort(advertisedPort, tcpPort.get()), mgmtPort, tls);
             String bind = settings.text(MGMT_BIND);
             BucketManifests manifests = context.manifests();
             // Every SDK instance opens its own connections here (a few each, closed when idle): as many as the

@@ -16,10 +16,20 @@ import java.nio.charset.StandardCharsets;
  * not for documents; with {@code memcached.mgmt_enable} the gateway listens there and answers what
  * {@code waitUntilReady} asks ({@link ManagementEndpoint}), else nothing does.
  *
+ * <p>Over TLS ({@code memcached.tls}), the ports are named as a Couchbase node names its TLS ports ({@code kvSSL},
+ * {@code mgmtSSL}), which an SDK connecting with {@code couchbases://} looks for: the memcached port then serves TLS
+ * only, and so does the management port.
+ *
  * @param kvPort the memcached port to name: the one the client reached, or {@code memcached.advertised_port}
  * @param mgmtPort the management port to name ({@code memcached.mgmt_port})
+ * @param tls whether both ports serve TLS
  */
-public record ClusterConfig(int kvPort, int mgmtPort) {
+public record ClusterConfig(int kvPort, int mgmtPort, boolean tls) {
+    /** The map of plain ports. */
+    public ClusterConfig(int kvPort, int mgmtPort) {
+        this(kvPort, mgmtPort, false);
+    }
+
     /**
      * The map's revision. The map never changes while the gateway runs (a client ignores a map whose revision it
      * already has), and a restarted gateway gives the same map.
@@ -58,7 +68,7 @@ public record ClusterConfig(int kvPort, int mgmtPort) {
         ObjectNode extended = map.putArray("nodesExt").addObject();
         extended.put("hostname", "$HOST");
         extended.put("thisNode", true);
-        extended.putObject("services").put("kv", kvPort).put("mgmt", mgmtPort);
+        extended.putObject("services").put(tls ? "kvSSL" : "kv", kvPort).put(tls ? "mgmtSSL" : "mgmt", mgmtPort);
         ObjectNode vbuckets = map.putObject("vBucketServerMap");
         vbuckets.put("hashAlgorithm", "CRC");
         vbuckets.put("numReplicas", 0);
