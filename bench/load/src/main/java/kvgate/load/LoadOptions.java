@@ -32,11 +32,13 @@ import java.util.Map;
  * @param seed seed of the random choices (keys, the request mix)
  * @param watch processes ({@code PID}) or threads of one ({@code PID/TID}) whose CPU use over the measured period is
  *              reported beside the generator's (Linux)
+ * @param tlsCa CA certificates (PEM) of a TLS server: the connections are TLS, the server's certificate checked
+ *              against them; empty for plain connections
  */
 public record LoadOptions(Protocol protocol, String host, int port, String socket, int connections, int depth,
         double seconds, double warmup, long keys, int keySize, int valueSize, double getRatio, int threads, double rate,
         int batch, long fill, boolean prefill, int timeoutMillis, int multiKeys, int collections, long seed,
-        List<String> watch) {
+        List<String> watch, String tlsCa) {
 
     static final String USAGE = """
             usage: kvgate-load --protocol=P --port=N|--socket=PATH [options]
@@ -55,6 +57,7 @@ public record LoadOptions(Protocol protocol, String host, int port, String socke
               --fill=0              store N items (keys 0 to N-1) and stop, reporting the fill
               --prefill=true        store the key space once before the warm-up, so gets hit
               --timeout-ms=5000 --multi-keys=10 --collections=4 --seed=1
+              --tls-ca=PATH         TLS connections, the server's certificate checked against these CAs (PEM)
               --watch=PID[/TID],... also report these processes' (or threads') CPU use, and the machine's,
                                     over the period
             Several targets, in rounds, in one process (the generator compiled once for all of them):
@@ -93,6 +96,7 @@ public record LoadOptions(Protocol protocol, String host, int port, String socke
                 "--key-size of at least " + (KeySpace.PREFIX.length + Long.toString(largest).length()) + " for "
                         + (largest + 1) + " keys");
         require(keySize <= 240, "--key-size of at most 240");
+        require(tlsCa.isEmpty() || (socket.isEmpty() && protocol != Protocol.MPDB), "--tls-ca over TCP");
         watch = List.copyOf(watch);
     }
 
@@ -116,7 +120,7 @@ public record LoadOptions(Protocol protocol, String host, int port, String socke
     LoadOptions rerun(double warmup, boolean prefill) {
         return new LoadOptions(protocol, host, port, socket, connections, depth, seconds, warmup, keys, keySize,
                 valueSize, getRatio, threads, rate, batch, fill, prefill, timeoutMillis, multiKeys, collections, seed,
-                watch);
+                watch, tlsCa);
     }
 
     /** Parses {@code --name=value} (or {@code --name value}) arguments; see {@link #USAGE}. */
@@ -154,7 +158,8 @@ public record LoadOptions(Protocol protocol, String host, int port, String socke
                 a.integer("key-size", 32), a.integer("value-size", 100), a.decimal("get-ratio", 0.9),
                 a.integer("threads", 1), a.decimal("rate", 0), a.integer("batch", 1), a.number("fill", 0),
                 Boolean.parseBoolean(a.text("prefill", "true")), a.integer("timeout-ms", 5000),
-                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.processes("watch"));
+                a.integer("multi-keys", 10), a.integer("collections", 4), a.number("seed", 1), a.processes("watch"),
+                a.text("tls-ca", ""));
         if (!given.isEmpty()) {
             throw new IllegalArgumentException("unknown option --" + given.keySet().iterator().next());
         }

@@ -2,6 +2,7 @@ package kvgate.load;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -16,7 +17,13 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -35,6 +42,7 @@ import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.IntervalHistogramProvider;
 import org.HdrHistogram.Recorder;
@@ -81,9 +89,25 @@ public final class LoadRun {
     private final Queue<String> problems = new ConcurrentLinkedQueue<>();
     private final AtomicInteger problemCount = new AtomicInteger();
     private volatile String failure;
+    /** The client side of TLS, or null for plain connections. */
+    private final SslContext tls;
+
+    /** A client TLS context trusting {@code ca} (PEM): OpenSSL where it loads, as the servers measured use it. */
+    private static SslContext tls(String ca) {
+        if (ca.isEmpty()) {
+            return null;
+        }
+        try {
+            return SslContextBuilder.forClient().trustManager(new File(ca))
+                    .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK).build();
+        } catch (SSLException e) {
+            throw new IllegalArgumentException("--tls-ca " + ca + ": " + e.getMessage(), e);
+        }
+    }
 
     public LoadRun(LoadOptions options) {
         this.options = options;
+        this.tls = tls(options.tlsCa());
         this.workload = new Workload(options);
         this.latencies = Latencies.forWriters(options.threads());
         this.fromSend = Latencies.forWriters(options.threads());
@@ -282,8 +306,17 @@ public final class LoadRun {
             bootstrap.channel(epoll ? EpollDomainSocketChannel.class : NioDomainSocketChannel.class);
         }
         Channel channel = bootstrap.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.timeoutMillis())
-                .handler(client.replies())
+                .handler(tls == null ? client.replies() : new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(tls.newHandler(ch.alloc(), options.host(), options.port()))
+                                .addLast(client.replies());
+                    }
+                })
                 .connect(server).sync().channel();
+        if (tls != null) {
+            channel.pipeline().get(SslHandler.class).handshakeFuture().sync();
+        }
         client.attach(channel);
         return client;
     }
