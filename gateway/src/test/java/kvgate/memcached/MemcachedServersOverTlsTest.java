@@ -61,6 +61,26 @@ class MemcachedServersOverTlsTest {
     }
 
     @Test
+    void aTrustedCertificateThatDoesNotNameTheServerIsRefusedUnlessHostChecksAreOff() throws Exception {
+        // A certificate the CA signed for a client: it names no host or address at all.
+        String elsewhere = "ssl_chain_cert=" + certificates.file("client.pem") + ",ssl_key="
+                + certificates.file("client.key");
+        try (MemcachedServers servers = MemcachedServers.startWith(1, "-Z", "-o", elsewhere)) {
+            try (TestGateway gateway = TestGateway.start(gatewayOn(servers, // not the servers' owner
+                    "memcached.server_ca", certificates.file("ca.pem").toString()));
+                 BinaryClient client = new BinaryClient(gateway.port())) {
+                assertEquals(BinaryStatus.TEMPORARY_FAILURE.code(), client.get("k").status(), "name checked");
+            }
+            try (TestGateway gateway = TestGateway.start(gatewayOn(servers, // not the servers' owner
+                    "memcached.server_ca", certificates.file("ca.pem").toString(),
+                    "memcached.server_verify_host", "false"));
+                 BinaryClient client = new BinaryClient(gateway.port())) {
+                assertEquals(0, client.set("k", "v", 0, 0).status(), "the chain alone checked");
+            }
+        }
+    }
+
+    @Test
     void aServerCertificateNobodyTrustsIsRefused() throws Exception {
         try (MemcachedServers servers = tlsServer("");
              TestGateway gateway = TestGateway.start(servers, gatewayOn(servers)); // the JVM's CAs only

@@ -8,8 +8,6 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import java.io.File;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 
 /**
  * TLS to the pool's servers (memcached started with {@code -Z}): every TCP connection is TLS, the server's
@@ -20,11 +18,9 @@ import javax.net.ssl.SSLParameters;
  */
 final class ServerTls {
     private final SslContext context;
-    private final boolean verifyHost;
 
-    private ServerTls(SslContext context, boolean verifyHost) {
+    private ServerTls(SslContext context) {
         this.context = context;
-        this.verifyHost = verifyHost;
     }
 
     /**
@@ -38,7 +34,9 @@ final class ServerTls {
         try {
             SslContextBuilder builder = SslContextBuilder.forClient()
                     .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
-                    .protocols("TLSv1.3", "TLSv1.2");
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    // Stated either way: Netty's own default for clients has changed between versions.
+                    .endpointIdentificationAlgorithm(verifyHost ? "HTTPS" : null);
             if (!ca.isEmpty()) {
                 builder.trustManager(new File(ca));
             }
@@ -53,21 +51,14 @@ final class ServerTls {
             } else {
                 context.sessionContext().setSessionTimeout(1);
             }
-            return new ServerTls(context, verifyHost);
+            return new ServerTls(context);
         } catch (Exception e) {
             throw new IllegalArgumentException("memcached.server_ca, server_cert, server_key: " + e.getMessage(), e);
         }
     }
 
-    /** A new connection's TLS handler, for the server at {@code tcp}. */
+    /** A new connection's TLS handler, for the server at {@code tcp} (the name its certificate is checked against). */
     SslHandler handler(ByteBufAllocator allocator, ServerAddress.Tcp tcp) {
-        SslHandler handler = context.newHandler(allocator, tcp.host(), tcp.port());
-        if (verifyHost) {
-            SSLEngine engine = handler.engine();
-            SSLParameters parameters = engine.getSSLParameters();
-            parameters.setEndpointIdentificationAlgorithm("HTTPS");
-            engine.setSSLParameters(parameters);
-        }
-        return handler;
+        return context.newHandler(allocator, tcp.host(), tcp.port());
     }
 }
