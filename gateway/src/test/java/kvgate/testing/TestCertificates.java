@@ -20,8 +20,8 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A test CA and the certificates it signs, made with the {@code openssl} command as an operator would make them:
- * a server certificate for localhost, 127.0.0.1 and ::1, a client certificate, and a client certificate signed by
- * nobody the gateway trusts. Keys are written readable by their owner alone, as the gateway requires.
+ * a server certificate for localhost, 127.0.0.1 and ::1, a client certificate, a client certificate that has
+ * expired, and a client certificate signed by nobody the gateway trusts. Keys are written readable by their owner alone, as the gateway requires.
  */
 public final class TestCertificates {
     private static final String PASSWORD = "changeit";
@@ -38,13 +38,14 @@ public final class TestCertificates {
                 "3650", "-subj", "/CN=kvgate test CA");
         made.server("server");
         made.signed("client", "/CN=test client", "ca");
+        made.signed("expired", "/CN=expired client", "ca", "-1"); // ended a day ago
         made.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "stranger.key", "-out",
                 "stranger.pem", "-days", "3650", "-subj", "/CN=nobody's client");
-        for (String name : List.of("client", "stranger")) {
+        for (String name : List.of("client", "stranger", "expired")) {
             made.openssl("pkcs12", "-export", "-in", name + ".pem", "-inkey", name + ".key", "-out", name + ".p12",
                     "-passout", "pass:" + PASSWORD);
         }
-        for (String key : List.of("ca.key", "server.key", "client.key", "stranger.key")) {
+        for (String key : List.of("ca.key", "server.key", "client.key", "stranger.key", "expired.key")) {
             Files.setPosixFilePermissions(directory.resolve(key), PosixFilePermissions.fromString("rw-------"));
         }
         return made;
@@ -61,10 +62,15 @@ public final class TestCertificates {
     }
 
     private void signed(String name, String subject, String ca) throws Exception {
+        signed(name, subject, ca, "3650");
+    }
+
+    /** A certificate valid for {@code days} from now (negative: it ended that many days ago). */
+    private void signed(String name, String subject, String ca, String days) throws Exception {
         openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out", name + ".csr", "-subj",
                 subject);
         openssl("x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key", "-CAcreateserial",
-                "-out", name + ".pem", "-days", "3650");
+                "-out", name + ".pem", "-days", days);
     }
 
     private void openssl(String... arguments) throws Exception {
