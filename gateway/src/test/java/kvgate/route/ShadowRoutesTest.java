@@ -188,7 +188,7 @@ class ShadowRoutesTest {
     @Test
     void aKeyWrittenOnOneConnectionAndReadOnAnotherRightAfterIsNeverCountedAsADifference() throws Exception {
         try (MemcachedServers memcached = MemcachedServers.start(1);
-             TestGateway gateway = TestGateway.start(shadowed(memcached));
+             TestGateway gateway = TestGateway.start(shadowed(memcached, "routes.shadowed.mirror_flush", "true"));
              BinaryClient writer = new BinaryClient(gateway.port());
              BinaryClient reader = new BinaryClient(gateway.port())) {
             started(gateway);
@@ -207,10 +207,19 @@ class ShadowRoutesTest {
                         BinaryClient.NONE, 0).status());
                 assertEquals(NOT_FOUND, reader.get(key).status());
             }
-            Map<String, Long> counted = settled(gateway, 2L * pairs + 3L * deletes);
+            int flushes = 100;
+            for (int i = 0; i < flushes; i++) {
+                String key = "flushed" + (i % 10);
+                assertEquals(OK, writer.set(key, "v" + i, 0, 0).status());
+                assertEquals(OK, writer.call(BinaryClient.FLUSH, BinaryClient.NONE, BinaryClient.NONE,
+                        BinaryClient.NONE, 0).status());
+                assertEquals(NOT_FOUND, reader.get(key).status());
+            }
+            Map<String, Long> counted = settled(gateway, 2L * pairs + 3L * deletes + 3L * flushes);
             assertEquals(0, counted.get("mismatched"), counted.toString());
             assertEquals(0, counted.get("undecidable"), "nothing raced: " + counted);
-            assertEquals(atStart + 2L * pairs + 3L * deletes, counted.get("matched"), counted.toString());
+            assertEquals(atStart + 2L * pairs + 3L * deletes + 3L * flushes, counted.get("matched"),
+                    counted.toString());
         }
     }
 

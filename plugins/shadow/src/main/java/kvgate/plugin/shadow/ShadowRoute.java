@@ -188,6 +188,11 @@ final class ShadowRoute implements Route {
      */
     private boolean ordered(Mirrored picked) {
         Operation operation = picked.operation();
+        if (flushesNow(operation)) {
+            order.flushPicked(operation.namespace());
+            picked.answer().whenComplete((result, error) -> order.flushAnswered(operation.namespace()));
+            return false;
+        }
         ItemKey key = ItemKey.of(operation);
         if (key == null) {
             return false;
@@ -213,17 +218,23 @@ final class ShadowRoute implements Route {
         return true;
     }
 
-    /** Frees an operation's place; a write's ends its wait in the key's order, which may send reads held behind it. */
+    /**
+     * Frees an operation's place; a write's (or a flush's) ends its wait in the order of its key (or namespace), which
+     * may send reads held behind it.
+     */
     private void freePlace(Mirrored picked) {
         inflight.decrementAndGet();
         picked.place().complete(null);
-        if (ReadOrder.isWrite(picked.operation())) {
-            ItemKey key = ItemKey.of(picked.operation());
-            List<Mirrored> released = order.writeDone(key);
-            if (!released.isEmpty()) {
-                send(released);
-            }
+        List<Mirrored> released = ReadOrder.isWrite(picked.operation()) ? order.writeDone(ItemKey.of(picked.operation()))
+                : flushesNow(picked.operation()) ? order.flushDone(picked.operation().namespace()) : List.of();
+        if (!released.isEmpty()) {
+            send(released);
         }
+    }
+
+    /** A flush that empties its namespace at once: a write of every key in it, for {@link ReadOrder}. */
+    private static boolean flushesNow(Operation operation) {
+        return operation instanceof Operation.Flush flush && flush.delayMillis() == 0;
     }
 
     /**

@@ -66,4 +66,28 @@ class ReadOrderTest {
         assertTrue(order.writeDone(KEY).isEmpty());
         assertEquals(0, order.keysTracked());
     }
+
+    @Test
+    void aFlushIsAWriteOfEveryKeyOfItsNamespace() {
+        order.flushPicked(Namespace.DEFAULT);
+        order.flushAnswered(Namespace.DEFAULT);
+        order.writePicked(KEY); // a write of the key after the flush, still at the shadow when the flush is done
+        order.writeAnswered(KEY);
+        Mirrored read = read();
+        ReadOrder.Ticket ticket = order.readPicked(KEY, read);
+        assertTrue(ticket.waits);
+        assertTrue(order.flushDone(Namespace.DEFAULT).isEmpty(), "still behind its key's write");
+        List<Mirrored> released = order.writeDone(KEY);
+        assertEquals(1, released.size());
+        assertSame(read, released.get(0));
+        assertFalse(order.readJudged(KEY, ticket), "both were acknowledged before the read");
+        assertEquals(0, order.keysTracked());
+
+        ReadOrder.Ticket before = order.readPicked(KEY, read());
+        order.flushPicked(Namespace.DEFAULT);
+        assertTrue(order.readJudged(KEY, before), "a flush picked after the read raced it");
+        order.flushAnswered(Namespace.DEFAULT);
+        assertTrue(order.flushDone(Namespace.DEFAULT).isEmpty());
+        assertEquals(0, order.keysTracked());
+    }
 }
