@@ -41,6 +41,10 @@ public final class RedisBackendFactory implements BackendFactory {
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
                         "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
                                 + "reconnections"),
+                Setting.choice("layout", "gateway", "how items are kept: gateway (the gateway's own layout: flags, CAS, "
+                        + "namespaces, tags, counters, shared by every gateway) or plain (a Redis an application "
+                        + "filled itself: its string keys as the default namespace's items, without flags or CAS; "
+                        + "for a warm-up node's old store)", "gateway", "plain"),
                 Setting.integer("failure_limit", 3, 1, 1_000_000,
                         "requests in a row a server (a cluster node) leaves unanswered (timeouts, lost or refused "
                                 + "connections) before its keys' requests fail at once with a temporary failure"),
@@ -70,8 +74,12 @@ public final class RedisBackendFactory implements BackendFactory {
         if (context.eventLoops() == null) {
             throw new IllegalArgumentException("the redis backend needs the gateway's event loops");
         }
+        boolean plain = settings.text("layout").equals("plain");
         RedisConnections connections = RedisConnections.open(target, timeout,
-                Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops());
+                Duration.ofMillis(settings.integer("topology_refresh_ms")), context.eventLoops(), plain);
+        if (plain) {
+            return new PlainRedisBackend(connections, context.clock());
+        }
         return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
                 context.counterRules().leaseMillis(), context.counterRules().statsIntervalSeconds(),
                 settings.integer("migration_wait_ms"), settings.intValue("failure_limit"), settings.integer("retry_ms"));

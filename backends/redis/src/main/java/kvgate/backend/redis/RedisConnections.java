@@ -129,6 +129,15 @@ final class RedisConnections implements AutoCloseable {
     /** Connects; blocks until every connection is up, or fails with what went wrong. */
     static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
                                  EventLoopGroup eventLoops) {
+        return open(target, timeout, topologyRefresh, eventLoops, false);
+    }
+
+    /**
+     * As above; with {@code plain}, for the application's own keys ({@link PlainRedisBackend}): nothing of the
+     * gateway's is written to that Redis (no layout marker, no scripts).
+     */
+    static RedisConnections open(Target target, Duration timeout, Duration topologyRefresh,
+                                 EventLoopGroup eventLoops, boolean plain) {
         if (System.getProperty(LETTUCE_IO_URING) == null) {
             System.setProperty(LETTUCE_IO_URING, "false");
         }
@@ -173,13 +182,17 @@ final class RedisConnections implements AutoCloseable {
                     byLoop.put(loop, standaloneChannel(standalone, opened, Flushing.MANUAL));
                 }
             }
-            checkLayout(shared);
-            warnOfEviction(shared);
+            if (!plain) {
+                checkLayout(shared);
+                warnOfEviction(shared);
+            }
             RedisConnections connections = new RedisConnections(resources, client, shared, byLoop,
                     target instanceof Target.Cluster, target instanceof Target.Standalone standalone
                             ? standalone.uri().getSocket() != null ? standalone.uri().getSocket()
                             : standalone.uri().getHost() + ":" + standalone.uri().getPort() : null);
-            connections.loadScripts().toCompletableFuture().join();
+            if (!plain) {
+                connections.loadScripts().toCompletableFuture().join();
+            }
             return connections;
         } catch (RuntimeException e) {
             opened.forEach(StatefulConnection::close);

@@ -104,7 +104,8 @@ class ClocksTest {
 
     private static Backend open(int port, Clock clock, NioEventLoopGroup loops) {
         Settings settings = new Settings(Map.of("uri", "redis://127.0.0.1:" + port, "cluster", "",
-                "timeout_ms", "5000", "topology_refresh_ms", "10000", "migration_wait_ms", "1000", "failure_limit", "3",
+                "timeout_ms", "5000", "topology_refresh_ms", "10000", "migration_wait_ms", "1000", "layout", "gateway",
+                "failure_limit", "3",
                 "retry_ms", "1000"));
         return new RedisBackendFactory().open(new BackendContext("test", settings, clock, 1 << 20, loops,
                 new CounterRules(10, 60_000)));
