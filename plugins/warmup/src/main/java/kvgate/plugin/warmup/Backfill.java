@@ -139,9 +139,10 @@ final class Backfill {
                 state = "backfill listing namespace " + namespace.name();
             } else if (!unlisted.isEmpty()) {
                 stopped = true;
-                incomplete.increment();
+                // The state first: whoever sees the counter rise finds the state that says why.
                 state = "backfill incomplete: " + String.join("; ", unlisted)
                         + "; those keys move only as they are read";
+                incomplete.increment();
                 return;
             } else {
                 state = "backfill verifying " + sample.size() + " keys";
