@@ -68,8 +68,6 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     /** Connections held at once on each operators' listener (admin, metrics): operators and their scripts. */
     private static final int ADMIN_CONNECTIONS = 64;
     private static final int ADMIN_MAX_LINE = 4096;
-    static final String ADMIN = GatewaySettings.ADMIN;
-    static final String METRICS = GatewaySettings.METRICS;
 
     private final PluginCatalog plugins;
     private final Configuration.Source source;
@@ -202,9 +200,10 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
     private void openOperatorPorts(Settings settings) throws StartupException {
         if (settings.bool(GatewaySettings.ADMIN_ENABLE)) {
             AdminCommands commands = new AdminCommands(this);
-            Channel admin = listeners.listenBeside(ADMIN, settings.text(GatewaySettings.ADMIN_BIND),
+            Channel admin = listeners.listenBeside(GatewaySettings.ADMIN, settings.text(GatewaySettings.ADMIN_BIND),
                     settings.intValue(GatewaySettings.ADMIN_PORT), 0, ADMIN_CONNECTIONS,
-                    Listeners.accessList(ADMIN, settings), listeners.tls(ADMIN, settings),
+                    Listeners.accessList(GatewaySettings.ADMIN, settings),
+                    listeners.tls(GatewaySettings.ADMIN, settings),
                     pipeline -> pipeline.addLast(new LineBasedFrameDecoder(ADMIN_MAX_LINE))
                             .addLast(new StringDecoder(StandardCharsets.UTF_8))
                             .addLast(new StringEncoder(StandardCharsets.UTF_8))
@@ -212,9 +211,11 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
             LOG.info("admin port on {}", admin.localAddress());
         }
         if (settings.bool(GatewaySettings.METRICS_ENABLE)) {
-            Channel scraped = listeners.listenBeside(METRICS, settings.text(GatewaySettings.METRICS_BIND),
+            Channel scraped = listeners.listenBeside(GatewaySettings.METRICS,
+                    settings.text(GatewaySettings.METRICS_BIND),
                     settings.intValue(GatewaySettings.METRICS_PORT), HttpAnswer.IDLE_SECONDS, ADMIN_CONNECTIONS,
-                    Listeners.accessList(METRICS, settings), listeners.tls(METRICS, settings),
+                    Listeners.accessList(GatewaySettings.METRICS, settings),
+                    listeners.tls(GatewaySettings.METRICS, settings),
                     HttpAnswer.pipeline(() -> new PrometheusEndpoint(metrics.prometheus(),
                             () -> routes.get().instances(), adminThread)));
             InetSocketAddress address = (InetSocketAddress) scraped.localAddress();

@@ -92,16 +92,26 @@ public final class GatewaySettings {
     private GatewaySettings() {
     }
 
+    /** The key of a listener's access list. */
+    public static String allowKey(String listener) {
+        return listener + ".allow";
+    }
+
+    /** The key of a listener's TLS switch. */
+    public static String tlsKey(String listener) {
+        return listener + ".tls";
+    }
+
     /** A listener's access list, {@code <listener>.allow}: the client networks it takes. */
     public static Setting allow(String listener, String what) {
-        return Setting.text(listener + ".allow", "", "client networks that may " + what + " to the " + listener
+        return Setting.text(allowKey(listener), "", "client networks that may " + what + " to the " + listener
                 + " listener: comma-separated IPv4 or IPv6 addresses and CIDR blocks (10.0.0.0/8, ::1); others are "
                 + "refused before anything is read (empty: any)");
     }
 
     /** A listener's TLS switch, {@code <listener>.tls}. */
     public static Setting tls(String listener) {
-        return Setting.bool(listener + ".tls", false, "serve the " + listener + " listener over TLS only (tls.cert, "
+        return Setting.bool(tlsKey(listener), false, "serve the " + listener + " listener over TLS only (tls.cert, "
                 + "tls.key), on TCP and on its Unix socket");
     }
 }

@@ -27,7 +27,6 @@ import kvgate.memcached.text.TextReplyEncoder;
 import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
 import kvgate.net.ListenerSettings;
-import kvgate.net.ListenerTls;
 import kvgate.net.Listeners;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
@@ -164,7 +163,7 @@ public final class MemcachedProtocol implements Protocol {
         // the TCP listener's (an SDK given the map connects over TCP).
         AtomicInteger tcpPort = new AtomicInteger();
         ReadLimits limits = context.readLimits(NAME);
-        boolean tls = settings.bool(ListenerTls.key(NAME));
+        boolean tls = settings.bool(GatewaySettings.tlsKey(NAME));
         RefusalLog overMaxFrame = new RefusalLog("closing memcached binary connections that sent a request body over "
                 + MAX_FRAME + " (" + maxFrame + " bytes)", context.metrics().refusals(NAME, "max_frame")::increment);
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
@@ -205,7 +204,8 @@ public final class MemcachedProtocol implements Protocol {
             Channel management = context.listeners().listenBeside(MANAGEMENT, bind.isEmpty() ? settings.text(BIND)
                             : bind, mgmtPort, HttpAnswer.IDLE_SECONDS,
                     settings.intValue(GatewaySettings.MAX_CONNECTIONS), Listeners.accessList(NAME, settings),
-                    context.listeners().tls(NAME, settings), HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
+                    context.listeners().tls(NAME, settings),
+                    HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
             InetSocketAddress served = (InetSocketAddress) management.localAddress();
             LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",
                     served.getHostString(), served.getPort(), ManagementEndpoint.BUCKETS_PATH);

@@ -20,25 +20,15 @@ public final class ListenerSettings {
      */
     public static List<Setting> stream(String protocol, String served, boolean enabled, int port) {
         return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
-                allow(protocol, "connect"), ListenerTls.enable(protocol),
+                GatewaySettings.allow(protocol, "connect"), GatewaySettings.tls(protocol),
                 Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) " + served
                         + " is served on too, for clients on this host, as memcached's -s (empty: none)"));
-    }
-
-    /** The key of a listener's access list. */
-    public static String allowKey(String listener) {
-        return listener + ".allow";
-    }
-
-    /** A listener's access list ({@link AccessList}). */
-    public static Setting allow(String listener, String what) {
-        return GatewaySettings.allow(listener, what);
     }
 
     /** A datagram protocol's: served on UDP. */
     public static List<Setting> datagram(String protocol, String served, boolean enabled, int port) {
         return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
-                allow(protocol, "send"));
+                GatewaySettings.allow(protocol, "send"));
     }
 
     private static Setting enable(String protocol, String served, boolean enabled) {

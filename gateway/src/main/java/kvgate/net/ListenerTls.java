@@ -11,11 +11,10 @@ import java.io.File;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 import kvgate.config.ConfigurationException;
 import kvgate.config.GatewaySettings;
-import kvgate.config.SecretFiles;
+import kvgate.spi.SecretFiles;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
 import org.slf4j.Logger;
@@ -49,16 +48,6 @@ public final class ListenerTls {
             Setting.text(PROTOCOLS, "TLSv1.3,TLSv1.2", "TLS versions offered, comma-separated"),
             Setting.text(CIPHERS, "", "TLS 1.2 cipher suites offered, comma-separated (empty: the provider's "
                     + "defaults, which leave out the weak ones)"));
-
-    /** The key of a listener's switch. */
-    public static String key(String listener) {
-        return listener + ".tls";
-    }
-
-    /** A listener's switch. */
-    public static Setting enable(String listener) {
-        return GatewaySettings.tls(listener);
-    }
 
     private final AtomicReference<SslContext> context = new AtomicReference<>();
     private volatile String described = "off";
@@ -96,7 +85,11 @@ public final class ListenerTls {
         if (cert.isEmpty() || key.isEmpty()) {
             throw new ConfigurationException("set both " + CERT + " and " + KEY + ", or neither");
         }
-        SecretFiles.checkPrivate(KEY, Path.of(key));
+        try {
+            SecretFiles.checkPrivate(KEY, Path.of(key));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage());
+        }
         SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
         String clientAuth = settings.text(CLIENT_AUTH);
         String ca = settings.text(CLIENT_CA);

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import kvgate.config.ConfigurationException;
+import kvgate.config.GatewaySettings;
 import kvgate.config.StartupException;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.spi.Settings;
@@ -122,11 +123,12 @@ public final class Listeners implements AutoCloseable {
      * certificate stops the start.
      */
     public ListenerTls tls(String switchKey, Settings settings) throws StartupException {
-        if (!settings.bool(ListenerTls.key(switchKey))) {
+        if (!settings.bool(GatewaySettings.tlsKey(switchKey))) {
             return null;
         }
         if (!tls.configured()) {
-            throw new StartupException(ListenerTls.key(switchKey) + " is on, but no certificate is configured: set "
+            throw new StartupException(GatewaySettings.tlsKey(switchKey) + " is on, but no certificate is configured: "
+                    + "set "
                     + ListenerTls.CERT + " and " + ListenerTls.KEY);
         }
         return tls;
@@ -135,8 +137,8 @@ public final class Listeners implements AutoCloseable {
     /** The access list of {@code listener} ({@code <listener>.allow}); a bad one stops the start, naming it. */
     public static AccessList accessList(String listener, Settings settings) throws StartupException {
         try {
-            return AccessList.parse(ListenerSettings.allowKey(listener),
-                    settings.text(ListenerSettings.allowKey(listener)));
+            return AccessList.parse(GatewaySettings.allowKey(listener),
+                    settings.text(GatewaySettings.allowKey(listener)));
         } catch (ConfigurationException e) {
             throw new StartupException(e.getMessage(), e);
         }

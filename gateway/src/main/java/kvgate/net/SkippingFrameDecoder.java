@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     /** Bytes still to skip, as they arrive. */
     private long skipping;
-    private RequestDeadline deadline = RequestDeadline.NONE;
     private ReadLimits limits = ReadLimits.NONE;
     /** What this connection's partial request counts in the budget now; the budget may take it back. */
     final AtomicLong accounted = new AtomicLong();
@@ -48,7 +47,6 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
     /** Sets the deadline and the budget a request is read within; call before the decoder is in a pipeline. */
     public final SkippingFrameDecoder limits(ReadLimits limits) {
         this.limits = limits;
-        this.deadline = limits.deadline();
         return this;
     }
 
@@ -100,7 +98,7 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
         if (ended && idle != null) {
             idle.active();
         }
-        if (deadline.nanos() > 0) {
+        if (limits.deadline().nanos() > 0) {
             watch(ctx, ended);
         }
         if (limits.budget().enabled()) {
@@ -193,7 +191,7 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
             partialSince = System.nanoTime(); // a request began in this read
         }
         if (check == null) {
-            schedule(ctx, partialSince + deadline.nanos() - System.nanoTime());
+            schedule(ctx, partialSince + limits.deadline().nanos() - System.nanoTime());
         }
     }
 
@@ -207,12 +205,12 @@ public abstract class SkippingFrameDecoder extends ByteToMessageDecoder {
         if (partialSince < 0 || !ctx.channel().isActive()) {
             return;
         }
-        long left = partialSince + deadline.nanos() - System.nanoTime();
+        long left = partialSince + limits.deadline().nanos() - System.nanoTime();
         if (left > 0) {
             schedule(ctx, left); // a request ended meanwhile and the next began: its own time
             return;
         }
-        deadline.refusals().refused(ctx.channel().remoteAddress());
+        limits.deadline().refusals().refused(ctx.channel().remoteAddress());
         ctx.close();
     }
 

@@ -18,7 +18,7 @@ import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
 import javax.crypto.spec.SecretKeySpec;
 import kvgate.config.ConfigurationException;
-import kvgate.config.SecretFiles;
+import kvgate.spi.SecretFiles;
 
 /**
  * The users who may authenticate on the memcached port, read once at start from a password file in memcached's
@@ -122,7 +122,11 @@ public final class SaslUsers {
      */
     public static SaslUsers read(String key, Path file) throws ConfigurationException {
         String setting = key + " = " + file + ": ";
-        SecretFiles.checkPrivate(key, file);
+        try {
+            SecretFiles.checkPrivate(key, file);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage());
+        }
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);

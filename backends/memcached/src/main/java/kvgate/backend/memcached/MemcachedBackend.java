@@ -15,12 +15,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import kvgate.spi.Backend;
+import kvgate.spi.BlockingWork;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -53,8 +51,8 @@ final class MemcachedBackend implements Backend {
     private final List<Server> servers;
     private final List<ServerAddress> addresses;
     private final EventLoop[] loops;
-    /** Where the servers' item listings are read: blocking reads, never on a network thread. Made at first use. */
-    private ExecutorService lister;
+    /** Where the servers' item listings are read: blocking reads, never on a network thread. */
+    private final BlockingWork lister = new BlockingWork("kvgate-memcached-listing");
     private final int timeoutMillis;
     private final Ketama ketama;
     private final Clock clock;
@@ -290,33 +288,7 @@ final class MemcachedBackend implements Backend {
      * cannot be reached is a temporary failure.
      */
     private CompletionStage<Result> listAll(Operation.Scan scan) {
-        CompletableFuture<Result> listing = new CompletableFuture<>();
-        try {
-            listingThread().execute(() -> {
-                try {
-                    listing.complete(listNow(scan));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    listing.complete(Result.failure(Status.TEMPORARY_FAILURE, "listing interrupted"));
-                } catch (RuntimeException e) {
-                    listing.complete(Result.backendError(e));
-                }
-            });
-        } catch (RejectedExecutionException closed) {
-            listing.complete(Result.failure(Status.TEMPORARY_FAILURE, "the backend is closing"));
-        }
-        return listing;
-    }
-
-    private synchronized ExecutorService listingThread() {
-        if (lister == null) {
-            lister = Executors.newSingleThreadExecutor(task -> {
-                Thread thread = new Thread(task, "kvgate-memcached-listing");
-                thread.setDaemon(true);
-                return thread;
-            });
-        }
-        return lister;
+        return lister.run(() -> listNow(scan));
     }
 
     private Result listNow(Operation.Scan scan) throws InterruptedException {
@@ -463,11 +435,7 @@ final class MemcachedBackend implements Backend {
     @Override
     public void close() {
         statsPoll.cancel(false);
-        synchronized (this) {
-            if (lister != null) {
-                lister.shutdownNow();
-            }
-        }
+        lister.close();
         for (Server server : servers) {
             for (ServerConnection connection : server.connections()) {
                 connection.close();

@@ -1,15 +1,11 @@
 package kvgate.backend.memcached;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.Set;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
+import kvgate.spi.SecretFiles;
 import kvgate.spi.Setting;
 import kvgate.spi.Settings;
 import org.pf4j.Extension;
@@ -82,20 +78,8 @@ public final class MemcachedBackendFactory implements BackendFactory {
 
     /** A private key's path, refused when other users may read or change the file (as ssh refuses such keys). */
     private static String privateKey(String path) {
-        if (path.isEmpty()) {
-            return path;
-        }
-        try {
-            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(Path.of(path));
-            if (mode.contains(PosixFilePermission.GROUP_READ) || mode.contains(PosixFilePermission.OTHERS_READ)
-                    || mode.contains(PosixFilePermission.GROUP_WRITE)
-                    || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
-                throw new IllegalArgumentException("memcached.server_key = " + path + ": other users may read or "
-                        + "change it (" + PosixFilePermissions.toString(mode) + "); make it its owner's alone (chmod "
-                        + "600 " + path + ")");
-            }
-        } catch (UnsupportedOperationException | IOException e) {
-            // no POSIX permissions here, or no file: the TLS context says what is wrong with it
+        if (!path.isEmpty()) {
+            SecretFiles.checkPrivate("memcached.server_key", Path.of(path));
         }
         return path;
     }

@@ -11,10 +11,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import kvgate.spi.Backend;
+import kvgate.spi.BlockingWork;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -39,8 +37,8 @@ final class PlainRedisBackend implements Backend {
 
     private final RedisConnections connections;
     private final Clock clock;
-    /** Where a scan walks the keyspace and reads the items: blocking, never on a network thread. Made at first use. */
-    private ExecutorService lister;
+    /** Where a scan walks the keyspace and reads the items: blocking, never on a network thread. */
+    private final BlockingWork lister = new BlockingWork("kvgate-redis-listing");
 
     PlainRedisBackend(RedisConnections connections, Clock clock) {
         this.connections = connections;
@@ -163,30 +161,13 @@ final class PlainRedisBackend implements Backend {
      * own, as the walk is a loop of round trips.
      */
     private CompletionStage<Result> listAll(Operation.Scan scan) {
-        CompletableFuture<Result> listing = new CompletableFuture<>();
-        try {
-            listingThread().execute(() -> {
-                try {
-                    listing.complete(listNow(scan));
-                } catch (RuntimeException e) {
-                    listing.complete(RedisBackend.failure(e, true));
-                }
-            });
-        } catch (RejectedExecutionException closed) {
-            listing.complete(Result.failure(Status.TEMPORARY_FAILURE, "the backend is closing"));
-        }
-        return listing;
-    }
-
-    private synchronized ExecutorService listingThread() {
-        if (lister == null) {
-            lister = Executors.newSingleThreadExecutor(task -> {
-                Thread thread = new Thread(task, "kvgate-redis-listing");
-                thread.setDaemon(true);
-                return thread;
-            });
-        }
-        return lister;
+        return lister.run(() -> {
+            try {
+                return listNow(scan);
+            } catch (RuntimeException e) {
+                return RedisBackend.failure(e, true);
+            }
+        });
     }
 
     private Result listNow(Operation.Scan scan) {
@@ -216,11 +197,7 @@ final class PlainRedisBackend implements Backend {
 
     @Override
     public void close() {
-        synchronized (this) {
-            if (lister != null) {
-                lister.shutdownNow();
-            }
-        }
+        lister.close();
         connections.close();
     }
 }

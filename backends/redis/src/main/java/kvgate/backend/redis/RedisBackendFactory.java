@@ -41,8 +41,8 @@ public final class RedisBackendFactory implements BackendFactory {
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
                         "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
                                 + "reconnections"),
-                Setting.choice("layout", "gateway", "how items are kept: gateway (the gateway's own layout: flags, CAS, "
-                        + "namespaces, tags, counters, shared by every gateway) or plain (a Redis an application "
+                Setting.choice("layout", "gateway", "how items are kept: gateway (the gateway's own layout: flags, "
+                        + "CAS, namespaces, tags, counters, shared by every gateway) or plain (a Redis an application "
                         + "filled itself: its string keys as the default namespace's items, without flags or CAS; "
                         + "for a warm-up node's old store)", "gateway", "plain"),
                 Setting.integer("failure_limit", 3, 1, 1_000_000,
@@ -82,7 +82,8 @@ public final class RedisBackendFactory implements BackendFactory {
         }
         return new RedisBackend(connections, context.clock(), context.maxItemSize(), context.eventLoops(),
                 context.counterRules().leaseMillis(), context.counterRules().statsIntervalSeconds(),
-                settings.integer("migration_wait_ms"), settings.intValue("failure_limit"), settings.integer("retry_ms"));
+                settings.integer("migration_wait_ms"), settings.intValue("failure_limit"),
+                settings.integer("retry_ms"));
     }
 
     private static List<RedisURI> seeds(String list) {

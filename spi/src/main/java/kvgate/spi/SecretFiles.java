@@ -1,4 +1,4 @@
-package kvgate.config;
+package kvgate.spi;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * Files that hold secrets (a password file, a private key) must be this user's alone, as ssh requires of its keys: one
  * that other users may read or change is refused at start, with the command that fixes it. Checked on file systems
- * that keep POSIX permissions; others are taken as they are.
+ * that keep POSIX permissions; others are taken as they are. For the gateway's settings and backend plugins' alike.
  */
 public final class SecretFiles {
     private static final Set<PosixFilePermission> OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
@@ -24,9 +24,9 @@ public final class SecretFiles {
     /**
      * Refuses {@code file}, named by setting {@code key}, when users other than its owner may read or write it.
      *
-     * @throws ConfigurationException naming the key, the file, its mode and the fix
+     * @throws IllegalArgumentException naming the key, the file, its mode and the fix
      */
-    public static void checkPrivate(String key, Path file) throws ConfigurationException {
+    public static void checkPrivate(String key, Path file) {
         PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
         if (view == null) {
             return;
@@ -38,7 +38,7 @@ public final class SecretFiles {
             return; // a file that cannot be read is refused by the reading, with its own reason
         }
         if (mode.stream().anyMatch(OTHERS::contains)) {
-            throw new ConfigurationException(key + " = " + file + ": other users may read or change it ("
+            throw new IllegalArgumentException(key + " = " + file + ": other users may read or change it ("
                     + PosixFilePermissions.toString(mode) + "); it holds secrets: make it its owner's alone (chmod 600 "
                     + file + ")");
         }
