@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.CollectionsManifest;
 import kvgate.collections.Leb128;
@@ -25,6 +26,7 @@ import kvgate.memcached.binary.MalformedFrame;
 import kvgate.memcached.binary.Opcode;
 import kvgate.memcached.couchbase.ClusterConfig;
 import kvgate.memcached.couchbase.CollectionsCommands;
+import kvgate.memcached.couchbase.CertificateUsers;
 import kvgate.memcached.couchbase.SaslExchange;
 import kvgate.memcached.couchbase.SaslUsers;
 import kvgate.memcached.couchbase.SubdocExecution;
@@ -102,8 +104,12 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
     private final int maxItemSize;
     /** Whether a backend of the route tree in force keeps an item's expiry through a store that asks it to. */
     private final BooleanSupplier keepsExpiry;
+    /** What the client's certificate makes of its login; asked at the first request, after the TLS handshake. */
+    private Supplier<CertificateUsers.Login> certificate;
     /** The user the connection authenticated as; null before (or after a failed attempt). */
     private String user;
+    /** Whether {@link #user} came from the client's certificate, which SASL may not then change. */
+    private boolean byCertificate;
     private int failedAuthentications;
     /** Whether the client selected a bucket, rather than using the default one without asking. */
     private boolean bucketSelected;
@@ -123,10 +129,13 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
      * @param keepsExpiry whether a backend of the route tree in force keeps an item's expiry through a store
      *     ({@link kvgate.spi.Capability#KEEP_EXPIRY}): HELLO grants PreserveTtl only then, so that where none can, a
      *     Couchbase SDK refuses {@code preserveExpiry} itself, as for a server without the feature
+     * @param certificate what the client's certificate makes of its login (see {@link CertificateUsers})
      */
     public BinaryTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                            ClusterConfig cluster, int maxItemSize, BooleanSupplier keepsExpiry, Object peer) {
+                            ClusterConfig cluster, int maxItemSize, BooleanSupplier keepsExpiry, Object peer,
+                            Supplier<CertificateUsers.Login> certificate) {
         this.peer = peer;
+        this.certificate = certificate;
         this.manifests = manifests;
         this.clock = clock;
         this.stats = stats;
@@ -140,6 +149,19 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
 
     @Override
     public Translation<BinaryResponse> translate(BinaryFrame frame) {
+        if (certificate != null) {
+            CertificateUsers.Login login = certificate.get();
+            certificate = null;
+            if (login instanceof CertificateUsers.Refused refused) {
+                // As a Couchbase server whose certificate mapping finds no user: the connection is closed.
+                stats.certificateRefused(peer, refused.why());
+                return Translation.answerAndClose(null);
+            }
+            if (login instanceof CertificateUsers.User named) {
+                user = named.name();
+                byCertificate = true;
+            }
+        }
         if (frame instanceof MalformedFrame malformed) {
             return translateMalformed(malformed);
         }
@@ -461,6 +483,10 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
      * new exchange does until it succeeds), so that a client cannot keep a user it failed to prove.
      */
     private Translation<BinaryResponse> authenticate(BinaryRequest request, boolean start) {
+        if (byCertificate) {
+            // A connection its certificate authenticated keeps that user, as on a Couchbase server.
+            return error(request, BinaryStatus.NOT_SUPPORTED);
+        }
         String mechanism = new String(request.key(), StandardCharsets.US_ASCII);
         user = null;
         SaslExchange.Step step = start ? sasl.start(mechanism, request.value()) : sasl.step(mechanism, request.value());

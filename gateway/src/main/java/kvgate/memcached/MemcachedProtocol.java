@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.CollectionName;
 import kvgate.collections.CollectionsManifest;
@@ -18,6 +21,7 @@ import kvgate.config.StartupException;
 import kvgate.memcached.binary.BinaryFrame;
 import kvgate.memcached.binary.BinaryFrameDecoder;
 import kvgate.memcached.binary.BinaryResponseEncoder;
+import kvgate.memcached.couchbase.CertificateUsers;
 import kvgate.memcached.couchbase.ClusterConfig;
 import kvgate.memcached.couchbase.ManagementEndpoint;
 import kvgate.memcached.couchbase.SaslUsers;
@@ -27,6 +31,7 @@ import kvgate.memcached.text.TextReplyEncoder;
 import kvgate.net.GatewayVersion;
 import kvgate.net.HttpAnswer;
 import kvgate.net.ListenerSettings;
+import kvgate.net.ListenerTls;
 import kvgate.net.Listeners;
 import kvgate.net.Protocol;
 import kvgate.net.ProtocolConnection;
@@ -57,6 +62,9 @@ public final class MemcachedProtocol implements Protocol {
     public static final String TEXT = NAME + ".text";
     public static final String MAX_FRAME = NAME + ".max_frame";
     public static final String SASL_PWDB = NAME + ".sasl_pwdb";
+    public static final String CERT_USER = NAME + ".cert_user";
+    public static final String CERT_USER_PREFIX = NAME + ".cert_user_prefix";
+    public static final String CERT_USER_DELIMITERS = NAME + ".cert_user_delimiters";
     public static final String MGMT_ENABLE = NAME + ".mgmt_enable";
     public static final String MGMT_BIND = NAME + ".mgmt_bind";
     public static final String MGMT_PORT = NAME + ".mgmt_port";
@@ -84,6 +92,15 @@ public final class MemcachedProtocol implements Protocol {
                         "password file (a line user:password each) of the users who may authenticate with SASL; "
                                 + "when set, a connection must authenticate before anything else (empty: no "
                                 + "authentication required)"),
+                Setting.choice(CERT_USER, "none", "the field of a client certificate (verified through "
+                        + "tls.client_ca) that names the user a TLS connection logs in as, without SASL, as Couchbase "
+                        + "maps certificates: none, subject.cn, san.uri, san.email or san.dnsname; the user must be "
+                        + "in memcached.sasl_pwdb, else the connection is closed",
+                        Stream.concat(Stream.of("none"), CertificateUsers.FIELDS.stream()).toArray(String[]::new)),
+                Setting.text(CERT_USER_PREFIX, "", "with memcached.cert_user: the first value of the field that "
+                        + "starts with this is taken, without it (empty: the first value)"),
+                Setting.text(CERT_USER_DELIMITERS, "", "with memcached.cert_user: characters that end the user "
+                        + "name within the value (empty: the whole value)"),
                 Setting.bool(MGMT_ENABLE, false,
                         "serve the little of a Couchbase node's management (HTTP) port that an SDK's "
                                 + "waitUntilReady asks (GET /pools/default/buckets/<bucket>), on memcached.mgmt_port"),
@@ -102,6 +119,15 @@ public final class MemcachedProtocol implements Protocol {
 
     @Override
     public void check(Settings settings) throws ConfigurationException {
+        if (!settings.text(CERT_USER).equals("none")) {
+            if (!settings.bool(GatewaySettings.tlsKey(NAME)) || settings.text(ListenerTls.CLIENT_AUTH).equals("none")
+                    || settings.text(SASL_PWDB).isEmpty()) {
+                throw new ConfigurationException(CERT_USER + " = " + settings.text(CERT_USER) + " logs in the users "
+                        + "of " + SASL_PWDB + " by their TLS client certificates: it needs "
+                        + GatewaySettings.tlsKey(NAME) + " = true, " + ListenerTls.CLIENT_AUTH
+                        + " = optional or require, and " + SASL_PWDB);
+            }
+        }
         if (settings.bool(MGMT_ENABLE) && !settings.bool(ENABLE)) {
             throw new ConfigurationException(MGMT_ENABLE + " = true: the management port serves the memcached "
                     + "port's Couchbase clients, and " + ENABLE + " = false");
@@ -166,6 +192,12 @@ public final class MemcachedProtocol implements Protocol {
         boolean tls = settings.bool(GatewaySettings.tlsKey(NAME));
         RefusalLog overMaxFrame = new RefusalLog("closing memcached binary connections that sent a request body over "
                 + MAX_FRAME + " (" + maxFrame + " bytes)", context.metrics().refusals(NAME, "max_frame")::increment);
+        String certUser = settings.text(CERT_USER);
+        CertificateUsers certificateUsers = certUser.equals("none") ? null : new CertificateUsers(certUser,
+                settings.text(CERT_USER_PREFIX), settings.text(CERT_USER_DELIMITERS));
+        // Asked at a connection's first request, once the handshake has verified the certificate.
+        Function<Channel, Supplier<CertificateUsers.Login>> certificate = certificateUsers == null ? channel -> null
+                : channel -> () -> certificateUsers.login(ListenerTls.peerCertificate(channel), users);
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
                 .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).limits(limits).refusals(overMaxFrame))
                 .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,
@@ -173,7 +205,8 @@ public final class MemcachedProtocol implements Protocol {
                                 new ClusterConfig(advertisedPort(advertisedPort,
                                         pipeline.channel().localAddress() instanceof InetSocketAddress local
                                                 ? local.getPort() : tcpPort.get()), mgmtPort, tls),
-                                maxItemSize, keepsExpiry, pipeline.channel().remoteAddress()),
+                                maxItemSize, keepsExpiry, pipeline.channel().remoteAddress(),
+                                certificate.apply(pipeline.channel())),
                         encoder, context.dispatcher(), context.maxInFlight()));
         TextReplyEncoder textEncoder = new TextReplyEncoder();
         // A backend keeping expiries through stores reads them (memcached's reads do not tell them).
@@ -187,7 +220,8 @@ public final class MemcachedProtocol implements Protocol {
         Consumer<ChannelPipeline> text = pipeline -> pipeline
                 .addLast(new TextDecoder(maxItemSize, maxItemSize).limits(limits).refusals(hangUps))
                 .addLast(new ProtocolConnection<>(NAME, TextCommand.class,
-                        new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry),
+                        new TextTranslator(context.manifests(), context.clock(), stats, users, readsTellExpiry,
+                                pipeline.channel().remoteAddress(), certificate.apply(pipeline.channel())),
                         textEncoder, context.dispatcher(), context.maxInFlight()));
         Consumer<ChannelPipeline> handlers = settings.bool(TEXT) ? pipeline -> pipeline.addLast(
                 new FirstByteSwitch(binary, text)) : binary;
@@ -205,7 +239,7 @@ public final class MemcachedProtocol implements Protocol {
                             : bind, mgmtPort, HttpAnswer.IDLE_SECONDS,
                     settings.intValue(GatewaySettings.MAX_CONNECTIONS), Listeners.accessList(NAME, settings),
                     context.listeners().tls(NAME, settings),
-                    HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster)));
+                    HttpAnswer.pipeline(() -> new ManagementEndpoint(manifests, users, cluster, certificateUsers)));
             InetSocketAddress served = (InetSocketAddress) management.localAddress();
             LOG.info("Couchbase management port (waitUntilReady) on http://{}:{}{}<bucket>",
                     served.getHostString(), served.getPort(), ManagementEndpoint.BUCKETS_PATH);

@@ -49,6 +49,7 @@ public final class MemcachedStats {
     private final Counter authenticationFailures;
     private final RefusalLog failedLogins;
     private final RefusalLog unknownBuckets;
+    private final RefusalLog certificateLogins;
 
     /** Stats of a gateway with one backend, of type {@code backendType}. */
     public MemcachedStats(GatewayMetrics metrics, Backend backend, String backendType, Settings settings,
@@ -73,11 +74,18 @@ public final class MemcachedStats {
                 metrics.refusals(PROTOCOL, "auth_failed")::increment);
         this.unknownBuckets = new RefusalLog("memcached SelectBucket refused for a bucket this gateway does not have",
                 metrics.refusals(PROTOCOL, "unknown_bucket")::increment);
+        this.certificateLogins = new RefusalLog("memcached connections closed: the client certificate names no user "
+                + "of the password file", metrics.refusals(PROTOCOL, "cert_user")::increment);
     }
 
     /** A failed authentication, logged (rate-limited) with the peer and the user it named, never the secret. */
     void authenticationFailed(Object peer, String user) {
         failedLogins.refused(peer + (user == null ? "" : " as user " + shown(user)));
+    }
+
+    /** A connection closed because its client certificate names no user it may log in as. */
+    void certificateRefused(Object peer, String why) {
+        certificateLogins.refused(peer + ": " + why);
     }
 
     /** A SelectBucket of a bucket the gateway does not have, logged (rate-limited) with the peer and the name. */

@@ -7,8 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.CollectionsManifest;
+import kvgate.memcached.couchbase.CertificateUsers;
 import kvgate.memcached.couchbase.SaslExchange;
 import kvgate.memcached.couchbase.SaslUsers;
 import kvgate.memcached.text.TextCommand;
@@ -48,6 +50,10 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
     private final SaslUsers users;
     /** Whether every backend of the route tree in force tells an item's expiry when it reads it. */
     private final BooleanSupplier readsTellExpiry;
+    /** The client's address, for the operator's log of refused logins. */
+    private final Object peer;
+    /** What the client's certificate makes of its login; asked at the first command, after the TLS handshake. */
+    private Supplier<CertificateUsers.Login> certificate;
     private boolean authenticated;
     private int failedAuthentications;
 
@@ -55,9 +61,13 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
      * @param users the users who may authenticate; null when clients need not
      * @param readsTellExpiry whether every backend of the route tree in force tells an item's expiry when it reads
      *     it (the meta commands' {@code t} flag needs it)
+     * @param certificate what the client's certificate makes of its login (see {@link CertificateUsers}): a
+     *     certificate naming a user authenticates the connection, as on the binary side
      */
     public TextTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                          BooleanSupplier readsTellExpiry) {
+                          BooleanSupplier readsTellExpiry, Object peer, Supplier<CertificateUsers.Login> certificate) {
+        this.peer = peer;
+        this.certificate = certificate;
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
         this.clock = clock;
         this.stats = stats;
@@ -68,6 +78,15 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
 
     @Override
     public Translation<TextReply> translate(TextCommand command) {
+        if (certificate != null) {
+            CertificateUsers.Login login = certificate.get();
+            certificate = null;
+            if (login instanceof CertificateUsers.Refused refused) {
+                stats.certificateRefused(peer, refused.why());
+                return Translation.answerAndClose(null);
+            }
+            authenticated |= login instanceof CertificateUsers.User;
+        }
         if (command instanceof TextCommand.Refused refused) {
             if (refused.line() == null) {
                 return Translation.answerAndClose(null);
@@ -250,6 +269,9 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
         byte[] plain = ("\0" + words.get(0) + "\0" + words.get(1)).getBytes(StandardCharsets.UTF_8);
         boolean ok = new SaslExchange(users).start("PLAIN", plain) instanceof SaslExchange.Done;
         stats.authenticated(ok);
+        if (!ok) {
+            stats.authenticationFailed(peer, words.get(0));
+        }
         if (ok) {
             authenticated = true;
             failedAuthentications = 0;

@@ -1,6 +1,7 @@
 package kvgate.net;
 
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
@@ -9,9 +10,12 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import java.io.File;
 import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import kvgate.config.ConfigurationException;
 import kvgate.config.GatewaySettings;
 import kvgate.spi.SecretFiles;
@@ -133,6 +137,24 @@ public final class ListenerTls {
     /** Whether a certificate is configured. */
     public boolean configured() {
         return context.get() != null;
+    }
+
+    /**
+     * The certificate {@code channel}'s client presented and the handshake verified against {@code tls.client_ca};
+     * null when it presented none or the connection is not over TLS. Asked once the handshake is done (a protocol's
+     * first request comes after it).
+     */
+    public static X509Certificate peerCertificate(Channel channel) {
+        SslHandler handler = channel.pipeline().get(SslHandler.class);
+        if (handler == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = handler.engine().getSession().getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate leaf ? leaf : null;
+        } catch (SSLPeerUnverifiedException none) {
+            return null;
+        }
     }
 
     /** A new connection's TLS handler, with the context in force now. */

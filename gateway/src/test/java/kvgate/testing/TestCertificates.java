@@ -24,7 +24,8 @@ import javax.net.ssl.TrustManagerFactory;
  * expired, and a client certificate signed by nobody the gateway trusts. Keys are written readable by their owner alone, as the gateway requires.
  */
 public final class TestCertificates {
-    private static final String PASSWORD = "changeit";
+    /** The password of every PKCS#12 store made here. */
+    public static final String PASSWORD = "changeit";
     private final Path directory;
 
     private TestCertificates(Path directory) {
@@ -58,6 +59,26 @@ public final class TestCertificates {
                 "/CN=localhost");
         openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
                 "-out", name + ".pem", "-days", "3650", "-extfile", "san.ext");
+        Files.setPosixFilePermissions(directory.resolve(name + ".key"), PosixFilePermissions.fromString("rw-------"));
+    }
+
+    /**
+     * Signs a client certificate (and its PKCS#12 store for {@link #connect}) named {@code name}, with
+     * {@code subject} and, unless null, the subject alternative names {@code san} in openssl's form
+     * ({@code URI:couchbase://alice@gateway,email:alice@example.com}).
+     */
+    public void client(String name, String subject, String san) throws Exception {
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out", name + ".csr", "-subj",
+                subject);
+        List<String> sign = new ArrayList<>(List.of("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey",
+                "ca.key", "-CAcreateserial", "-out", name + ".pem", "-days", "3650"));
+        if (san != null) {
+            Files.writeString(directory.resolve(name + ".ext"), "subjectAltName=" + san + "\n");
+            sign.addAll(List.of("-extfile", name + ".ext"));
+        }
+        openssl(sign.toArray(String[]::new));
+        openssl("pkcs12", "-export", "-in", name + ".pem", "-inkey", name + ".key", "-out", name + ".p12",
+                "-passout", "pass:" + PASSWORD);
         Files.setPosixFilePermissions(directory.resolve(name + ".key"), PosixFilePermissions.fromString("rw-------"));
     }
 

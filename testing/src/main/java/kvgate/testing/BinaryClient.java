@@ -80,6 +80,12 @@ public final class BinaryClient implements AutoCloseable {
         this(ClientConnection.unix(socket));
     }
 
+    /** A client on a socket already connected, such as a TLS socket whose handshake is done. */
+    public static BinaryClient over(Socket socket) throws IOException {
+        return new BinaryClient(new ClientConnection(socket, socket.getInputStream(), socket.getOutputStream(),
+                socket));
+    }
+
     private BinaryClient(ClientConnection connection) {
         this.connection = connection;
         in = new DataInputStream(connection.in());

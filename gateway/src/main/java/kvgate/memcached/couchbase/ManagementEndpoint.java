@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import kvgate.collections.BucketManifests;
 import kvgate.net.HttpAnswer;
+import kvgate.net.ListenerTls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,27 +39,39 @@ public final class ManagementEndpoint extends SimpleChannelInboundHandler<FullHt
     private final BucketManifests manifests;
     private final SaslUsers users;
     private final ClusterConfig cluster;
+    /** Which user a client certificate names; null when certificates log no one in. */
+    private final CertificateUsers certificateUsers;
 
     /**
      * @param users the users whose basic authentication is required; null when none is
      * @param cluster the map to answer: the memcached port clients are told of, and this port
+     * @param certificateUsers which user a client certificate names, who needs no basic authentication (as the
+     *     memcached port logs them in without SASL); null when certificates log no one in
      */
-    public ManagementEndpoint(BucketManifests manifests, SaslUsers users, ClusterConfig cluster) {
+    public ManagementEndpoint(BucketManifests manifests, SaslUsers users, ClusterConfig cluster,
+                              CertificateUsers certificateUsers) {
         this.manifests = manifests;
         this.users = users;
         this.cluster = cluster;
+        this.certificateUsers = certificateUsers;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        answer(request).write(ctx, HttpUtil.isKeepAlive(request));
+        answer(ctx, request).write(ctx, HttpUtil.isKeepAlive(request));
     }
 
-    private HttpAnswer answer(FullHttpRequest request) {
+    private HttpAnswer answer(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (!request.decoderResult().isSuccess()) {
             return HttpAnswer.text(HttpResponseStatus.BAD_REQUEST, "bad request\n").closing();
         }
-        if (users != null) {
+        CertificateUsers.Login login = certificateUsers == null ? new CertificateUsers.NoCertificate()
+                : certificateUsers.login(ListenerTls.peerCertificate(ctx.channel()), users);
+        if (login instanceof CertificateUsers.Refused) {
+            return HttpAnswer.text(HttpResponseStatus.UNAUTHORIZED, "the client certificate names no user of the "
+                    + "gateway's password file\n").closing();
+        }
+        if (users != null && login instanceof CertificateUsers.NoCertificate) {
             String credentials = request.headers().get(HttpHeaderNames.AUTHORIZATION);
             if (credentials == null || !authenticated(credentials)) {
                 HttpAnswer refused = HttpAnswer.text(HttpResponseStatus.UNAUTHORIZED,
