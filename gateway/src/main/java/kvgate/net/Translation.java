@@ -1,6 +1,7 @@
 package kvgate.net;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import kvgate.dispatch.OperationStream;
@@ -61,6 +62,24 @@ public sealed interface Translation<R> {
      * exceptionally; it may complete on any thread.
      */
     record Await<R>(Function<OperationStream, CompletionStage<Answer<R>>> work) implements Translation<R> {
+    }
+
+    /**
+     * Runs this translation inside other work (an {@link Await} that must first check something, such as an okuyama
+     * lock): its operations go to {@code stream}, and the stage gives its answer. Its reply functions then run on
+     * whichever thread completes them, so a translation run this way must keep no per-connection state in them.
+     */
+    default CompletionStage<Answer<R>> perform(OperationStream stream) {
+        if (this instanceof Answer<R> answer) {
+            return CompletableFuture.completedFuture(answer);
+        }
+        if (this instanceof Forward<R> forward) {
+            return stream.dispatch(forward.operation()).thenApply(forward.reply());
+        }
+        if (this instanceof ForwardAll<R> all) {
+            return stream.dispatchJoined(all.operations()).thenApply(all.reply());
+        }
+        return ((Await<R>) this).work().apply(stream);
     }
 
     /** One reply, or silence when {@code reply} is null. */

@@ -17,6 +17,8 @@ enum OkuyamaMethod {
     DECR_VALUE(14),
     GET_VALUE_VERSION_CHECK(15),
     SET_VALUE_VERSION_CHECK(16),
+    /** getValueAndUpdateExpireTime (and updateExpireTime): a get that extends the item by its stored period. */
+    GET_VALUE_AND_UPDATE_EXPIRE_TIME(17),
     GET_MULTI_VALUE(22),
     LOCK_DATA(30),
     RELEASE_LOCK_DATA(31),
@@ -35,6 +37,12 @@ enum OkuyamaMethod {
     LIST_L_POP(55),
     LIST_R_POP(56),
     LIST_LEN(57),
+    /** UtilClient's truncate, of a MasterNode. */
+    TRUNCATE(61),
+    /** UtilClient's full data export, of a DataNode. */
+    DATA_EXPORT(101),
+    /** UtilClient's key list, of a DataNode. */
+    KEY_LIST(103),
     SEND_MULTI_BYTE_VALUE(111),
     /** requestReadByteValue: a get answered as a compressed, length-prefixed payload. */
     READ_BYTE_VALUE(201),

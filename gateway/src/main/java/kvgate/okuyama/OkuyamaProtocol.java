@@ -21,6 +21,9 @@ public final class OkuyamaProtocol implements Protocol {
     public static final String NAME = "okuyama";
     public static final String NAMESPACE = NAME + ".namespace";
     public static final String MAX_LINE = NAME + ".max_line";
+    public static final String TRANSACTIONS = NAME + ".transactions";
+    public static final String LOCK_WAIT = NAME + ".lock_wait_s";
+    public static final String EXPORT_LIMIT = NAME + ".export_limit";
 
     @Override
     public String name() {
@@ -37,7 +40,17 @@ public final class OkuyamaProtocol implements Protocol {
                                 + "memcached clients without collections use, so both see the same items"),
                 Setting.size(MAX_LINE, "4m", 1024, 1L << 30,
                         "longest request line; a longer one is dropped as it arrives and answered with the "
-                                + "method's length error")));
+                                + "method's length error"),
+                Setting.bool(TRANSACTIONS, false, "okuyama's TransactionMode: startTransaction hands out "
+                        + "transaction codes, lockData and releaseLockData lock and unlock keys, and okuyama writes "
+                        + "of a key another transaction locked wait for the lock to go; off (the reference's "
+                        + "default), they answer as okuyama without it"),
+                Setting.integer(LOCK_WAIT, 10, 0, 3600, "the longest lockData waits for a lock, and an okuyama "
+                        + "write for another transaction's lock to go, in seconds (the reference's writes wait "
+                        + "without end); past it the write answers an error"),
+                Setting.integer(EXPORT_LIMIT, 100_000, 1, Integer.MAX_VALUE, "the most items UtilClient's data "
+                        + "export (101) and key list (103) give, as they are read whole into memory; a keyspace "
+                        + "holding more answers an error")));
         return settings;
     }
 
@@ -64,10 +77,14 @@ public final class OkuyamaProtocol implements Protocol {
         ReadLimits limits = context.readLimits(NAME);
         RefusalLog overMaxLine = new RefusalLog("answering okuyama lines over " + MAX_LINE + " (" + maxLine
                 + " bytes) with their length error", context.metrics().refusals(NAME, "max_line")::increment);
+        OkuyamaTransactions transactions = new OkuyamaTransactions(namespace,
+                context.settings().bool(TRANSACTIONS), context.settings().intValue(LOCK_WAIT) * 1000L,
+                context.clock());
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
                 .limits(limits).refusals(overMaxLine))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
-                        new OkuyamaTranslator(namespace, context.clock(), maxItemSize),
+                        new OkuyamaTranslator(namespace, context.clock(), maxItemSize, transactions,
+                                context.settings().intValue(EXPORT_LIMIT)),
                         encoder, context.dispatcher(), context.maxInFlight()));
         context.listeners().listen(NAME, context.settings(), 0, context.idleTimeout(), handlers);
     }

@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import kvgate.dispatch.OperationStream;
 import kvgate.net.FrameTranslator;
 import kvgate.net.Translation;
@@ -65,23 +66,34 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     static final int DEFAULT_SEARCH_GRAM = 3;
     /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
     private static final int RETRIES = 16;
+    private static final Pattern EXPORT_PARAMETERS = Pattern.compile("\\d+,\\d+");
 
     private final Namespace namespace;
     private final Clock clock;
     private final int maxValue;
     private final OkuyamaLists lists;
     private final OkuyamaByteValues byteValues;
+    private final OkuyamaTransactions transactions;
+    private final OkuyamaPeriods periods;
+    private final OkuyamaOperatorCalls operator;
+    /** Whether the line after a 101 may be its parameters ({@code <check ms>,<wait ms>}), which get no reply. */
+    private boolean exportParameters;
 
     /**
      * @param namespace where okuyama keys, tags and the search index live ({@code okuyama.namespace})
      * @param maxValue the largest value stored, announced by initClient
+     * @param transactions the locks, with transaction mode on or off
      */
-    public OkuyamaTranslator(Namespace namespace, Clock clock, int maxValue) {
+    public OkuyamaTranslator(Namespace namespace, Clock clock, int maxValue, OkuyamaTransactions transactions,
+                             int exportLimit) {
         this.namespace = namespace;
         this.clock = clock;
         this.maxValue = maxValue;
         this.lists = new OkuyamaLists(namespace, maxValue);
         this.byteValues = new OkuyamaByteValues(namespace, maxValue);
+        this.transactions = transactions;
+        this.periods = new OkuyamaPeriods(namespace, clock);
+        this.operator = new OkuyamaOperatorCalls(namespace, exportLimit);
     }
 
     /** A value to store, within the reference's limit and the gateway's item size. */
@@ -100,6 +112,12 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         String line = ((OkuyamaLine.Text) frame).text();
         if (line.isEmpty() || line.equals(CLOSE)) {
             return Translation.answerAndClose(null);
+        }
+        if (exportParameters) {
+            exportParameters = false;
+            if (EXPORT_PARAMETERS.matcher(line).matches()) {
+                return Translation.answer(null); // read by the reference's DataNode, which the gateway needs not
+            }
         }
         String[] fields = line.split(",");
         OkuyamaMethod method;
@@ -125,6 +143,54 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     }
 
     private Translation<String> method(OkuyamaMethod method, String line, String[] fields) {
+        Translation<String> translation = serve(method, line, fields);
+        return transactions.on() ? guarded(method, fields, translation) : translation;
+    }
+
+    /**
+     * A write as {@link OkuyamaTransactions#guard} runs it: once no other transaction holds a lock on its key, as the
+     * reference's writes wait (the lock is checked on the key, a list's name, or each key of a 111; tags are not
+     * locked). Reads never wait.
+     */
+    private Translation<String> guarded(OkuyamaMethod method, String[] fields, Translation<String> write) {
+        // Where the key and the writer's transaction code are in each write's request line.
+        int keyField;
+        int codeField;
+        switch (method) {
+            case SET_VALUE, SET_NEW_VALUE, SET_VALUE_VERSION_CHECK, SET_VALUE_AND_CREATE_INDEX, LIST_L_PUSH,
+                    LIST_R_PUSH -> {
+                keyField = 1;
+                codeField = 3;
+            }
+            case REMOVE_VALUE, INCR_VALUE, DECR_VALUE, CREATE_LIST_STRUCT, LIST_L_POP, LIST_R_POP -> {
+                keyField = 1;
+                codeField = 2;
+            }
+            case REMOVE_TAG_FROM_KEY -> {
+                keyField = 2;
+                codeField = 3;
+            }
+            case GET_VALUE_AND_UPDATE_EXPIRE_TIME -> {
+                // Its write carries no transaction code: it waits for any lock, as the reference's.
+                return transactions.guard(method, List.of(key(field(fields, 1))), "0", write);
+            }
+            case SEND_MULTI_BYTE_VALUE -> {
+                List<byte[]> keys = new ArrayList<>();
+                if (write instanceof Translation.ForwardAll<String> all) {
+                    for (Operation store : all.operations()) {
+                        keys.add(((Operation.Store) store).key());
+                    }
+                }
+                return transactions.guard(method, keys, field(fields, 1), write);
+            }
+            default -> {
+                return write;
+            }
+        }
+        return transactions.guard(method, List.of(key(field(fields, keyField))), field(fields, codeField), write);
+    }
+
+    private Translation<String> serve(OkuyamaMethod method, String line, String[] fields) {
         return switch (method) {
             case INIT_CLIENT -> Translation.answer("0,true," + maxValue);
             case GET_OKUYAMA_VERSION -> Translation.answer("999," + VERSION + ",");
@@ -137,6 +203,7 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                         : result.status() == Status.NOT_FOUND ? "2,false," : error(method, result));
             }
             case GET_TAG_KEYS -> tagKeys(fields);
+            case GET_VALUE_AND_UPDATE_EXPIRE_TIME -> periods.getAndExtend(key(field(fields, 1)));
             case REMOVE_VALUE -> {
                 byte[] key = key(field(fields, 1));
                 yield new Translation.Await<>(stream -> remove(stream, key, 0));
@@ -153,14 +220,19 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                             : result.status() == Status.NOT_FOUND ? "40,false," : error(method, result));
             case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
             case SEARCH_VALUE -> search(fields);
-            // Locks and transactions as the reference answers them in its default configuration, which has no
-            // transaction mode: the client's startTransaction then returns false, and its lockData refuses to run.
-            case START_TRANSACTION -> Translation.answer("37,false,No Transaction Mode");
-            case LOCK_DATA, RELEASE_LOCK_DATA -> Translation.answer(method.code() + ",false,");
+            case START_TRANSACTION -> transactions.start();
+            case LOCK_DATA -> transactions.lock(fields);
+            case RELEASE_LOCK_DATA -> transactions.release(fields);
             case GET_TAG_INDEX_LIST -> tagBuckets(fields);
             case GET_TARGET_INDEX_TAG_KEYS -> tagBucketKeys(fields);
             case CREATE_LIST_STRUCT, LIST_L_PUSH, LIST_R_PUSH, LIST_INDEX, LIST_L_POP, LIST_R_POP, LIST_LEN ->
                     lists.translate(method, fields);
+            case TRUNCATE -> operator.truncate(fields);
+            case DATA_EXPORT -> {
+                exportParameters = true;
+                yield operator.export(clock.millis());
+            }
+            case KEY_LIST -> operator.keys();
             case SEND_MULTI_BYTE_VALUE -> byteValues.sendMulti(fields);
             case READ_BYTE_VALUE -> byteValues.read(fields);
         };
@@ -189,41 +261,47 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         }
         byte[] value = value(valueField);
         // The expiry is there only when the line ends with a comma, as the reference's clients send it.
-        long expiresAt = line.endsWith(",") && fields.length > next ? expiry(fields[next]) : Item.NEVER;
+        long seconds = line.endsWith(",") && fields.length > next ? seconds(fields[next]) : 0;
         Operation.Store store = new Operation.Store(namespace, key,
-                method == OkuyamaMethod.SET_NEW_VALUE ? StoreMode.ADD : StoreMode.SET, value, 0, expiresAt, cas);
+                method == OkuyamaMethod.SET_NEW_VALUE ? StoreMode.ADD : StoreMode.SET, value, 0, expiry(seconds), cas);
         Function<Result, String> reply = result -> storeReply(method, result);
         if (tags.isEmpty()) {
-            return forward(store, reply);
+            // An expiry's period is kept beside the item, for getValueAndUpdateExpireTime.
+            return seconds <= 0 ? forward(store, reply)
+                    : new Translation.Await<>(stream -> periods.store(stream, store, seconds).thenApply(reply)
+                            .thenApply(Translation::answer));
         }
         Operation.Tag tag = new Operation.Tag(namespace, key, tags);
         if (method == OkuyamaMethod.SET_VALUE) {
             // Tags first, as the reference: a value whose tag cannot take its key is not stored.
             return new Translation.Await<>(stream -> stream.dispatch(tag).thenCompose(tagged -> tagged.ok()
-                    ? stream.dispatch(store).thenApply(reply)
+                    ? periods.store(stream, store, seconds).thenApply(reply)
                     : CompletableFuture.completedFuture(listFailure(method, TAG_LIST, tagged, false)))
                     .thenApply(Translation::answer));
         }
         // An add or a version-checked store must win the key before a tag names it, so it is tagged after
         // storing, as in the reference; a tagging that fails then leaves the value stored, and says so.
-        return new Translation.Await<>(stream -> stream.dispatch(store).thenCompose(result -> result.ok()
+        return new Translation.Await<>(stream -> periods.store(stream, store, seconds).thenCompose(result -> result.ok()
                 ? stream.dispatch(tag).thenApply(tagged -> tagged.ok() ? reply.apply(result)
                         : listFailure(method, TAG_LIST, tagged, true))
                 : CompletableFuture.completedFuture(reply.apply(result))).thenApply(Translation::answer));
     }
 
-    private long expiry(String field) {
-        long seconds;
+    /** An expiry field's seconds: 0 for none, as the reference reads one that is not a number. */
+    private static long seconds(String field) {
         try {
-            seconds = Long.parseLong(field.strip());
+            return Math.min(Long.parseLong(field.strip()), Long.MAX_VALUE / 2000);
         } catch (NumberFormatException e) {
-            return Item.NEVER; // as the reference: an expiry that is not a number means none
+            return 0;
         }
+    }
+
+    private long expiry(long seconds) {
         if (seconds == 0) {
             return Item.NEVER;
         }
         // A negative expiry stores a value that is already expired; 1 ms after the epoch is long past.
-        return seconds < 0 ? 1 : clock.millis() + Math.min(seconds, Long.MAX_VALUE / 2000) * 1000;
+        return seconds < 0 ? 1 : clock.millis() + seconds * 1000;
     }
 
     // --- 42 setValueAndCreateIndex, 43 searchValue ---

@@ -114,6 +114,67 @@ abstract class OkuyamaProtocolSuite {
     }
 
     @Test
+    void getValueAndUpdateExpireTimeExtendsByTheStoredPeriod() throws Exception {
+        String key = fresh("extend");
+        long stored = System.nanoTime();
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("kept") + ",3,"));
+        Thread.sleep(1500);
+        assertEquals("17,true," + b64("kept"), client.call("17," + key));
+        // Stored for 3 s, extended by 3 s at 1.5 s: past the first expiry, the item is there.
+        Thread.sleep(Math.max(0, 3500 - (System.nanoTime() - stored) / 1_000_000));
+        assertEquals("2,true," + b64("kept"), client.call("2," + key));
+        String forever = fresh("forever");
+        client.call("1," + forever + ",(B),0," + b64("v"));
+        assertEquals("17,true," + b64("v"), client.call("17," + forever), "no period: nothing to extend");
+        assertEquals("17,false,", client.call("17," + fresh("missing")));
+        // Written again without an expiry, the item no longer has the period it was first stored with.
+        String rewritten = fresh("rewritten");
+        client.call("1," + rewritten + ",(B),0," + b64("a") + ",1,");
+        client.call("1," + rewritten + ",(B),0," + b64("b"));
+        assertEquals("17,true," + b64("b"), client.call("17," + rewritten));
+        Thread.sleep(1500);
+        assertEquals("2,true," + b64("b"), client.call("2," + rewritten), "no expiry was put back");
+    }
+
+    @Test
+    void truncateEmptiesTheKeyspaceItsListsAndNothingForAPrefix() throws Exception {
+        String key = fresh("doomed");
+        String list = fresh("doomed-list");
+        client.call("1," + key + ",(B),0," + b64("v"));
+        assertEquals("51,true,OK", client.call("51," + list + ",0"));
+        assertEquals("61,true,", client.call("61,abcde"), "no key bears an isolation prefix");
+        assertEquals("2,true," + b64("v"), client.call("2," + key));
+        assertEquals("61,error,The mistake is found in the deletion specification", client.call("61,abcdef"));
+        assertEquals("61,error,The mistake is found in the deletion specification", client.call("61"));
+        assertEquals("61,true,", client.call("61,all"));
+        assertEquals("2,false,", client.call("2," + key));
+        assertEquals("57,false,", client.call("57," + list + ",0"));
+        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("again")), "usable at once");
+        assertEquals("2,true," + b64("again"), client.call("2," + key));
+    }
+
+    @Test
+    void dataExportAndKeyListGiveEveryItemThenMinusOne() throws Exception {
+        String plain = fresh("export");
+        String expiring = fresh("export-exp");
+        client.call("1," + plain + ",(B),0," + b64("one,two"));
+        client.call("1," + expiring + ",(B),0," + b64("later") + ",600,");
+        List<String> keys = client.callUntil("103", "-1");
+        assertTrue(keys.contains(plain) && keys.contains(expiring), keys.toString());
+        // The export's parameters line, which a DataNode reads, gets no reply of its own.
+        List<String> lines = client.callUntil("101\n1,0", "-1");
+        String plainLine = lines.stream().filter(line -> line.startsWith("+," + plain + ",")).findFirst()
+                .orElseThrow(() -> new AssertionError(lines.toString()));
+        assertTrue(plainLine.matches("\\+," + java.util.regex.Pattern.quote(plain) + ","
+                + java.util.regex.Pattern.quote(b64("one,two")) + "!\\d+,\\d+,;"), plainLine);
+        String expiringLine = lines.stream().filter(line -> line.startsWith("+," + expiring + ",")).findFirst()
+                .orElseThrow(() -> new AssertionError(lines.toString()));
+        assertTrue(expiringLine.matches("\\+," + java.util.regex.Pattern.quote(expiring) + ","
+                + java.util.regex.Pattern.quote(b64("later")) + ",0-\\d+-(599|600)!\\d+,\\d+,;"), expiringLine);
+        assertEquals("2,true," + b64("one,two"), client.call("2," + plain), "the stream is in step after it");
+    }
+
+    @Test
     void removeValueRepliesTheRemovedValue() throws Exception {
         String key = fresh("rm");
         assertEquals("5,false,", client.call("5," + key + ",0"));

@@ -69,13 +69,18 @@ public final class OkuyamaClient implements AutoCloseable {
 
     /** Sends one line and reads reply lines up to and including END. */
     public List<String> callUntilEnd(String line) throws IOException {
+        return callUntil(line, "END");
+    }
+
+    /** Sends one line (or several, joined by newlines) and reads reply lines up to and including {@code last}. */
+    public List<String> callUntil(String line, String last) throws IOException {
         send(line + "\n");
         List<String> lines = new ArrayList<>();
         String reply;
         do {
             reply = read();
             lines.add(reply);
-        } while (!reply.equals("END"));
+        } while (!reply.equals(last));
         return lines;
     }
 
