@@ -10,7 +10,7 @@ public enum Verb {
     /** Counter protocol verbs. */
     ACQUIRE, RELEASE, RELEASE_ALL, COUNTER_GET, DUMP,
     /** Scans, tags and full-text search (MPDB, okuyama). */
-    SCAN, TAG, UNTAG, TAG_KEYS, INDEX, SEARCH;
+    SCAN, TAG, UNTAG, TAG_KEYS, INDEX, UNINDEX, SEARCH;
 
     private static final Operation.Visitor<Verb> OF = new Operation.Visitor<>() {
         @Override
@@ -76,6 +76,11 @@ public enum Verb {
         @Override
         public Verb index(Operation.Index index) {
             return INDEX;
+        }
+
+        @Override
+        public Verb unindex(Operation.Unindex unindex) {
+            return UNINDEX;
         }
 
         @Override

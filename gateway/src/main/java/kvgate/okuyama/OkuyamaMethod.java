@@ -27,6 +27,9 @@ enum OkuyamaMethod {
     REMOVE_TAG_FROM_KEY(40),
     SET_VALUE_AND_CREATE_INDEX(42),
     SEARCH_VALUE(43),
+    REMOVE_SEARCH_INDEX(44),
+    /** setDictionaryCharacters / clearDictionaryCharacters. */
+    DICTIONARY_CHARACTERS(50),
     /** The slots a tag's keys are kept in, for getTagKeysResult's paging. */
     GET_TAG_INDEX_LIST(45),
     GET_TARGET_INDEX_TAG_KEYS(46),

@@ -83,6 +83,7 @@ final class OkuyamaReplies {
         return switch (method) {
             case GET_TAG_KEYS -> "4,false,Tag Length Error";
             case GET_VALUE_VERSION_CHECK -> "15,false,Key Length Error,";
+            case GET_VALUE_AND_UPDATE_EXPIRE_TIME -> "17,false,";
             case REMOVE_TAG_FROM_KEY -> "40,false,";
             case SEARCH_VALUE -> "43,false,";
             case GET_TAG_VALUES -> "END";
@@ -93,7 +94,8 @@ final class OkuyamaReplies {
     /** Text that is not Base64 names no key: reads find nothing, writes are refused. */
     static String undecodable(OkuyamaMethod method) {
         return switch (method) {
-            case GET_VALUE, REMOVE_VALUE, GET_MULTI_VALUE, REMOVE_TAG_FROM_KEY, SEARCH_VALUE, GET_TAG_KEYS ->
+            case GET_VALUE, REMOVE_VALUE, GET_MULTI_VALUE, REMOVE_TAG_FROM_KEY, SEARCH_VALUE, GET_TAG_KEYS,
+                    GET_VALUE_AND_UPDATE_EXPIRE_TIME ->
                     method.replyCode() + ",false,";
             case GET_VALUE_VERSION_CHECK -> "15,false,,";
             case INCR_VALUE, DECR_VALUE -> method.replyCode() + ",false,NG";

@@ -170,8 +170,9 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                 keyField = 2;
                 codeField = 3;
             }
-            case GET_VALUE_AND_UPDATE_EXPIRE_TIME -> {
-                // Its write carries no transaction code: it waits for any lock, as the reference's.
+            case GET_VALUE_AND_UPDATE_EXPIRE_TIME, REMOVE_SEARCH_INDEX -> {
+                // Their writes carry no transaction code (44's is ignored): they wait for any lock, as the
+                // reference's do.
                 return transactions.guard(method, List.of(key(field(fields, 1))), "0", write);
             }
             case SEND_MULTI_BYTE_VALUE -> {
@@ -220,6 +221,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                             : result.status() == Status.NOT_FOUND ? "40,false," : error(method, result));
             case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
             case SEARCH_VALUE -> search(fields);
+            case REMOVE_SEARCH_INDEX -> removeIndex(fields);
+            case DICTIONARY_CHARACTERS -> dictionary(field(fields, 1));
             case START_TRANSACTION -> transactions.start();
             case LOCK_DATA -> transactions.lock(fields);
             case RELEASE_LOCK_DATA -> transactions.release(fields);
@@ -364,6 +367,50 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
                         : error(OkuyamaMethod.SEARCH_VALUE, result));
+    }
+
+    /**
+     * 44: {@code 44,<key>,<code>,<group>,<n>} takes the key off the index under the runs of 1 to n characters (3 when
+     * n is not a number) of its current value, within the group, as the reference rebuilds and removes them; the
+     * value stays, and a key without a value is answered as done.
+     */
+    private Translation<String> removeIndex(String[] fields) {
+        byte[] key = key(field(fields, 1));
+        String group = fields.length > 3 ? group(fields[3]) : "";
+        int n = Math.min(MAX_GRAM, Math.max(1, fields.length > 4 ? number(fields[4], DEFAULT_MAX_GRAM)
+                : DEFAULT_MAX_GRAM));
+        OkuyamaMethod method = OkuyamaMethod.REMOVE_SEARCH_INDEX;
+        return new Translation.Await<>(stream -> stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+            if (!(read instanceof Result.Value value)) {
+                return done(read.status() == Status.NOT_FOUND ? "44,true," : error(method, read));
+            }
+            String text = new String(value.item().value(), StandardCharsets.UTF_8);
+            if (NGrams.count(text, 1, n) > MAX_GRAMS) {
+                return done("44,false,");
+            }
+            return stream.dispatch(new Operation.Unindex(namespace, key, NGrams.of(text, 1, n), group))
+                    .thenApply(removed -> Translation.answer(removed.ok() ? "44,true," : error(method, removed)));
+        }));
+    }
+
+    /**
+     * 50: {@code 50,<word>|<word>...} (each word Base64) sets dictionary words, {@code 50,(B)} clears them. The
+     * reference's index skips spaces and punctuation and cuts words to n characters, and its dictionary makes such
+     * words searchable whole; the gateway's index keeps every run of characters of the value and a search checks the
+     * value itself, so every word is found without one. The words are checked and answered as the reference answers
+     * them, and change nothing the gateway answers.
+     */
+    private static Translation<String> dictionary(String field) {
+        String words = field.strip();
+        if (words.isEmpty()) {
+            return Translation.answer("50,false,");
+        }
+        if (!words.equals(OkuyamaFields.BLANK)) {
+            for (String word : words.split("\\|")) {
+                decode(word); // a word that is not Base64 is refused, as setValue's are
+            }
+        }
+        return Translation.answer("50,true,");
     }
 
     // --- tags: 3 getTagKeys (answered as 4), 23 getTagValues ---

@@ -112,7 +112,8 @@ public final class BackendRoute implements Route {
                 || operation instanceof Operation.TaggedKeys) {
             return tags != null;
         }
-        if (operation instanceof Operation.Index || operation instanceof Operation.Search) {
+        if (operation instanceof Operation.Index || operation instanceof Operation.Unindex
+                || operation instanceof Operation.Search) {
             return search != null;
         }
         return false;
@@ -143,6 +144,8 @@ public final class BackendRoute implements Route {
             return tags.taggedKeys(query);
         } else if (operation instanceof Operation.Index index) {
             return search.index(index);
+        } else if (operation instanceof Operation.Unindex unindex) {
+            return search.unindex(unindex);
         }
         return search.search((Operation.Search) operation);
     }

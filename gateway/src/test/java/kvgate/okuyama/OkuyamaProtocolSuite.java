@@ -407,6 +407,35 @@ abstract class OkuyamaProtocolSuite {
     }
 
     @Test
+    void removeSearchIndexTakesTheKeyOffTheIndexAndKeepsTheValue() throws Exception {
+        String group = b64("removal-" + UNIQUE.incrementAndGet());
+        String kept = fresh("kept");
+        String unindexed = fresh("unindexed");
+        client.call("42," + kept + ",(B),0," + b64("京都の天気は晴れ") + "," + group + ",3,1");
+        client.call("42," + unindexed + ",(B),0," + b64("奈良の天気は雨") + "," + group + ",3,1");
+        assertEquals(Set.of(text(kept), text(unindexed)),
+                decodedList(client.call("43," + b64("天気") + ",1," + group + ",3"), "43,true,"));
+        assertEquals("44,true,", client.call("44," + unindexed + ",0," + group + ",3"));
+        assertEquals(Set.of(text(kept)), decodedList(client.call("43," + b64("天気") + ",1," + group + ",3"),
+                "43,true,"));
+        assertEquals("43,false,", client.call("43," + b64("奈良") + ",1," + group + ",3"), "its value holds it");
+        assertEquals("2,true," + b64("奈良の天気は雨"), client.call("2," + unindexed), "the value stays");
+        assertEquals("44,true,", client.call("44," + fresh("nothing") + ",0," + group + ",3"), "no value: done");
+        assertEquals(Set.of(text(kept)), decodedList(client.call("43," + b64("晴れ") + ",1," + group + ",3"),
+                "43,true,"), "another group's removal leaves this one");
+    }
+
+    @Test
+    void dictionaryCharactersAreCheckedAndAnswered() throws Exception {
+        assertEquals("50,true,", client.call("50," + b64("okuyama") + "|" + b64("東京タワー")));
+        assertEquals("50,true,", client.call("50," + b64("one")));
+        assertEquals("50,true,", client.call("50,(B)"), "cleared");
+        assertEquals("50,false,", client.call("50, "));
+        assertEquals("50,false,NG:Invalid Base64", client.call("50,not base64!"));
+        assertEquals("-1,false,ERROR,ArgumentException", client.call("50"));
+    }
+
+    @Test
     void pipelinedLinesAreAnsweredInOrder() throws Exception {
         String key = fresh("pipe");
         client.send("1," + key + ",(B),0," + b64("p") + "\n2," + key + "\r\n999\n13," + fresh("none") + ",0,"

@@ -215,6 +215,23 @@ public sealed interface Operation {
     }
 
     /**
+     * Takes {@code key} off the full-text index of its namespace under each of {@code terms}, within index group
+     * {@code group} (okuyama's removeSearchIndex): a search no longer finds the key by those terms, whatever its
+     * value holds. Completes with {@link Result.Done}, also when the index did not name the key. Only a backend
+     * declaring {@link Capability#SEARCH} receives it.
+     */
+    record Unindex(Namespace namespace, byte[] key, Set<String> terms, String group) implements Operation {
+        public Unindex {
+            terms = Collections.unmodifiableSet(new LinkedHashSet<>(terms));
+        }
+
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.unindex(this);
+        }
+    }
+
+    /**
      * Finds the keys of the namespace (within index group {@code group}, "" for none) whose current value, as
      * UTF-8 text, contains all of {@code words} ({@code all}) or any of them. A key is a candidate for a word when
      * the index names it under every one of the word's terms (which the gateway cut as it cut the indexed values'),
@@ -359,6 +376,10 @@ public sealed interface Operation {
         }
 
         default R index(Index index) {
+            throw new UnsupportedOperationException("search operations go to a backend with Capability.SEARCH");
+        }
+
+        default R unindex(Unindex unindex) {
             throw new UnsupportedOperationException("search operations go to a backend with Capability.SEARCH");
         }
 

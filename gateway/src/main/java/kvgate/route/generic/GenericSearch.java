@@ -21,7 +21,8 @@ import kvgate.spi.Result;
  * of each namespace is one key list (its postings) in namespace {@code kvgate:search}, under the key
  * {@code <namespace> 0x00 <group length, 4 bytes> <group> <gram>} (group and gram in UTF-8).
  *
- * <p>Postings are only ever added when values are indexed; a search reads the current value of every candidate and
+ * <p>Postings are added when values are indexed, and taken off only when asked (okuyama's removeSearchIndex); a
+ * search reads the current value of every candidate and
  * answers only keys whose value holds the words. So an overwritten or removed value is never a false hit, and the
  * postings of removed keys are dropped (by a CAS rewrite) when a search comes across them.
  */
@@ -39,6 +40,15 @@ public final class GenericSearch {
         List<CompletionStage<Result>> appends = new ArrayList<>();
         for (String gram : index.terms()) {
             appends.add(lists.append(RECORDS, record(index.namespace(), index.group(), gram), entry));
+        }
+        return KeyLists.allDone(appends);
+    }
+
+    public CompletionStage<Result> unindex(Operation.Unindex unindex) {
+        byte[] entry = KeyLog.removed(List.of(unindex.key()));
+        List<CompletionStage<Result>> appends = new ArrayList<>();
+        for (String gram : unindex.terms()) {
+            appends.add(lists.append(RECORDS, record(unindex.namespace(), unindex.group(), gram), entry));
         }
         return KeyLists.allDone(appends);
     }

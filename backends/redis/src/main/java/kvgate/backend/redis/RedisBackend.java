@@ -352,6 +352,11 @@ final class RedisBackend implements Backend {
         }
 
         @Override
+        public CompletionStage<Result> unindex(Operation.Unindex unindex) {
+            return tagsAndSearch.unindex(channel, unindex);
+        }
+
+        @Override
         public CompletionStage<Result> search(Operation.Search search) {
             return tagsAndSearch.search(channel, search);
         }

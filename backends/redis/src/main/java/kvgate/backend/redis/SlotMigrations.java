@@ -142,6 +142,9 @@ final class SlotMigrations {
         if (operation instanceof Operation.Index index) {
             return index.key();
         }
+        if (operation instanceof Operation.Unindex unindex) {
+            return unindex.key();
+        }
         if (operation instanceof Operation.Acquire acquire) {
             return acquire.name();
         }

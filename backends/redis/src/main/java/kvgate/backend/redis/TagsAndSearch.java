@@ -66,6 +66,15 @@ final class TagsAndSearch {
                 .thenApply(done -> Result.DONE);
     }
 
+    CompletionStage<Result> unindex(RedisConnections.Channel channel, Operation.Unindex unindex) {
+        List<CompletableFuture<Long>> removed = new ArrayList<>(unindex.terms().size());
+        for (String gram : unindex.terms()) {
+            removed.add(channel.commands().srem(KeyLayout.gramKey(unindex.namespace(), unindex.group(), gram),
+                    unindex.key()).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(removed.toArray(CompletableFuture[]::new)).thenApply(done -> Result.DONE);
+    }
+
     CompletionStage<Result> search(RedisConnections.Channel channel, Operation.Search search) {
         List<byte[][]> lookups = new ArrayList<>();
         if (search.all()) {

@@ -81,6 +81,8 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
             return untag.key();
         } else if (operation instanceof Operation.Index index) {
             return index.key();
+        } else if (operation instanceof Operation.Unindex unindex) {
+            return unindex.key();
         }
         return null;
     }

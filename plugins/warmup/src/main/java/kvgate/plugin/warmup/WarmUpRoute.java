@@ -100,7 +100,8 @@ final class WarmUpRoute implements Route {
                     + (writes == Writes.BOTH ? " and copies the result back to old" : "");
         } else if (operation instanceof Operation.Tag || operation instanceof Operation.Index) {
             says = "writes the entry to new" + (writes == Writes.BOTH ? " and to old" : "");
-        } else if (operation instanceof Operation.Flush || operation instanceof Operation.Untag) {
+        } else if (operation instanceof Operation.Flush || operation instanceof Operation.Untag
+                || operation instanceof Operation.Unindex) {
             says = "sends it to both";
         } else {
             says = "answers from both, new's answer winning where both have a key";
@@ -170,6 +171,11 @@ final class WarmUpRoute implements Route {
             @Override
             public CompletionStage<Result> untag(Operation.Untag untag) {
                 return both(untag, WarmUpRoute::eitherRemoved);
+            }
+
+            @Override
+            public CompletionStage<Result> unindex(Operation.Unindex unindex) {
+                return both(unindex, WarmUpRoute::eitherFailure);
             }
 
             @Override
