@@ -9,6 +9,10 @@ enum OkuyamaMethod {
     INIT_CLIENT(0),
     SET_VALUE(1),
     GET_VALUE(2),
+    /** getValueScript: JavaScript run on the value, which may also store its result. */
+    GET_VALUE_SCRIPT(8),
+    /** getValueScriptForUpdate: the same as 8 (the reference runs it on every replica of the item). */
+    GET_VALUE_SCRIPT_FOR_UPDATE(9),
     /** Answered as 4, as the reference answers it. */
     GET_TAG_KEYS(3),
     REMOVE_VALUE(5),

@@ -24,6 +24,11 @@ public final class OkuyamaProtocol implements Protocol {
     public static final String TRANSACTIONS = NAME + ".transactions";
     public static final String LOCK_WAIT = NAME + ".lock_wait_s";
     public static final String EXPORT_LIMIT = NAME + ".export_limit";
+    public static final String SCRIPTS = NAME + ".scripts";
+    public static final String SCRIPT_TIMEOUT = NAME + ".script_timeout_ms";
+    public static final String SCRIPT_MEMORY = NAME + ".script_memory";
+    /** Scripts waiting for a thread, past which one is refused. */
+    private static final int SCRIPT_QUEUE = 64;
 
     @Override
     public String name() {
@@ -50,7 +55,14 @@ public final class OkuyamaProtocol implements Protocol {
                         + "without end); past it the write answers an error"),
                 Setting.integer(EXPORT_LIMIT, 100_000, 1, Integer.MAX_VALUE, "the most items UtilClient's data "
                         + "export (101) and key list (103) give, as they are read whole into memory; a keyspace "
-                        + "holding more answers an error")));
+                        + "holding more answers an error"),
+                Setting.bool(SCRIPTS, false, "run the JavaScript of getValueScript and getValueScriptForUpdate "
+                        + "(8, 9) on values, sandboxed (no Java classes, no I/O, no regular expressions, a time "
+                        + "and an allocation limit); off, they answer an error"),
+                Setting.integer(SCRIPT_TIMEOUT, 1000, 10, 60_000, "the longest one value script runs, in "
+                        + "milliseconds"),
+                Setting.size(SCRIPT_MEMORY, "64m", 1 << 20, 1L << 34, "the most one value script may allocate "
+                        + "(counted as it allocates, garbage included)")));
         return settings;
     }
 
@@ -80,11 +92,15 @@ public final class OkuyamaProtocol implements Protocol {
         OkuyamaTransactions transactions = new OkuyamaTransactions(namespace,
                 context.settings().bool(TRANSACTIONS), context.settings().intValue(LOCK_WAIT) * 1000L,
                 context.clock());
+        // Value scripts run on threads of their own, as many as the network has cores, at most two.
+        ValueScripts scripts = context.settings().bool(SCRIPTS) ? new ValueScripts(
+                Math.min(2, Runtime.getRuntime().availableProcessors()), SCRIPT_QUEUE,
+                context.settings().intValue(SCRIPT_TIMEOUT), context.settings().size(SCRIPT_MEMORY)) : null;
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
                 .limits(limits).refusals(overMaxLine))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
                         new OkuyamaTranslator(namespace, context.clock(), maxItemSize, transactions,
-                                context.settings().intValue(EXPORT_LIMIT)),
+                                context.settings().intValue(EXPORT_LIMIT), scripts),
                         encoder, context.dispatcher(), context.maxInFlight()));
         context.listeners().listen(NAME, context.settings(), 0, context.idleTimeout(), handlers);
     }

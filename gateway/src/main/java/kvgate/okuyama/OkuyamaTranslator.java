@@ -76,6 +76,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     private final OkuyamaTransactions transactions;
     private final OkuyamaPeriods periods;
     private final OkuyamaOperatorCalls operator;
+    /** Where getValueScript's JavaScript runs; null when scripts are off. */
+    private final ValueScripts scripts;
     /** Whether the line after a 101 may be its parameters ({@code <check ms>,<wait ms>}), which get no reply. */
     private boolean exportParameters;
 
@@ -85,7 +87,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
      * @param transactions the locks, with transaction mode on or off
      */
     public OkuyamaTranslator(Namespace namespace, Clock clock, int maxValue, OkuyamaTransactions transactions,
-                             int exportLimit) {
+                             int exportLimit, ValueScripts scripts) {
+        this.scripts = scripts;
         this.namespace = namespace;
         this.clock = clock;
         this.maxValue = maxValue;
@@ -222,6 +225,7 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
             case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
             case SEARCH_VALUE -> search(fields);
             case REMOVE_SEARCH_INDEX -> removeIndex(fields);
+            case GET_VALUE_SCRIPT, GET_VALUE_SCRIPT_FOR_UPDATE -> script(method, fields);
             case DICTIONARY_CHARACTERS -> dictionary(field(fields, 1));
             case START_TRANSACTION -> transactions.start();
             case LOCK_DATA -> transactions.lock(fields);
@@ -411,6 +415,68 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
             }
         }
         return Translation.answer("50,true,");
+    }
+
+    // --- 8 getValueScript, 9 getValueScriptForUpdate ---
+
+    private Translation<String> script(OkuyamaMethod method, String[] fields) {
+        byte[] key = key(field(fields, 1));
+        String scriptField = field(fields, 2).strip();
+        String script = scriptField.equals(OkuyamaFields.BLANK) ? ""
+                : new String(decode(scriptField), StandardCharsets.UTF_8);
+        if (scripts == null) {
+            return Translation.answer(method.code() + ",error,value scripts are off (okuyama.scripts)");
+        }
+        return new Translation.Await<>(stream -> script(stream, method, key, script, 0));
+    }
+
+    /**
+     * Reads the item, runs the script on it and answers what the script returns; execRet "2" also stores it, with
+     * the CAS of the item the script saw, and runs the script again on the new item if another write came between
+     * (the reference writes without a check, on the one replica that ran it).
+     */
+    private CompletionStage<Translation.Answer<String>> script(OperationStream stream, OkuyamaMethod method,
+                                                               byte[] key, String script, int attempt) {
+        String code = Integer.toString(method.code());
+        return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
+            if (!(read instanceof Result.Value value)) {
+                return done(read.status() == Status.NOT_FOUND ? code + ",false," : error(method, read));
+            }
+            Item item = value.item();
+            if (script.isBlank()) {
+                return done(code + ",true," + encode(item.value()));
+            }
+            return scripts.run(script, new String(key, StandardCharsets.UTF_8),
+                    new String(item.value(), StandardCharsets.UTF_8)).thenCompose(outcome -> {
+                if (outcome instanceof ValueScripts.Failed failed) {
+                    // The reply's fields are split at commas: the reason is cut at its first, as the reference's.
+                    String why = failed.why() == null ? "null" : failed.why();
+                    return done(code + ",error," + (why.indexOf(',') < 0 ? why : why.substring(0, why.indexOf(','))));
+                }
+                ValueScripts.Ran ran = (ValueScripts.Ran) outcome;
+                byte[] returned = ran.value() == null ? new byte[0] : ran.value().getBytes(StandardCharsets.UTF_8);
+                String reply = code + ",true," + encode(returned);
+                if ("1".equals(ran.execRet())) {
+                    return done(reply);
+                }
+                if (!"2".equals(ran.execRet())) {
+                    return done(code + ",false,");
+                }
+                if (returned.length > maxValue) {
+                    return done(code + ",false,Value Length Error");
+                }
+                return stream.dispatch(new Operation.Store(namespace, key, StoreMode.SET, returned, item.flags(),
+                        item.expiresAt(), item.cas())).thenCompose(stored -> {
+                    if (stored.ok()) {
+                        return done(reply);
+                    }
+                    if ((stored.status() == Status.EXISTS || stored.status() == Status.NOT_FOUND) && attempt < RETRIES) {
+                        return script(stream, method, key, script, attempt + 1);
+                    }
+                    return done(error(method, stored));
+                });
+            });
+        });
     }
 
     // --- tags: 3 getTagKeys (answered as 4), 23 getTagValues ---
