@@ -24,6 +24,7 @@ public final class OkuyamaProtocol implements Protocol {
     public static final String TRANSACTIONS = NAME + ".transactions";
     public static final String LOCK_WAIT = NAME + ".lock_wait_s";
     public static final String EXPORT_LIMIT = NAME + ".export_limit";
+    public static final String MAX_VALUE = NAME + ".max_value";
     public static final String SCRIPTS = NAME + ".scripts";
     public static final String SCRIPT_TIMEOUT = NAME + ".script_timeout_ms";
     public static final String SCRIPT_MEMORY = NAME + ".script_memory";
@@ -46,6 +47,9 @@ public final class OkuyamaProtocol implements Protocol {
                 Setting.size(MAX_LINE, "4m", 1024, 1L << 30,
                         "longest request line; a longer one is dropped as it arrives and answered with the "
                                 + "method's length error"),
+                Setting.size(MAX_VALUE, "1536k", 1, 1_572_864, "the largest value okuyama clients may store, "
+                        + "which initClient announces: the reference's 1,572,864 bytes by default; a value over it, "
+                        + "or over max_item_size, is answered 'Value Length Error'"),
                 Setting.bool(TRANSACTIONS, false, "okuyama's TransactionMode: startTransaction hands out "
                         + "transaction codes, lockData and releaseLockData lock and unlock keys, and okuyama writes "
                         + "of a key another transaction locked wait for the lock to go; off (the reference's "
@@ -86,7 +90,9 @@ public final class OkuyamaProtocol implements Protocol {
         OkuyamaReplyEncoder encoder = new OkuyamaReplyEncoder();
         int maxLine = (int) Math.min(Integer.MAX_VALUE - 8, context.settings().size(MAX_LINE));
         int maxItemSize = context.maxItemSize();
-        ReadLimits limits = context.readLimits(NAME);
+        ReadLimits readLimits = context.readLimits(NAME);
+        OkuyamaTranslator.Limits limits = new OkuyamaTranslator.Limits(
+                (int) context.settings().size(MAX_VALUE), maxItemSize, context.settings().intValue(EXPORT_LIMIT));
         RefusalLog overMaxLine = new RefusalLog("answering okuyama lines over " + MAX_LINE + " (" + maxLine
                 + " bytes) with their length error", context.metrics().refusals(NAME, "max_line")::increment);
         OkuyamaTransactions transactions = new OkuyamaTransactions(namespace,
@@ -97,10 +103,9 @@ public final class OkuyamaProtocol implements Protocol {
                 Math.min(2, Runtime.getRuntime().availableProcessors()), SCRIPT_QUEUE,
                 context.settings().intValue(SCRIPT_TIMEOUT), context.settings().size(SCRIPT_MEMORY)) : null;
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
-                .limits(limits).refusals(overMaxLine))
+                .limits(readLimits).refusals(overMaxLine))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,
-                        new OkuyamaTranslator(namespace, context.clock(), maxItemSize, transactions,
-                                context.settings().intValue(EXPORT_LIMIT), scripts),
+                        new OkuyamaTranslator(namespace, context.clock(), limits, transactions, scripts),
                         encoder, context.dispatcher(), context.maxInFlight()));
         context.listeners().listen(NAME, context.settings(), 0, context.idleTimeout(), handlers);
     }

@@ -70,7 +70,9 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
 
     private final Namespace namespace;
     private final Clock clock;
+    /** The largest value taken: the okuyama limit or the gateway's item size, whichever is smaller. */
     private final int maxValue;
+    private final int announcedMaxValue;
     private final OkuyamaLists lists;
     private final OkuyamaByteValues byteValues;
     private final OkuyamaTransactions transactions;
@@ -82,21 +84,34 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     private boolean exportParameters;
 
     /**
-     * @param namespace where okuyama keys, tags and the search index live ({@code okuyama.namespace})
-     * @param maxValue the largest value stored, announced by initClient
-     * @param transactions the locks, with transaction mode on or off
+     * The sizes an okuyama connection keeps to.
+     *
+     * @param maxValue the largest value taken, which initClient announces ({@code okuyama.max_value})
+     * @param maxItemSize the largest item the gateway stores ({@code max_item_size}), which bounds a list
+     * @param exportLimit the most items a data export or key list gives
      */
-    public OkuyamaTranslator(Namespace namespace, Clock clock, int maxValue, OkuyamaTransactions transactions,
-                             int exportLimit, ValueScripts scripts) {
+    public record Limits(int maxValue, int maxItemSize, int exportLimit) {
+    }
+
+    /**
+     * @param namespace where okuyama keys, tags and the search index live ({@code okuyama.namespace})
+     * @param transactions the locks, with transaction mode on or off
+     * @param scripts where value scripts run; null when they are off
+     */
+    public OkuyamaTranslator(Namespace namespace, Clock clock, Limits limits, OkuyamaTransactions transactions,
+                             ValueScripts scripts) {
         this.scripts = scripts;
         this.namespace = namespace;
         this.clock = clock;
-        this.maxValue = maxValue;
-        this.lists = new OkuyamaLists(namespace, maxValue);
+        // initClient announces the okuyama limit; a value is also refused past what the gateway stores, with the
+        // same reply, before anything is done with it.
+        this.announcedMaxValue = limits.maxValue();
+        this.maxValue = Math.min(limits.maxValue(), limits.maxItemSize());
+        this.lists = new OkuyamaLists(namespace, limits.maxItemSize());
         this.byteValues = new OkuyamaByteValues(namespace, maxValue);
         this.transactions = transactions;
         this.periods = new OkuyamaPeriods(namespace, clock);
-        this.operator = new OkuyamaOperatorCalls(namespace, exportLimit);
+        this.operator = new OkuyamaOperatorCalls(namespace, limits.exportLimit());
     }
 
     /** A value to store, within the reference's limit and the gateway's item size. */
@@ -196,7 +211,7 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
 
     private Translation<String> serve(OkuyamaMethod method, String line, String[] fields) {
         return switch (method) {
-            case INIT_CLIENT -> Translation.answer("0,true," + maxValue);
+            case INIT_CLIENT -> Translation.answer("0,true," + announcedMaxValue);
             case GET_OKUYAMA_VERSION -> Translation.answer("999," + VERSION + ",");
             case SET_VALUE, SET_NEW_VALUE, SET_VALUE_VERSION_CHECK -> set(method, line, fields);
             case GET_VALUE -> {

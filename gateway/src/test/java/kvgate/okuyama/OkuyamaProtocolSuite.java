@@ -69,7 +69,7 @@ abstract class OkuyamaProtocolSuite {
 
     @Test
     void initClientAndVersionAnswerAsTheReferenceClientExpects() throws Exception {
-        assertEquals("0,true,1048576", client.call("0"));
+        assertEquals("0,true,1572864", client.call("0"));
         String version = client.call("999");
         assertEquals("999,VERSION okuyama-0.9.6.3,", version);
         // The reference client reads "x.yz..." after "okuyama-" and enables everything from 0.9 on.
@@ -479,7 +479,7 @@ abstract class OkuyamaProtocolSuite {
         assertEquals("1,false,NG:Invalid Base64", client.call("1," + b64("k") + ",(B),0,%%%"));
         assertEquals("40,false,", client.call("40,%%%," + b64("k") + ",0"));
         assertEquals("13,false,NG", client.call("13," + b64("k") + ",0,%%%"));
-        assertEquals("0,true,1048576", client.call("0"), "the connection is still usable");
+        assertEquals("0,true,1572864", client.call("0"), "the connection is still usable");
     }
 
     @Test
@@ -504,7 +504,7 @@ abstract class OkuyamaProtocolSuite {
         assertEquals(List.of("22,false,", "END"), client.callUntilEnd("22,%%%"));
         client.send("77," + "A".repeat(5 << 20) + "\n");
         assertEquals("-1,error,Request Pattern Not Found", client.read(), "an unknown method, however long");
-        assertEquals("0,true,1048576", client.call("0"), "the connection is still usable");
+        assertEquals("0,true,1572864", client.call("0"), "the connection is still usable");
     }
 
     @Test
