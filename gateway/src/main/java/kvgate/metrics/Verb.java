@@ -10,7 +10,7 @@ public enum Verb {
     /** Counter protocol verbs. */
     ACQUIRE, RELEASE, RELEASE_ALL, COUNTER_GET, DUMP,
     /** Scans, tags and full-text search (MPDB, okuyama). */
-    SCAN, TAG, UNTAG, TAG_KEYS, INDEX, UNINDEX, SEARCH;
+    SCAN, TAG, UNTAG, TAG_KEYS, DROP_TAGS, INDEX, UNINDEX, SEARCH;
 
     private static final Operation.Visitor<Verb> OF = new Operation.Visitor<>() {
         @Override
@@ -71,6 +71,11 @@ public enum Verb {
         @Override
         public Verb taggedKeys(Operation.TaggedKeys taggedKeys) {
             return TAG_KEYS;
+        }
+
+        @Override
+        public Verb dropTags(Operation.DropTags dropTags) {
+            return DROP_TAGS;
         }
 
         @Override

@@ -38,7 +38,7 @@ final class OkuyamaOperatorCalls {
     }
 
     /**
-     * 61: {@code 61,all} empties the keyspace: its items, lists and kept periods. {@code 61,<isolation prefix>} (five
+     * 61: {@code 61,all} empties the keyspace: its items, tags, lists and kept periods. {@code 61,<isolation prefix>} (five
      * characters) empties the keys bearing that prefix, which on the gateway are none, as it runs no isolation mode;
      * it answers success, as the reference does for a prefix no key has.
      */
@@ -54,11 +54,12 @@ final class OkuyamaOperatorCalls {
         for (Namespace each : truncated) {
             flushes.add(new Operation.Flush(each, 0));
         }
+        flushes.add(new Operation.DropTags(namespace));
         return new Translation.ForwardAll<>(flushes, results -> {
             for (int i = 0; i < results.size(); i++) {
                 Result result = results.get(i);
                 // A store that can flush only everything (memcached: the default namespace is its servers' whole
-                // content) took the gateway's own namespaces with the keyspace.
+                // content) took the gateway's own namespaces and the tags with the keyspace.
                 if (!result.ok() && (i == 0 || result.status() != Status.UNSUPPORTED)) {
                     return Translation.answer("61,error," + OkuyamaReplies.failure(result));
                 }

@@ -109,7 +109,7 @@ public final class BackendRoute implements Route {
             return directory != null;
         }
         if (operation instanceof Operation.Tag || operation instanceof Operation.Untag
-                || operation instanceof Operation.TaggedKeys) {
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.DropTags) {
             return tags != null;
         }
         if (operation instanceof Operation.Index || operation instanceof Operation.Unindex
@@ -124,30 +124,40 @@ public final class BackendRoute implements Route {
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
                     + type + ") cannot keep an item's expiry through a store"));
         } else if (operation instanceof Operation.Scan scan) {
-            if (!scan.exhaustive()) {
-                return directory.scan(scan);
-            }
-            // What the store holds, whoever wrote it, if the backend can list it; else what gateways listed.
-            CompletionStage<Result> listed;
-            try {
-                listed = Outcomes.guarded(backend.execute(scan));
-            } catch (UnsupportedOperationException e) {
-                return directory.scan(scan); // a backend's visitor without scans at all
-            }
-            return listed.thenCompose(result -> result.status() == Status.UNSUPPORTED ? directory.scan(scan)
-                    : CompletableFuture.completedFuture(result));
+            return listing(scan);
         } else if (operation instanceof Operation.Tag tag) {
             return tags.tag(tag);
         } else if (operation instanceof Operation.Untag untag) {
             return tags.untag(untag);
         } else if (operation instanceof Operation.TaggedKeys query) {
             return tags.taggedKeys(query);
+        } else if (operation instanceof Operation.DropTags drop) {
+            return tags.dropAll(drop, this::listing);
         } else if (operation instanceof Operation.Index index) {
             return search.index(index);
         } else if (operation instanceof Operation.Unindex unindex) {
             return search.unindex(unindex);
         }
         return search.search((Operation.Search) operation);
+    }
+
+    /** A scan: what the store holds if it is exhaustive and the backend can list it, else the key directory's. */
+    private CompletionStage<Result> listing(Operation.Scan scan) {
+        if (directory == null) {
+            return Outcomes.guarded(backend.execute(scan)); // the backend lists its namespaces itself
+        }
+        if (!scan.exhaustive()) {
+            return directory.scan(scan);
+        }
+        // What the store holds, whoever wrote it, if the backend can list it; else what gateways listed.
+        CompletionStage<Result> listed;
+        try {
+            listed = Outcomes.guarded(backend.execute(scan));
+        } catch (UnsupportedOperationException e) {
+            return directory.scan(scan); // a backend's visitor without scans at all
+        }
+        return listed.thenCompose(result -> result.status() == Status.UNSUPPORTED ? directory.scan(scan)
+                : CompletableFuture.completedFuture(result));
     }
 
     /**

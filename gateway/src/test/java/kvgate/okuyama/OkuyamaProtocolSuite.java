@@ -140,7 +140,9 @@ abstract class OkuyamaProtocolSuite {
     void truncateEmptiesTheKeyspaceItsListsAndNothingForAPrefix() throws Exception {
         String key = fresh("doomed");
         String list = fresh("doomed-list");
-        client.call("1," + key + ",(B),0," + b64("v"));
+        String tag = fresh("doomed-tag");
+        client.call("1," + key + "," + tag + ",0," + b64("v"));
+        assertEquals("4,true," + key, client.call("3," + tag + ",true"));
         assertEquals("51,true,OK", client.call("51," + list + ",0"));
         assertEquals("61,true,", client.call("61,abcde"), "no key bears an isolation prefix");
         assertEquals("2,true," + b64("v"), client.call("2," + key));
@@ -149,6 +151,7 @@ abstract class OkuyamaProtocolSuite {
         assertEquals("61,true,", client.call("61,all"));
         assertEquals("2,false,", client.call("2," + key));
         assertEquals("57,false,", client.call("57," + list + ",0"));
+        assertEquals("4,false,", client.call("3," + tag + ",true"), "the tag went with its keys");
         assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("again")), "usable at once");
         assertEquals("2,true," + b64("again"), client.call("2," + key));
     }

@@ -183,6 +183,17 @@ public sealed interface Operation {
     }
 
     /**
+     * Removes every tag of the namespace, so that afterwards no tag names any key (okuyama's truncate, which empties
+     * a keyspace with its tags). Completes with {@link Result.Done}.
+     */
+    record DropTags(Namespace namespace) implements Operation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.dropTags(this);
+        }
+    }
+
+    /**
      * Lists the keys of a tag, in the order they were first tagged. Completes with {@link Result.Keys}, empty for
      * an unknown tag.
      *
@@ -368,6 +379,10 @@ public sealed interface Operation {
         }
 
         default R untag(Untag untag) {
+            throw new UnsupportedOperationException("tag operations go to a backend with Capability.TAGS");
+        }
+
+        default R dropTags(DropTags dropTags) {
             throw new UnsupportedOperationException("tag operations go to a backend with Capability.TAGS");
         }
 

@@ -1,9 +1,12 @@
 package kvgate.route.generic;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import kvgate.dispatch.OperationStream;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
@@ -16,6 +19,8 @@ import kvgate.spi.Status;
  */
 public final class GenericTags {
     static final Namespace RECORDS = new Namespace("kvgate:tags");
+    /** The most tag records (of every namespace) a {@link #dropAll} lists. */
+    private static final int DROP_LIMIT = 10_000_000;
 
     private final KeyLists lists;
 
@@ -41,6 +46,35 @@ public final class GenericTags {
             }
             return lists.append(RECORDS, record, KeyLog.removed(List.of(untag.key())));
         }).exceptionally(KeyLists.Failed::of);
+    }
+
+    /**
+     * Removes every tag record of the namespace: the records of all namespaces are listed (the store's own listing,
+     * {@code listing}), and those under {@code <namespace> 0x00} deleted. A truncate's cost, paid once.
+     */
+    public CompletionStage<Result> dropAll(Operation.DropTags drop,
+                                           Function<Operation.Scan, CompletionStage<Result>> listing) {
+        byte[] prefix = KeyLists.record(drop.namespace(), new byte[0]);
+        return listing.apply(new Operation.Scan(RECORDS, DROP_LIMIT, true)).thenCompose(listed -> {
+            if (!(listed instanceof Result.Entries entries)) {
+                return CompletableFuture.completedFuture(listed);
+            }
+            List<CompletionStage<Result>> deletes = new ArrayList<>();
+            for (Result.Entry entry : entries.entries()) {
+                byte[] key = entry.key();
+                if (key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
+                    deletes.add(lists.execute(new Operation.Delete(RECORDS, key, 0)));
+                }
+            }
+            return OperationStream.joined(deletes).thenApply(results -> {
+                for (Result result : results) {
+                    if (!result.ok() && result.status() != Status.NOT_FOUND) {
+                        return result; // gone meanwhile is fine
+                    }
+                }
+                return (Result) Result.DONE;
+            });
+        });
     }
 
     public CompletionStage<Result> taggedKeys(Operation.TaggedKeys query) {

@@ -342,6 +342,11 @@ final class RedisBackend implements Backend {
         }
 
         @Override
+        public CompletionStage<Result> dropTags(Operation.DropTags dropTags) {
+            return tagsAndSearch.dropTags(dropTags);
+        }
+
+        @Override
         public CompletionStage<Result> taggedKeys(Operation.TaggedKeys taggedKeys) {
             return tagsAndSearch.taggedKeys(channel, taggedKeys);
         }

@@ -164,7 +164,8 @@ final class SlotMigrations {
      */
     private static Kind everyOf(Operation operation) {
         if (operation instanceof Operation.Flush || operation instanceof Operation.Scan
-                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search) {
+                || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search
+                || operation instanceof Operation.DropTags) {
             return Kind.ITEM;
         }
         if (operation instanceof Operation.ReleaseAll || operation instanceof Operation.DumpCounters) {

@@ -1,5 +1,7 @@
 package kvgate.backend.redis;
 
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,6 +24,9 @@ import kvgate.spi.Status;
  * own connection is flushed only by that loop.
  */
 final class TagsAndSearch {
+    /** Keys a SCAN page of {@link #dropTags} asks for. */
+    private static final int DROP_PAGE = 1000;
+
     private final RedisBackend backend;
     private final RedisConnections connections;
 
@@ -43,6 +48,40 @@ final class TagsAndSearch {
         return channel.commands().zrem(KeyLayout.tagKey(untag.namespace(), untag.tag()), untag.key())
                 .thenApply(removed -> removed > 0 ? Result.DONE
                         : Result.failure(Status.NOT_FOUND, "the tag does not list the key"));
+    }
+
+    /**
+     * Deletes every tag of the namespace: its sorted sets found by SCAN (on every master of a cluster, on the shared
+     * connection, as the walk is a chain of replies), each deleted on its own, as they lie in different slots.
+     */
+    CompletionStage<Result> dropTags(Operation.DropTags drop) {
+        KeyScanArgs tags = KeyScanArgs.Builder.limit(DROP_PAGE)
+                .match(glob("kvgate:t{" + drop.namespace().name() + "#") + "*");
+        return dropPage(connections.shared(), ScanCursor.INITIAL, tags).thenApply(done -> (Result) Result.DONE)
+                .exceptionally(error -> RedisBackend.failure(error, false));
+    }
+
+    private CompletionStage<Void> dropPage(RedisConnections.Channel channel, ScanCursor cursor, KeyScanArgs tags) {
+        return channel.commands().scan(cursor, tags).thenCompose(page -> {
+            List<CompletableFuture<Long>> deleted = new ArrayList<>(page.getKeys().size());
+            for (byte[] key : page.getKeys()) {
+                deleted.add(channel.commands().del(key).toCompletableFuture());
+            }
+            CompletableFuture<Void> all = CompletableFuture.allOf(deleted.toArray(CompletableFuture[]::new));
+            return page.isFinished() ? all : all.thenCompose(done -> dropPage(channel, page, tags));
+        });
+    }
+
+    /** {@code text} matched literally by a SCAN pattern. */
+    private static String glob(String text) {
+        StringBuilder literal = new StringBuilder(text.length() + 4);
+        for (char c : text.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                literal.append('\\');
+            }
+            literal.append(c);
+        }
+        return literal.toString();
     }
 
     CompletionStage<Result> taggedKeys(RedisConnections.Channel channel, Operation.TaggedKeys query) {

@@ -101,7 +101,7 @@ final class WarmUpRoute implements Route {
         } else if (operation instanceof Operation.Tag || operation instanceof Operation.Index) {
             says = "writes the entry to new" + (writes == Writes.BOTH ? " and to old" : "");
         } else if (operation instanceof Operation.Flush || operation instanceof Operation.Untag
-                || operation instanceof Operation.Unindex) {
+                || operation instanceof Operation.Unindex || operation instanceof Operation.DropTags) {
             says = "sends it to both";
         } else {
             says = "answers from both, new's answer winning where both have a key";
@@ -171,6 +171,11 @@ final class WarmUpRoute implements Route {
             @Override
             public CompletionStage<Result> untag(Operation.Untag untag) {
                 return both(untag, WarmUpRoute::eitherRemoved);
+            }
+
+            @Override
+            public CompletionStage<Result> dropTags(Operation.DropTags dropTags) {
+                return both(dropTags, WarmUpRoute::eitherFailure);
             }
 
             @Override
