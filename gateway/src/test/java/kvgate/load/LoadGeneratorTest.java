@@ -49,7 +49,8 @@ class LoadGeneratorTest {
 
     @BeforeAll
     static void start() throws Exception {
-        gateway = TestGateway.start();
+        // Transaction mode, for the locks' load; the other okuyama loads run with it too.
+        gateway = TestGateway.start(java.util.Map.of("okuyama.transactions", "true"));
         memcached = MemcachedServers.start(1);
     }
 
@@ -258,6 +259,33 @@ class LoadGeneratorTest {
             String key = java.util.Base64.getEncoder().encodeToString(key(3));
             String stored = java.util.Base64.getEncoder().encodeToString(value());
             assertEquals("2,true," + stored, client.call("2," + key));
+        }
+    }
+
+    @Test
+    void okuyamaListLoadPushesAndPopsListsTheFillMade() throws Exception {
+        Report report = run("okuyama-lists", gateway.okuyamaPort());
+        // Each connection pops what it pushed before (others may have taken it: a miss, not an error).
+        assertTrue(report.reads() > 0 && report.reads() > report.misses(), report::summary);
+        try (OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            String list = java.util.Base64.getEncoder().encodeToString(key(7));
+            assertTrue(client.call("57," + list + ",0").startsWith("57,true,"), "the fill made the lists");
+        }
+    }
+
+    @Test
+    void okuyamaLockLoadLocksAndReleasesInATransactionEach() throws Exception {
+        Report report = run("okuyama-locks", gateway.okuyamaPort());
+        assertTrue(report.ops() > report.misses(), report::summary);
+        Thread.sleep(1100); // a lock whose release the run's end cut off lasts its one second
+        try (OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            // Every lock taken was released: another transaction takes any key at once.
+            String code = client.call("37").substring("37,true,".length());
+            for (int key = 0; key < KEYS; key += 50) {
+                String name = java.util.Base64.getEncoder().encodeToString(key(key));
+                assertEquals("30,true," + code, client.call("30," + name + "," + code + ",1,0"), report.summary());
+                assertEquals("31,true," + code, client.call("31," + name + "," + code));
+            }
         }
     }
 

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +88,39 @@ class OkuyamaTransactionsTest {
             assertEquals("1,true,OK", bobs.get(5, TimeUnit.SECONDS));
             assertTrue(removal.get(5, TimeUnit.SECONDS).startsWith("5,"));
             assertEquals("31,true," + mine, alice.call("31," + key + "," + mine), "a free key is released");
+        }
+    }
+
+    @Test
+    void locksExcludeEachOtherAcrossClientsAndGateways() throws Exception {
+        // Four clients, two on each gateway, each adding one to a counter twenty times under the key's lock (read,
+        // then write back plus one): a lost update would show as a total short of 80.
+        String counter = b64("guarded-" + System.nanoTime());
+        try (OkuyamaClient setup = new OkuyamaClient(first.okuyamaPort())) {
+            assertEquals("1,true,OK", setup.call("1," + counter + ",(B),0," + b64("0")));
+        }
+        List<CompletableFuture<Void>> clients = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            TestGateway through = c % 2 == 0 ? first : second;
+            clients.add(CompletableFuture.runAsync(() -> {
+                try (OkuyamaClient client = new OkuyamaClient(through.okuyamaPort())) {
+                    String code = begin(client);
+                    for (int i = 0; i < 20; i++) {
+                        assertEquals("30,true," + code, client.call("30," + counter + "," + code + ",10,5"));
+                        String read = client.call("2," + counter);
+                        long now = Long.parseLong(OkuyamaClient.text(read.substring("2,true,".length())));
+                        assertEquals("1,true,OK", client.call("1," + counter + ",(B)," + code + ","
+                                + b64(Long.toString(now + 1))));
+                        assertEquals("31,true," + code, client.call("31," + counter + "," + code));
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        CompletableFuture.allOf(clients.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        try (OkuyamaClient check = new OkuyamaClient(second.okuyamaPort())) {
+            assertEquals("2,true," + b64("80"), check.call("2," + counter));
         }
     }
 

@@ -327,6 +327,8 @@ public final class LoadRun {
             case COLLECTIONS -> new BinaryConversation(workload, index, true);
             case COUNTER -> new CounterConversation(workload, index);
             case OKUYAMA -> new OkuyamaConversation(workload, index);
+            case OKUYAMA_LISTS -> new OkuyamaStructureConversation(workload, index, false);
+            case OKUYAMA_LOCKS -> new OkuyamaStructureConversation(workload, index, true);
             case MPDB -> throw new IllegalStateException("MPDB runs over datagrams");
         };
     }

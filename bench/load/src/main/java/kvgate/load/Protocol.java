@@ -12,16 +12,20 @@ public enum Protocol {
     COUNTER,
     /** okuyama text lines: setValue, getValue and getMultiValue. */
     OKUYAMA,
+    /** okuyama's lists: listRPush then listLPop of the same list, over lists made by the fill. */
+    OKUYAMA_LISTS,
+    /** okuyama's locks: lockData then releaseLockData of the same key, in a transaction (transaction mode on). */
+    OKUYAMA_LOCKS,
     /** MPDB over UDP: INSERT and GET, each simulated client on its own socket with its own echo sequence. */
     MPDB;
 
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** Whether the protocol stores items, so that a key space can be filled before gets are sent. */
     public boolean storesItems() {
-        return this != COUNTER;
+        return this != COUNTER && this != OKUYAMA_LOCKS;
     }
 
     public static Protocol named(String name) {
@@ -31,6 +35,7 @@ public enum Protocol {
             }
         }
         throw new IllegalArgumentException(
-                "unknown protocol " + name + " (binary, collections, counter, okuyama, mpdb)");
+                "unknown protocol " + name + " (binary, collections, counter, okuyama, okuyama-lists, "
+                        + "okuyama-locks, mpdb)");
     }
 }

@@ -50,7 +50,7 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
         manifests.start(10_000);
         // Stats are read only by the Stat opcode, which this benchmark does not send: no settings needed.
         translator = new BinaryTranslator(manifests, Clock.systemUTC(), new MemcachedStats(metrics, backend,
-                "instant", null, 1), null, new ClusterConfig(11211, 8091), 1024 * 1024, () -> true, null);
+                "instant", null, 1), null, new ClusterConfig(11211, 8091), 1024 * 1024, () -> true, null, null);
         get = new BinaryRequest(0x00, 0, 0, 7, 0, BinaryResponse.EMPTY, BinaryCodecBenchmark.KEY, BinaryResponse.EMPTY);
         set = new BinaryRequest(0x01, 0, 0, 8, 0, new byte[8], BinaryCodecBenchmark.KEY, BinaryCodecBenchmark.VALUE);
         hit = new Result.Value(new Item(BinaryCodecBenchmark.VALUE, 0, 1234, Item.NEVER));

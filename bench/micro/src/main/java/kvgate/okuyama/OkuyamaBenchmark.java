@@ -51,7 +51,9 @@ public class OkuyamaBenchmark extends Benchmarked {
         decoding = (in, out) -> decoder.decodeFrame(decoderContext, in, out);
         hitEncoding = buffer -> encoder.encode(hitReply, buffer);
         out = Unpooled.directBuffer(256);
-        translator = new OkuyamaTranslator(new Namespace("default"), Clock.systemUTC(), 1 << 20);
+        Namespace namespace = new Namespace("default");
+        translator = new OkuyamaTranslator(namespace, Clock.systemUTC(), new OkuyamaTranslator.Limits(1 << 20,
+                1 << 20, 1000), new OkuyamaTransactions(namespace, false, 0, Clock.systemUTC()), null);
         hit = new Result.Value(new Item(value, 0, 1234, Item.NEVER));
     }
 
