@@ -152,9 +152,8 @@ public final class BinaryTranslator implements FrameTranslator<BinaryFrame, Bina
         if (certificate != null) {
             CertificateUsers.Login login = certificate.get();
             certificate = null;
-            if (login instanceof CertificateUsers.Refused refused) {
+            if (login instanceof CertificateUsers.Refused) {
                 // As a Couchbase server whose certificate mapping finds no user: the connection is closed.
-                stats.certificateRefused(peer, refused.why());
                 return Translation.answerAndClose(null);
             }
             if (login instanceof CertificateUsers.User named) {

@@ -195,9 +195,16 @@ public final class MemcachedProtocol implements Protocol {
         String certUser = settings.text(CERT_USER);
         CertificateUsers certificateUsers = certUser.equals("none") ? null : new CertificateUsers(certUser,
                 settings.text(CERT_USER_PREFIX), settings.text(CERT_USER_DELIMITERS));
-        // Asked at a connection's first request, once the handshake has verified the certificate.
+        // Asked at a connection's first request, once the handshake has verified the certificate; a refusal is
+        // counted and logged here, and the translator closes the connection.
         Function<Channel, Supplier<CertificateUsers.Login>> certificate = certificateUsers == null ? channel -> null
-                : channel -> () -> certificateUsers.login(ListenerTls.peerCertificate(channel), users);
+                : channel -> () -> {
+                    CertificateUsers.Login login = certificateUsers.login(ListenerTls.peerCertificate(channel), users);
+                    if (login instanceof CertificateUsers.Refused refused) {
+                        stats.certificateRefused(channel.remoteAddress(), refused.why());
+                    }
+                    return login;
+                };
         Consumer<ChannelPipeline> binary = pipeline -> pipeline
                 .addLast(new BinaryFrameDecoder(maxItemSize, maxFrame).limits(limits).refusals(overMaxFrame))
                 .addLast(new ProtocolConnection<>(NAME, BinaryFrame.class,

@@ -81,8 +81,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
         if (certificate != null) {
             CertificateUsers.Login login = certificate.get();
             certificate = null;
-            if (login instanceof CertificateUsers.Refused refused) {
-                stats.certificateRefused(peer, refused.why());
+            if (login instanceof CertificateUsers.Refused) {
                 return Translation.answerAndClose(null);
             }
             authenticated |= login instanceof CertificateUsers.User;
