@@ -3,13 +3,11 @@ package kvgate.okuyama;
 import static kvgate.okuyama.OkuyamaFields.decode;
 import static kvgate.okuyama.OkuyamaFields.encode;
 import static kvgate.okuyama.OkuyamaFields.field;
-import static kvgate.okuyama.OkuyamaFields.group;
 import static kvgate.okuyama.OkuyamaFields.key;
 import static kvgate.okuyama.OkuyamaFields.keyList;
 import static kvgate.okuyama.OkuyamaFields.number;
 import static kvgate.okuyama.OkuyamaFields.tag;
 import static kvgate.okuyama.OkuyamaFields.tags;
-import static kvgate.okuyama.OkuyamaReplies.GRAM_LIST;
 import static kvgate.okuyama.OkuyamaReplies.PATTERN_NOT_FOUND;
 import static kvgate.okuyama.OkuyamaReplies.TAG_LIST;
 import static kvgate.okuyama.OkuyamaReplies.done;
@@ -57,15 +55,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     /** What the reference sends; its Java client reads 0.963, which enables every feature (0.9 and later). */
     static final String VERSION = "VERSION okuyama-0.9.6.3";
     static final String CLOSE = "(&imdst9999&)";
-    static final int DEFAULT_MAX_GRAM = 3;
-    static final int DEFAULT_MIN_GRAM = 1;
-    /** The longest n-gram indexed or looked up: a longer n asked for is cut to it, at indexing and search alike. */
-    static final int MAX_GRAM = 32;
-    /** The most n-grams one value may be cut into (runs of every length from min to max n, counted with repeats). */
-    static final int MAX_GRAMS = 1_000_000;
-    static final int DEFAULT_SEARCH_GRAM = 3;
     /** A remove or an arithmetic that loses a CAS race this many times in a row gives up with an error reply. */
-    private static final int RETRIES = 16;
+    static final int RETRIES = 16;
     private static final Pattern EXPORT_PARAMETERS = Pattern.compile("\\d+,\\d+");
 
     private final Namespace namespace;
@@ -78,8 +69,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
     private final OkuyamaTransactions transactions;
     private final OkuyamaPeriods periods;
     private final OkuyamaOperatorCalls operator;
-    /** Where getValueScript's JavaScript runs; null when scripts are off. */
-    private final ValueScripts scripts;
+    private final OkuyamaSearch search;
+    private final OkuyamaScripts scripts;
     /** Whether the line after a 101 may be its parameters ({@code <check ms>,<wait ms>}), which get no reply. */
     private boolean exportParameters;
 
@@ -100,7 +91,6 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
      */
     public OkuyamaTranslator(Namespace namespace, Clock clock, Limits limits, OkuyamaTransactions transactions,
                              ValueScripts scripts) {
-        this.scripts = scripts;
         this.namespace = namespace;
         this.clock = clock;
         // initClient announces the okuyama limit; a value is also refused past what the gateway stores, with the
@@ -112,6 +102,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         this.transactions = transactions;
         this.periods = new OkuyamaPeriods(namespace, clock);
         this.operator = new OkuyamaOperatorCalls(namespace, limits.exportLimit());
+        this.search = new OkuyamaSearch(namespace, maxValue);
+        this.scripts = new OkuyamaScripts(namespace, maxValue, scripts);
     }
 
     /** A value to store, within the reference's limit and the gateway's item size. */
@@ -237,11 +229,11 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
             case REMOVE_TAG_FROM_KEY -> forward(new Operation.Untag(namespace, key(field(fields, 2)),
                     tag(field(fields, 1))), result -> result.ok() ? "40,true,"
                             : result.status() == Status.NOT_FOUND ? "40,false," : error(method, result));
-            case SET_VALUE_AND_CREATE_INDEX -> setAndIndex(fields);
-            case SEARCH_VALUE -> search(fields);
-            case REMOVE_SEARCH_INDEX -> removeIndex(fields);
-            case GET_VALUE_SCRIPT, GET_VALUE_SCRIPT_FOR_UPDATE -> script(method, fields);
-            case DICTIONARY_CHARACTERS -> dictionary(field(fields, 1));
+            case SET_VALUE_AND_CREATE_INDEX -> search.setAndIndex(fields);
+            case SEARCH_VALUE -> search.search(fields);
+            case REMOVE_SEARCH_INDEX -> search.removeIndex(fields);
+            case DICTIONARY_CHARACTERS -> OkuyamaSearch.dictionary(field(fields, 1));
+            case GET_VALUE_SCRIPT, GET_VALUE_SCRIPT_FOR_UPDATE -> scripts.translate(method, fields);
             case START_TRANSACTION -> transactions.start();
             case LOCK_DATA -> transactions.lock(fields);
             case RELEASE_LOCK_DATA -> transactions.release(fields);
@@ -324,174 +316,6 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         }
         // A negative expiry stores a value that is already expired; 1 ms after the epoch is long past.
         return seconds < 0 ? 1 : clock.millis() + seconds * 1000;
-    }
-
-    // --- 42 setValueAndCreateIndex, 43 searchValue ---
-
-    private Translation<String> setAndIndex(String[] fields) {
-        byte[] key = key(field(fields, 1));
-        List<byte[]> tags = tags(field(fields, 2));
-        field(fields, 3);
-        byte[] value = value(field(fields, 4));
-        String group = fields.length > 5 ? group(fields[5]) : "";
-        int maxGram = fields.length > 6 ? number(fields[6], DEFAULT_MAX_GRAM) : DEFAULT_MAX_GRAM;
-        int minGram = fields.length > 7 ? number(fields[7], DEFAULT_MIN_GRAM) : DEFAULT_MIN_GRAM;
-        int min = Math.min(MAX_GRAM, Math.max(1, minGram));
-        int max = Math.min(MAX_GRAM, Math.max(min, maxGram));
-        String text = new String(value, StandardCharsets.UTF_8);
-        if (NGrams.count(text, min, max) > MAX_GRAMS) {
-            // Refused before anything is stored: cutting and listing that many grams would hold a network thread
-            // for seconds, and the value must not be stored unsearchable.
-            return Translation.answer("42,false,NG:the value has more than " + MAX_GRAMS + " n-grams of "
-                    + min + " to " + max + " characters to index");
-        }
-        Operation.Store store = new Operation.Store(namespace, key, StoreMode.SET, value, 0, Item.NEVER, 0);
-        // Tags and index entries first, as the reference, so a value that one of them cannot take is not stored.
-        // An index entry whose value never got stored is harmless: a search answers only keys whose current value
-        // holds the words.
-        Operation.Tag tag = new Operation.Tag(namespace, key, tags);
-        Operation.Index index = new Operation.Index(namespace, key, NGrams.of(text, min, max), group);
-        OkuyamaMethod method = OkuyamaMethod.SET_VALUE_AND_CREATE_INDEX;
-        return new Translation.Await<>(stream -> (tags.isEmpty()
-                ? CompletableFuture.<Result>completedFuture(Result.DONE) : stream.dispatch(tag))
-                .thenCompose(tagResult -> !tagResult.ok()
-                ? CompletableFuture.completedFuture(listFailure(method, TAG_LIST, tagResult, false))
-                : stream.dispatch(index).thenCompose(indexed -> !indexed.ok()
-                        ? CompletableFuture.completedFuture(listFailure(method, GRAM_LIST, indexed, false))
-                        : stream.dispatch(store).thenApply(stored -> storeReply(method, stored))))
-                .thenApply(Translation::answer));
-    }
-
-    private Translation<String> search(String[] fields) {
-        String wordField = field(fields, 1);
-        List<String> words = new ArrayList<>();
-        for (String word : wordField.split(":")) {
-            if (!word.isEmpty()) {
-                words.add(new String(decode(word), StandardCharsets.UTF_8));
-            }
-        }
-        words.removeIf(String::isEmpty);
-        if (words.isEmpty()) {
-            return Translation.answer("43,false,");
-        }
-        boolean all = fields.length > 2 && fields[2].strip().equals("1");
-        String group = fields.length > 3 ? group(fields[3]) : "";
-        int gram = Math.min(MAX_GRAM, Math.max(1, fields.length > 4 ? number(fields[4], DEFAULT_SEARCH_GRAM)
-                : DEFAULT_SEARCH_GRAM));
-        List<Operation.Search.Word> looked = new ArrayList<>(words.size());
-        for (String word : words) {
-            looked.add(new Operation.Search.Word(word, NGrams.lookup(word, gram)));
-        }
-        return forward(new Operation.Search(namespace, looked, all, group),
-                result -> result instanceof Result.Keys keys
-                        ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
-                        : error(OkuyamaMethod.SEARCH_VALUE, result));
-    }
-
-    /**
-     * 44: {@code 44,<key>,<code>,<group>,<n>} takes the key off the index under the runs of 1 to n characters (3 when
-     * n is not a number) of its current value, within the group, as the reference rebuilds and removes them; the
-     * value stays, and a key without a value is answered as done.
-     */
-    private Translation<String> removeIndex(String[] fields) {
-        byte[] key = key(field(fields, 1));
-        String group = fields.length > 3 ? group(fields[3]) : "";
-        int n = Math.min(MAX_GRAM, Math.max(1, fields.length > 4 ? number(fields[4], DEFAULT_MAX_GRAM)
-                : DEFAULT_MAX_GRAM));
-        OkuyamaMethod method = OkuyamaMethod.REMOVE_SEARCH_INDEX;
-        return new Translation.Await<>(stream -> stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
-            if (!(read instanceof Result.Value value)) {
-                return done(read.status() == Status.NOT_FOUND ? "44,true," : error(method, read));
-            }
-            String text = new String(value.item().value(), StandardCharsets.UTF_8);
-            if (NGrams.count(text, 1, n) > MAX_GRAMS) {
-                return done("44,false,");
-            }
-            return stream.dispatch(new Operation.Unindex(namespace, key, NGrams.of(text, 1, n), group))
-                    .thenApply(removed -> Translation.answer(removed.ok() ? "44,true," : error(method, removed)));
-        }));
-    }
-
-    /**
-     * 50: {@code 50,<word>|<word>...} (each word Base64) sets dictionary words, {@code 50,(B)} clears them. The
-     * reference's index skips spaces and punctuation and cuts words to n characters, and its dictionary makes such
-     * words searchable whole; the gateway's index keeps every run of characters of the value and a search checks the
-     * value itself, so every word is found without one. The words are checked and answered as the reference answers
-     * them, and change nothing the gateway answers.
-     */
-    private static Translation<String> dictionary(String field) {
-        String words = field.strip();
-        if (words.isEmpty()) {
-            return Translation.answer("50,false,");
-        }
-        if (!words.equals(OkuyamaFields.BLANK)) {
-            for (String word : words.split("\\|")) {
-                decode(word); // a word that is not Base64 is refused, as setValue's are
-            }
-        }
-        return Translation.answer("50,true,");
-    }
-
-    // --- 8 getValueScript, 9 getValueScriptForUpdate ---
-
-    private Translation<String> script(OkuyamaMethod method, String[] fields) {
-        byte[] key = key(field(fields, 1));
-        String scriptField = field(fields, 2).strip();
-        String script = scriptField.equals(OkuyamaFields.BLANK) ? ""
-                : new String(decode(scriptField), StandardCharsets.UTF_8);
-        if (scripts == null) {
-            return Translation.answer(method.code() + ",error,value scripts are off (okuyama.scripts)");
-        }
-        return new Translation.Await<>(stream -> script(stream, method, key, script, 0));
-    }
-
-    /**
-     * Reads the item, runs the script on it and answers what the script returns; execRet "2" also stores it, with
-     * the CAS of the item the script saw, and runs the script again on the new item if another write came between
-     * (the reference writes without a check, on the one replica that ran it).
-     */
-    private CompletionStage<Translation.Answer<String>> script(OperationStream stream, OkuyamaMethod method,
-                                                               byte[] key, String script, int attempt) {
-        String code = Integer.toString(method.code());
-        return stream.dispatch(new Operation.Get(namespace, key)).thenCompose(read -> {
-            if (!(read instanceof Result.Value value)) {
-                return done(read.status() == Status.NOT_FOUND ? code + ",false," : error(method, read));
-            }
-            Item item = value.item();
-            if (script.isBlank()) {
-                return done(code + ",true," + encode(item.value()));
-            }
-            return scripts.run(script, new String(key, StandardCharsets.UTF_8),
-                    new String(item.value(), StandardCharsets.UTF_8)).thenCompose(outcome -> {
-                if (outcome instanceof ValueScripts.Failed failed) {
-                    // The reply's fields are split at commas: the reason is cut at its first, as the reference's.
-                    String why = failed.why() == null ? "null" : failed.why();
-                    return done(code + ",error," + (why.indexOf(',') < 0 ? why : why.substring(0, why.indexOf(','))));
-                }
-                ValueScripts.Ran ran = (ValueScripts.Ran) outcome;
-                byte[] returned = ran.value() == null ? new byte[0] : ran.value().getBytes(StandardCharsets.UTF_8);
-                String reply = code + ",true," + encode(returned);
-                if ("1".equals(ran.execRet())) {
-                    return done(reply);
-                }
-                if (!"2".equals(ran.execRet())) {
-                    return done(code + ",false,");
-                }
-                if (returned.length > maxValue) {
-                    return done(code + ",false,Value Length Error");
-                }
-                return stream.dispatch(new Operation.Store(namespace, key, StoreMode.SET, returned, item.flags(),
-                        item.expiresAt(), item.cas())).thenCompose(stored -> {
-                    if (stored.ok()) {
-                        return done(reply);
-                    }
-                    if ((stored.status() == Status.EXISTS || stored.status() == Status.NOT_FOUND) && attempt < RETRIES) {
-                        return script(stream, method, key, script, attempt + 1);
-                    }
-                    return done(error(method, stored));
-                });
-            });
-        });
     }
 
     // --- tags: 3 getTagKeys (answered as 4), 23 getTagValues ---
