@@ -79,7 +79,8 @@ final class ValueScripts implements AutoCloseable {
     /** Runs {@code script} on the item; never completes exceptionally. */
     CompletionStage<Outcome> run(String script, String key, String value) {
         try {
-            return CompletableFuture.supplyAsync(() -> evaluate(script, key, value), executor);
+            return CompletableFuture.supplyAsync(() -> evaluate(script, key, value), executor)
+                    .exceptionally(error -> new Failed("the script failed: " + error.getCause()));
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(new Failed("too many value scripts waiting to run; try again"));
         }

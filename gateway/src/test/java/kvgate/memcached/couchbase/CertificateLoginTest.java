@@ -135,17 +135,22 @@ class CertificateLoginTest {
         }
     }
 
+    /** A Couchbase SDK over TLS, trusting the test CA, that logs in with {@code client}'s certificate. */
+    private static Cluster sdk(int port, int mgmtPort, String client, int kvSeconds) {
+        return Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(port), Optional.of(mgmtPort))),
+                ClusterOptions.clusterOptions(CertificateAuthenticator.fromKeyStore(certificates.file(client + ".p12"),
+                                TestCertificates.PASSWORD, Optional.of("PKCS12")))
+                        .environment(env -> env.securityConfig(security -> security.enableTls(true)
+                                        .trustCertificate(certificates.file("ca.pem")))
+                                .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(kvSeconds)))));
+    }
+
     @Test
     void aCouchbaseSdkLogsInWithItsCertificate() throws Exception {
         int mgmtPort = Ports.free();
         try (TestGateway gateway = TestGateway.start(settings("require", "memcached.mgmt_enable", "true",
                 "memcached.mgmt_port", Integer.toString(mgmtPort)))) {
-            Cluster cluster = Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()),
-                    Optional.of(mgmtPort))), ClusterOptions.clusterOptions(CertificateAuthenticator.fromKeyStore(
-                            certificates.file("alice.p12"), TestCertificates.PASSWORD, Optional.of("PKCS12")))
-                    .environment(env -> env.securityConfig(security -> security.enableTls(true)
-                                    .trustCertificate(certificates.file("ca.pem")))
-                            .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(5)))));
+            Cluster cluster = sdk(gateway.port(), mgmtPort, "alice", 5);
             try {
                 // waitUntilReady asks the management port, which the certificate logs in too.
                 cluster.bucket("default").waitUntilReady(Duration.ofSeconds(20));
@@ -157,12 +162,7 @@ class CertificateLoginTest {
                 cluster.disconnect();
             }
             // Mallory's certificate is trusted but names a user the password file lacks: the SDK gets nothing.
-            Cluster refused = Cluster.connect(Set.of(SeedNode.create("127.0.0.1", Optional.of(gateway.port()),
-                    Optional.of(mgmtPort))), ClusterOptions.clusterOptions(CertificateAuthenticator.fromKeyStore(
-                            certificates.file("mallory.p12"), TestCertificates.PASSWORD, Optional.of("PKCS12")))
-                    .environment(env -> env.securityConfig(security -> security.enableTls(true)
-                                    .trustCertificate(certificates.file("ca.pem")))
-                            .timeoutConfig(timeouts -> timeouts.kvTimeout(Duration.ofSeconds(2)))));
+            Cluster refused = sdk(gateway.port(), mgmtPort, "mallory", 2);
             try {
                 Collection documents = refused.bucket("default").defaultCollection();
                 assertThrows(CouchbaseException.class, () -> documents.get("user::ada"));
