@@ -2,9 +2,12 @@ package kvgate.okuyama;
 
 import static kvgate.okuyama.OkuyamaFields.encode;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.function.Function;
+import java.util.Map;
+import java.util.function.BiFunction;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -71,17 +74,30 @@ final class OkuyamaOperatorCalls {
     /**
      * 101: a line {@code +,<key>,<stored value>,<now>,;} per item, in the form of a DataNode's data file (a value is
      * {@code <value>!<version>}, with {@code ,0-<expiry ms>-<seconds>} before the {@code !} when it expires), then
-     * {@code -1}. The gateway's version is the item's CAS.
+     * {@code -1}. The gateway's version is the item's CAS; the seconds are the period the item was stored with where
+     * the gateway kept it ({@link OkuyamaPeriods}), as a DataNode keeps it, else the seconds left.
      */
     Translation<String> export(long nowMillis) {
-        return listing("101", entries -> {
+        Operation.Scan periods = new Operation.Scan(OkuyamaPeriods.namespaceOf(namespace), exportLimit, true);
+        return listing("101", periods, (entries, kept) -> {
+            Map<ByteBuffer, long[]> periodOf = new HashMap<>();
+            if (kept instanceof Result.Entries records) {
+                for (Result.Entry record : records.entries()) {
+                    long[] period = OkuyamaPeriods.parse(record.item());
+                    if (period != null) {
+                        periodOf.put(ByteBuffer.wrap(record.key()), period);
+                    }
+                }
+            }
             List<String> lines = new ArrayList<>(entries.size() + 1);
             for (Result.Entry entry : entries) {
                 Item item = entry.item();
                 StringBuilder line = new StringBuilder("+,").append(encode(entry.key())).append(',')
                         .append(encode(item.value()));
                 if (item.expiresAt() != Item.NEVER) {
-                    long seconds = Math.max(1, (item.expiresAt() - nowMillis + 999) / 1000);
+                    long[] period = periodOf.get(ByteBuffer.wrap(entry.key()));
+                    long seconds = period != null && period[1] == item.cas() ? period[0]
+                            : Math.max(1, (item.expiresAt() - nowMillis + 999) / 1000);
                     line.append(",0-").append(item.expiresAt()).append('-').append(seconds);
                 }
                 lines.add(line.append('!').append(item.cas()).append(',').append(nowMillis).append(",;").toString());
@@ -92,7 +108,7 @@ final class OkuyamaOperatorCalls {
 
     /** 103: each key, Base64 as okuyama keeps it, a line each, then {@code -1}. */
     Translation<String> keys() {
-        return listing("103", entries -> {
+        return listing("103", null, (entries, unused) -> {
             List<String> lines = new ArrayList<>(entries.size() + 1);
             for (Result.Entry entry : entries) {
                 lines.add(encode(entry.key()));
@@ -101,13 +117,19 @@ final class OkuyamaOperatorCalls {
         });
     }
 
-    private Translation<String> listing(String code,
-                                        Function<List<Result.Entry>, List<String>> lines) {
+    /**
+     * The keyspace's items listed, and {@code beside} (null for nothing) with them, whose result {@code lines} gets
+     * however it came out: what is kept beside the items only adds to what the lines say.
+     */
+    private Translation<String> listing(String code, Operation.Scan beside,
+                                        BiFunction<List<Result.Entry>, Result, List<String>> lines) {
         // Exhaustive: an operator's export must find every item, also those other clients wrote into the store.
-        return new Translation.Forward<>(new Operation.Scan(namespace, exportLimit, true), result -> {
+        Operation.Scan items = new Operation.Scan(namespace, exportLimit, true);
+        return new Translation.ForwardAll<>(beside == null ? List.of(items) : List.of(items, beside), results -> {
+            Result result = results.get(0);
             List<String> answer = new ArrayList<>();
             if (result instanceof Result.Entries entries) {
-                answer.addAll(lines.apply(entries.entries()));
+                answer.addAll(lines.apply(entries.entries(), results.size() > 1 ? results.get(1) : null));
             } else if (result.status() == Status.TOO_LARGE) {
                 answer.add(code + ",error,the keyspace holds more than okuyama.export_limit (" + exportLimit
                         + ") items");

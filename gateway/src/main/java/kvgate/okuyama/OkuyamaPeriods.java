@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import kvgate.dispatch.OperationStream;
 import kvgate.net.Translation;
+import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -72,7 +73,7 @@ final class OkuyamaPeriods {
                         return done(read.get(0).status() == Status.NOT_FOUND ? "17,false," : error(method, read.get(0)));
                     }
                     String reply = "17,true," + encode(value.item().value());
-                    long[] period = read.get(1) instanceof Result.Value record ? parse(record) : null;
+                    long[] period = read.get(1) instanceof Result.Value record ? parse(record.item()) : null;
                     if (period == null || period[1] != value.item().cas()) {
                         return done(reply);
                     }
@@ -85,8 +86,8 @@ final class OkuyamaPeriods {
     }
 
     /** {@code [seconds, cas]} of a period record, or null for one that does not read. */
-    private static long[] parse(Result.Value record) {
-        String text = new String(record.item().value(), StandardCharsets.US_ASCII);
+    static long[] parse(Item record) {
+        String text = new String(record.value(), StandardCharsets.US_ASCII);
         int comma = text.indexOf(',');
         try {
             long seconds = Long.parseLong(text.substring(0, Math.max(0, comma)));
