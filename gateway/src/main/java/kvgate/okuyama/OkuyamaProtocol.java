@@ -97,11 +97,17 @@ public final class OkuyamaProtocol implements Protocol {
                 + " bytes) with their length error", context.metrics().refusals(NAME, "max_line")::increment);
         OkuyamaTransactions transactions = new OkuyamaTransactions(namespace,
                 context.settings().bool(TRANSACTIONS), context.settings().intValue(LOCK_WAIT) * 1000L,
-                context.clock());
+                context.clock(), new RefusalLog("okuyama writes answered an error after waiting " + LOCK_WAIT
+                        + " for another transaction's lock", context.metrics().refusals(NAME, "lock_wait")::increment));
         // Value scripts run on threads of their own, as many as the network has cores, at most two.
         ValueScripts scripts = context.settings().bool(SCRIPTS) ? new ValueScripts(
                 Math.min(2, Runtime.getRuntime().availableProcessors()), SCRIPT_QUEUE,
-                context.settings().intValue(SCRIPT_TIMEOUT), context.settings().size(SCRIPT_MEMORY)) : null;
+                context.settings().intValue(SCRIPT_TIMEOUT), context.settings().size(SCRIPT_MEMORY),
+                new RefusalLog("okuyama value scripts refused: too many waiting to run",
+                        context.metrics().refusals(NAME, "script_queue")::increment),
+                new RefusalLog("okuyama value scripts stopped at okuyama.script_timeout_ms or "
+                        + "okuyama.script_memory", context.metrics().refusals(NAME, "script_limit")::increment))
+                : null;
         Consumer<ChannelPipeline> handlers = pipeline -> pipeline.addLast(new OkuyamaLineDecoder(maxLine)
                 .limits(readLimits).refusals(overMaxLine))
                 .addLast(new ProtocolConnection<>(NAME, OkuyamaLine.class,

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import kvgate.dispatch.OperationStream;
+import kvgate.net.RefusalLog;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -46,17 +47,21 @@ final class OkuyamaTransactions {
     private final boolean on;
     private final long waitMillis;
     private final Clock clock;
+    /** Writes answered an error after waiting their longest for another transaction's lock. */
+    private final RefusalLog lockWaits;
 
     /**
      * @param namespace the okuyama keyspace; its locks live in a namespace of the gateway's own beside it
      * @param on whether transaction mode is on; off, 37, 30 and 31 answer as the reference without it
      * @param waitMillis the longest lockData waits for a lock, and a write for another code's lock to go
+     * @param lockWaits where a write given up after that wait is counted and logged
      */
-    OkuyamaTransactions(Namespace namespace, boolean on, long waitMillis, Clock clock) {
+    OkuyamaTransactions(Namespace namespace, boolean on, long waitMillis, Clock clock, RefusalLog lockWaits) {
         this.locks = namespaceOf(namespace);
         this.on = on;
         this.waitMillis = waitMillis;
         this.clock = clock;
+        this.lockWaits = lockWaits;
     }
 
     /** Where the locks of the okuyama keyspace {@code namespace} live. */
@@ -178,6 +183,7 @@ final class OkuyamaTransactions {
                 return write.perform(stream);
             }
             if (clock.millis() + WRITE_RETRY_MILLIS > giveUpAt) {
+                lockWaits.refused("a write of okuyama method " + method.code());
                 return done(method.replyCode() + ",error,the key is locked by another transaction");
             }
             return later(WRITE_RETRY_MILLIS, () -> guard(stream, method, reads, code, write, giveUpAt));

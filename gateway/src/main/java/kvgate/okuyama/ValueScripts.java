@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import kvgate.net.RefusalLog;
 import org.mozilla.javascript.Context;
 import org.mozilla.javascript.ContextFactory;
 import org.mozilla.javascript.RegExpProxy;
@@ -50,6 +51,9 @@ final class ValueScripts implements AutoCloseable {
     private final long timeoutNanos;
     private final long maxAllocated;
     private final ThreadPoolExecutor executor;
+    /** Scripts refused for a full queue, and scripts stopped at a limit: counted and logged, rate-limited. */
+    private final RefusalLog queueFull;
+    private final RefusalLog limitReached;
     private final SandboxFactory factory = new SandboxFactory();
     private final ScriptableObject shared;
 
@@ -58,8 +62,13 @@ final class ValueScripts implements AutoCloseable {
      * @param queue how many more may wait; past that a script is refused
      * @param timeoutMillis the longest one script runs
      * @param maxAllocated the most bytes one script may allocate
+     * @param queueFull where a script refused for a full queue is counted and logged
+     * @param limitReached where a script stopped at its time or allocation limit is counted and logged
      */
-    ValueScripts(int threads, int queue, long timeoutMillis, long maxAllocated) {
+    ValueScripts(int threads, int queue, long timeoutMillis, long maxAllocated, RefusalLog queueFull,
+                 RefusalLog limitReached) {
+        this.queueFull = queueFull;
+        this.limitReached = limitReached;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.maxAllocated = maxAllocated;
         AtomicInteger count = new AtomicInteger();
@@ -82,6 +91,7 @@ final class ValueScripts implements AutoCloseable {
             return CompletableFuture.supplyAsync(() -> evaluate(script, key, value), executor)
                     .exceptionally(error -> new Failed("the script failed: " + error.getCause()));
         } catch (RejectedExecutionException e) {
+            queueFull.refused("getValueScript");
             return CompletableFuture.completedFuture(new Failed("too many value scripts waiting to run; try again"));
         }
     }
@@ -102,6 +112,7 @@ final class ValueScripts implements AutoCloseable {
         } catch (RhinoException e) {
             return new Failed(e.details());
         } catch (LimitReached e) {
+            limitReached.refused("getValueScript");
             return new Failed(e.getMessage());
         } catch (StackOverflowError e) {
             return new Failed("the script recursed too deep");

@@ -154,6 +154,7 @@ class OkuyamaTransactionsTest {
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
             assertTrue(waited >= 2500 && waited < 6000, "waited " + waited + " ms");
             assertEquals("2,false,", bob.call("2," + key), "nothing was written");
+            assertEquals(1, second.gateway().metrics().refusals("okuyama", "lock_wait").count(), "counted");
             assertEquals("31,true," + mine, alice.call("31," + key + "," + mine));
             assertEquals("13,true," + b64("1"), bob.call("13," + key + ",0," + b64("1") + ",1"));
         }

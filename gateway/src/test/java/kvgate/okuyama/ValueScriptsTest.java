@@ -100,6 +100,8 @@ class ValueScriptsTest {
             assertEquals("8,error,the script allocated more than okuyama.script_memory", run(client, 8, "s",
                     "var a = []; while (true) { a.push('x' + a.length); }"));
             assertTrue(run(client, 8, "s", "function f() { return f() + 1; } f();").startsWith("8,error,"));
+            assertEquals(2, gateway.gateway().metrics().refusals("okuyama", "script_limit").count(),
+                    "the two stopped at a limit are counted");
             // The gateway serves on, and the next script runs.
             assertEquals("8,true," + b64("ok"), run(client, 8, "s", "var execRet = '1'; var retValue = 'ok';"));
         }

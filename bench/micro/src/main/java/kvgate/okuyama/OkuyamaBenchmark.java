@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import kvgate.bench.Benchmarked;
 import kvgate.bench.Contexts;
+import kvgate.net.RefusalLog;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
@@ -53,7 +54,8 @@ public class OkuyamaBenchmark extends Benchmarked {
         out = Unpooled.directBuffer(256);
         Namespace namespace = new Namespace("default");
         translator = new OkuyamaTranslator(namespace, Clock.systemUTC(), new OkuyamaTranslator.Limits(1 << 20,
-                1 << 20, 1000), new OkuyamaTransactions(namespace, false, 0, Clock.systemUTC()), null);
+                1 << 20, 1000), new OkuyamaTransactions(namespace, false, 0, Clock.systemUTC(),
+                new RefusalLog("unused", () -> { })), null);
         hit = new Result.Value(new Item(value, 0, 1234, Item.NEVER));
     }
 
