@@ -40,8 +40,6 @@ final class OkuyamaTransactions {
     private static final long LOCK_RETRY_MILLIS = 100;
     /** How often a write looks again whether the lock that holds it up is gone. */
     private static final long WRITE_RETRY_MILLIS = 20;
-    /** A release that loses a race with the lock's expiry and a new holder this many times gives up. */
-    private static final int RETRIES = 16;
 
     private final Namespace locks;
     private final boolean on;
@@ -145,7 +143,7 @@ final class OkuyamaTransactions {
             }
             return stream.dispatch(new Operation.Delete(locks, key, held.item().cas())).thenCompose(gone ->
                     gone.ok() || gone.status() == Status.NOT_FOUND ? done("31,true," + code)
-                            : attempt < RETRIES ? release(stream, key, code, attempt + 1)
+                            : attempt < OkuyamaTranslator.RETRIES ? release(stream, key, code, attempt + 1)
                             : done("31,error," + OkuyamaReplies.failure(gone)));
         });
     }

@@ -3,10 +3,8 @@ package kvgate.route;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.MemcachedServers;
 import kvgate.testing.TestGateway;
@@ -27,12 +25,7 @@ class BackfillFromMemcachedTest {
     /** A gateway moving the memcached pool {@code mc} into the local store {@code default}. */
     private static Map<String, String> migrating(MemcachedServers memcached) {
         Map<String, String> live = new ConcurrentHashMap<>(memcached.instance("mc"));
-        live.put("route", "move");
-        live.put("routes.move.type", "warmup");
-        live.put("routes.move.old", "mc");
-        live.put("routes.move.new", "default");
-        live.put("routes.move.backfill", "default");
-        live.put("routes.move.backfill_rate", "0");
+        live.putAll(Backfills.warmUpFrom("mc"));
         live.put("routes.move.backfill_concurrency", "16");
         return live;
     }
@@ -47,16 +40,8 @@ class BackfillFromMemcachedTest {
         }
     }
 
-    private static long counter(TestGateway gateway, String name) {
-        return gateway.gateway().metrics().routeCounters().getOrDefault("move:" + name, 0L);
-    }
-
     private static void awaitEnd(TestGateway gateway) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (counter(gateway, "backfill_done") + counter(gateway, "backfill_namespaces_failed") == 0
-                && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Backfills.awaitAny(gateway, 30, "backfill_done", "backfill_namespaces_failed");
     }
 
     @Test
@@ -66,19 +51,14 @@ class BackfillFromMemcachedTest {
             Map<String, String> live = migrating(memcached);
             try (TestGateway gateway = TestGateway.startReloadable(live)) {
                 awaitEnd(gateway);
-                assertEquals(1, counter(gateway, "backfill_done"));
-                assertEquals(0, counter(gateway, "backfill_namespaces_failed"));
-                assertEquals(KEYS, counter(gateway, "backfill_listed"));
-                assertEquals(KEYS, counter(gateway, "backfill_copied"));
-                assertEquals(0, counter(gateway, "backfill_failed"));
+                assertEquals(1, Backfills.counter(gateway, "backfill_done"));
+                assertEquals(0, Backfills.counter(gateway, "backfill_namespaces_failed"));
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_listed"));
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_copied"));
+                assertEquals(0, Backfills.counter(gateway, "backfill_failed"));
 
                 // The old store off: what the new one holds is all there is.
-                Map<String, String> after = new HashMap<>(live);
-                after.keySet().removeIf(key -> key.startsWith("routes.") || key.startsWith("backends."));
-                after.put("route", "");
-                live.clear();
-                live.putAll(after);
-                gateway.gateway().reload();
+                Backfills.retireOld(gateway, live);
                 try (TextClient client = new TextClient(gateway.port())) {
                     for (int i = 0; i < KEYS; i += 37) {
                         String reply = client.call("mg app:" + i + " v f t\r\n");
@@ -104,9 +84,9 @@ class BackfillFromMemcachedTest {
             fill(memcached);
             try (TestGateway gateway = TestGateway.startReloadable(migrating(memcached))) {
                 awaitEnd(gateway);
-                assertEquals(1, counter(gateway, "backfill_namespaces_failed"));
-                assertEquals(0, counter(gateway, "backfill_done"), "not done: the namespace was never listed");
-                assertEquals(0, counter(gateway, "backfill_copied"));
+                assertEquals(1, Backfills.counter(gateway, "backfill_namespaces_failed"));
+                assertEquals(0, Backfills.counter(gateway, "backfill_done"), "not done: the namespace was never listed");
+                assertEquals(0, Backfills.counter(gateway, "backfill_copied"));
             }
         }
     }

@@ -3,10 +3,8 @@ package kvgate.route;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
 import kvgate.testing.TextClient;
@@ -21,10 +19,6 @@ import org.junit.jupiter.api.Test;
 @Tag("servers")
 class BackfillFromPlainRedisTest {
     private static final int KEYS = 120;
-
-    private static long counter(TestGateway gateway, String name) {
-        return gateway.gateway().metrics().routeCounters().getOrDefault("move:" + name, 0L);
-    }
 
     @Test
     void everyStringKeyOfEveryMasterMovesWithItsTtl() throws Exception {
@@ -43,31 +37,17 @@ class BackfillFromPlainRedisTest {
             live.put("backends.old.type", "redis");
             live.put("backends.old.cluster", cluster.backendSettings().get("redis.cluster"));
             live.put("backends.old.layout", "plain");
-            live.put("route", "move");
-            live.put("routes.move.type", "warmup");
-            live.put("routes.move.old", "old");
-            live.put("routes.move.new", "default");
-            live.put("routes.move.backfill", "default");
-            live.put("routes.move.backfill_rate", "0");
+            live.putAll(Backfills.warmUpFrom("old"));
             live.put("routes.move.backfill_verify", Integer.toString(KEYS));
             try (TestGateway gateway = TestGateway.startReloadable(live)) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (counter(gateway, "backfill_done") + counter(gateway, "backfill_incomplete") == 0
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
-                assertEquals(1, counter(gateway, "backfill_done"), gateway.gateway().routes().describe().toString());
-                assertEquals(KEYS, counter(gateway, "backfill_listed"));
-                assertEquals(KEYS, counter(gateway, "backfill_copied"));
-                assertEquals(0, counter(gateway, "backfill_verify_differs"));
+                Backfills.awaitAny(gateway, 60, "backfill_done", "backfill_incomplete");
+                assertEquals(1, Backfills.counter(gateway, "backfill_done"), gateway.gateway().routes().describe().toString());
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_listed"));
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_copied"));
+                assertEquals(0, Backfills.counter(gateway, "backfill_verify_differs"));
 
                 // The old store off: what the local store holds is all there is.
-                Map<String, String> after = new HashMap<>(live);
-                after.keySet().removeIf(key -> key.startsWith("routes.") || key.startsWith("backends."));
-                after.put("route", "");
-                live.clear();
-                live.putAll(after);
-                gateway.gateway().reload();
+                Backfills.retireOld(gateway, live);
                 try (TextClient client = new TextClient(gateway.port())) {
                     for (int i = 0; i < KEYS; i += 11) {
                         String reply = client.call("mg app:" + i + " v t\r\n");

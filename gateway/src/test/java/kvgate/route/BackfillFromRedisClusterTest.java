@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.RedisServers;
 import kvgate.testing.TestGateway;
@@ -20,10 +19,6 @@ import org.junit.jupiter.api.Test;
 class BackfillFromRedisClusterTest {
     private static final int KEYS = 500;
 
-    private static long counter(TestGateway gateway, String name) {
-        return gateway.gateway().metrics().routeCounters().getOrDefault("move:" + name, 0L);
-    }
-
     @Test
     void everyItemOfEveryMasterMovesAndTheVerificationFindsNoDifference() throws Exception {
         try (RedisServers cluster = RedisServers.cluster(3)) {
@@ -37,12 +32,7 @@ class BackfillFromRedisClusterTest {
             settings.put("backends.old.type", "redis");
             settings.put("backends.old.cluster", cluster.backendSettings().get("redis.cluster"));
             settings.put("backends.old.timeout_ms", "5000");
-            settings.put("route", "move");
-            settings.put("routes.move.type", "warmup");
-            settings.put("routes.move.old", "old");
-            settings.put("routes.move.new", "default");
-            settings.put("routes.move.backfill", "default");
-            settings.put("routes.move.backfill_rate", "0");
+            settings.putAll(Backfills.warmUpFrom("old"));
             settings.put("routes.move.backfill_concurrency", "8");
             settings.put("routes.move.backfill_verify", Integer.toString(KEYS));
             try (TestGateway gateway = TestGateway.start(settings);
@@ -55,17 +45,13 @@ class BackfillFromRedisClusterTest {
                     assertEquals("changed " + i, read.valueText());
                     assertEquals(1000 + i, read.flags());
                 }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (counter(gateway, "backfill_done") + counter(gateway, "backfill_incomplete") == 0
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
-                assertEquals(1, counter(gateway, "backfill_done"));
-                assertEquals(KEYS, counter(gateway, "backfill_listed"));
-                assertEquals(KEYS, counter(gateway, "backfill_copied") + counter(gateway, "backfill_skipped"));
-                assertEquals(0, counter(gateway, "backfill_failed"));
-                assertEquals(KEYS, counter(gateway, "backfill_verify_checked"));
-                assertEquals(0, counter(gateway, "backfill_verify_differs"));
+                Backfills.awaitAny(gateway, 60, "backfill_done", "backfill_incomplete");
+                assertEquals(1, Backfills.counter(gateway, "backfill_done"));
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_listed"));
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_copied") + Backfills.counter(gateway, "backfill_skipped"));
+                assertEquals(0, Backfills.counter(gateway, "backfill_failed"));
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_verify_checked"));
+                assertEquals(0, Backfills.counter(gateway, "backfill_verify_differs"));
                 for (int i = 0; i < KEYS; i += 7) {
                     BinaryClient.Response read = reader.get("item:" + i);
                     assertEquals(i < 50 ? "changed " + i : "value " + i, read.valueText());

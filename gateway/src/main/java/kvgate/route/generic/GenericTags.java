@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import kvgate.dispatch.OperationStream;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
@@ -63,17 +62,12 @@ public final class GenericTags {
             for (Result.Entry entry : entries.entries()) {
                 byte[] key = entry.key();
                 if (key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
-                    deletes.add(lists.execute(new Operation.Delete(RECORDS, key, 0)));
+                    // Gone meanwhile is as good as deleted.
+                    deletes.add(lists.execute(new Operation.Delete(RECORDS, key, 0)).thenApply(deleted ->
+                            deleted.status() == Status.NOT_FOUND ? Result.DONE : deleted));
                 }
             }
-            return OperationStream.joined(deletes).thenApply(results -> {
-                for (Result result : results) {
-                    if (!result.ok() && result.status() != Status.NOT_FOUND) {
-                        return result; // gone meanwhile is fine
-                    }
-                }
-                return (Result) Result.DONE;
-            });
+            return KeyLists.allDone(deletes);
         });
     }
 
