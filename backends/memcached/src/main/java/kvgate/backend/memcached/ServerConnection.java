@@ -9,17 +9,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.channel.uring.IoUringDomainSocketChannel;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
@@ -34,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import kvgate.spi.BackendContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,7 +92,8 @@ final class ServerConnection {
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        Class<? extends Channel> type = channelType(loop, address.endpoint());
+        Class<? extends Channel> type = BackendContext.socketType(loop,
+                address.endpoint() instanceof ServerAddress.UnixSocket);
         this.bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(type)
@@ -138,26 +131,6 @@ final class ServerConnection {
         String path = ((ServerAddress.UnixSocket) endpoint).path();
         return type == NioDomainSocketChannel.class ? UnixDomainSocketAddress.of(path)
                 : new DomainSocketAddress(path);
-    }
-
-    /**
-     * The socket type of the endpoint's kind on the loop's transport: the gateway's {@code io_transport} decides
-     * it, for its listeners as here; each of the three has a Unix domain socket type beside its TCP one.
-     */
-    private static Class<? extends Channel> channelType(EventLoop loop, ServerAddress.Endpoint endpoint) {
-        boolean unix = endpoint instanceof ServerAddress.UnixSocket;
-        if (loop instanceof IoEventLoop io) {
-            if (io.isIoType(IoUringIoHandler.class)) {
-                return unix ? IoUringDomainSocketChannel.class : IoUringSocketChannel.class;
-            }
-            if (io.isIoType(EpollIoHandler.class)) {
-                return unix ? EpollDomainSocketChannel.class : EpollSocketChannel.class;
-            }
-            if (io.isIoType(NioIoHandler.class)) {
-                return unix ? NioDomainSocketChannel.class : NioSocketChannel.class;
-            }
-        }
-        throw new IllegalStateException("no socket type of the memcached backend runs on the event loop " + loop);
     }
 
     ServerAddress address() {

@@ -1,4 +1,4 @@
-package kvgate.plugin.warmup;
+package kvgate.spi;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -6,18 +6,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Runs the operations of one key through the node one after another, in the order they reach it. Each takes several
- * steps over two stores (a set warms its key, deletes the old copy, then stores), so without this a get sent right
- * behind a set on one connection (pipelined, as memcached clients send them) could run its steps first and miss the
- * value the client had just been told was stored. Operations of different keys still run side by side; an idle key
- * holds nothing. The backfill's copies do not pass here: {@link RecentWrites} orders them against writes.
+ * Runs the operations of one key one after another, in the order they are handed over, for a backend or route node
+ * whose operations take several steps (a read, then a compare-and-set write): without it a get pipelined right
+ * behind an append of the same key could send its read before the append's write and miss what the client had just
+ * been told was stored. Operations of different keys run side by side; an idle key holds nothing. Thread-safe.
  */
-final class KeyOrder {
+public final class KeyOrder {
     /** Per key, the operation that reached the node last, completed when it has been answered. */
     private final ConcurrentHashMap<String, CompletableFuture<Void>> last = new ConcurrentHashMap<>();
 
-    /** Starts {@code operation} once the operations of {@code key} that reached the node before it are answered. */
-    <T> CompletionStage<T> inOrder(String key, Supplier<CompletionStage<T>> operation) {
+    /** Starts {@code operation} once the operations of {@code key} handed over before it are answered. */
+    public <T> CompletionStage<T> inOrder(String key, Supplier<CompletionStage<T>> operation) {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> before = last.put(key, mine);
         CompletionStage<T> answered = before == null ? start(operation)
