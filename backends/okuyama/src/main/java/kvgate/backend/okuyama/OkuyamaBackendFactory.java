@@ -1,0 +1,93 @@
+package kvgate.backend.okuyama;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import kvgate.spi.Backend;
+import kvgate.spi.BackendContext;
+import kvgate.spi.BackendFactory;
+import kvgate.spi.Namespace;
+import kvgate.spi.Setting;
+import kvgate.spi.Settings;
+import org.pf4j.Extension;
+
+/** Opens a running okuyama cluster as a store: {@code backend = okuyama}, settings {@code okuyama.*}. */
+@Extension
+public final class OkuyamaBackendFactory implements BackendFactory {
+
+    @Override
+    public String type() {
+        return "okuyama";
+    }
+
+    @Override
+    public List<Setting> settings() {
+        return List.of(
+                Setting.text("masters", "127.0.0.1:8888",
+                        "comma-separated host:port of the cluster's MasterNodes; each event loop prefers one and "
+                                + "moves to the next while it is down"),
+                Setting.text("datanodes", "",
+                        "comma-separated host:port of the DataNodes whose exports list the cluster's items (the main "
+                                + "DataNodes; a sub or third one in place of one that is down); empty: the cluster "
+                                + "cannot be listed, and a migration's backfill reads its keys elsewhere"),
+                Setting.text("cluster_namespace", "default",
+                        "the gateway namespace whose keys are the cluster's own keys, as okuyama's clients see them "
+                                + "(the okuyama port's okuyama.namespace); other namespaces are stored behind their "
+                                + "name"),
+                Setting.text("isolation_prefix", "",
+                        "the five characters of the MasterNodes' IsolationPrefix, when they isolate this tenant: "
+                                + "the DataNodes' exports are read for keys behind it alone"),
+                Setting.integer("timeout_ms", 1000, 1, 600_000,
+                        "a request without a reply within this many milliseconds fails with a temporary failure "
+                                + "and its connection is re-established"),
+                Setting.integer("failure_limit", 3, 1, 1_000_000,
+                        "failures in a row (timeouts, refused or lost connections) that eject a MasterNode"),
+                Setting.integer("retry_ms", 1000, 10, 3_600_000,
+                        "an ejected MasterNode's requests go to the next one at once; it is probed again after this "
+                                + "many milliseconds"));
+    }
+
+    @Override
+    public Backend open(BackendContext context) {
+        Settings settings = context.settings();
+        List<NodeAddress> masters = addresses(settings, "masters");
+        if (masters.isEmpty()) {
+            throw new IllegalArgumentException("okuyama.masters: name at least one MasterNode");
+        }
+        List<NodeAddress> dataNodes = addresses(settings, "datanodes");
+        String isolation = settings.text("isolation_prefix");
+        if (!isolation.isEmpty() && isolation.length() != 5) {
+            throw new IllegalArgumentException("okuyama.isolation_prefix: okuyama's prefixes are five characters, not '"
+                    + isolation + "'");
+        }
+        Namespace own;
+        try {
+            own = new Namespace(settings.text("cluster_namespace"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("okuyama.cluster_namespace: " + e.getMessage(), e);
+        }
+        if (context.eventLoops() == null) {
+            throw new IllegalArgumentException("the okuyama backend needs the gateway's event loops");
+        }
+        List<EventLoop> loops = new ArrayList<>();
+        for (EventExecutor executor : context.eventLoops()) {
+            loops.add((EventLoop) executor);
+        }
+        int timeout = settings.intValue("timeout_ms");
+        // A reply carries at most a value in Base64 and a version.
+        int maxLine = context.maxItemSize() / 3 * 4 + 4 + 1024;
+        Masters pool = new Masters(masters, loops.toArray(EventLoop[]::new), timeout,
+                settings.intValue("failure_limit"), settings.intValue("retry_ms"), maxLine);
+        return new OkuyamaBackend(pool, new OkuyamaKeys(own, isolation), dataNodes, context.clock(),
+                context.maxItemSize(), timeout);
+    }
+
+    private static List<NodeAddress> addresses(Settings settings, String key) {
+        try {
+            return NodeAddress.parseList(settings.text(key));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("okuyama." + key + ": " + e.getMessage(), e);
+        }
+    }
+}
