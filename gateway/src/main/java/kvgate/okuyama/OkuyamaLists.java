@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 import kvgate.dispatch.OperationStream;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
@@ -119,7 +121,7 @@ final class OkuyamaLists {
                             return done(code + ",true,OK");
                         }
                         if (raced(stored) && attempt < RETRIES) {
-                            return push(stream, name, item, left, attempt + 1);
+                            return retry(attempt, () -> push(stream, name, item, left, attempt + 1));
                         }
                         return done(code + ",error," + OkuyamaReplies.failure(stored));
                     });
@@ -143,11 +145,21 @@ final class OkuyamaLists {
                             return done(method.code() + ",true," + encode(popped));
                         }
                         if (raced(stored) && attempt < RETRIES) {
-                            return pop(stream, method, name, attempt + 1);
+                            return retry(attempt, () -> pop(stream, method, name, attempt + 1));
                         }
                         return done(error(method, stored));
                     });
         });
+    }
+
+    /**
+     * Tries again after a lost race: at once the first times, then after a random pause of up to {@code attempt}
+     * milliseconds. Without the pause, on a store with round trips of its own, the client that just won comes back
+     * with its next write before the losers retry, and wins again: one writer could lose every time.
+     */
+    private static <T> CompletionStage<T> retry(int attempt, Supplier<CompletionStage<T>> again) {
+        return attempt < 4 ? again.get()
+                : OkuyamaTransactions.later(1 + ThreadLocalRandom.current().nextInt(attempt), again);
     }
 
     /** Another client changed or removed the list between the read and the write. */

@@ -193,7 +193,7 @@ final class OkuyamaTransactions {
     }
 
     /** {@code next} run after {@code millis}, off the network threads (a waiting request holds no thread). */
-    private static <T> CompletionStage<T> later(long millis, Supplier<CompletionStage<T>> next) {
+    static <T> CompletionStage<T> later(long millis, Supplier<CompletionStage<T>> next) {
         Executor delayed = CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS);
         return CompletableFuture.supplyAsync(next, delayed).thenCompose(stage -> stage);
     }
