@@ -1,0 +1,111 @@
+package kvgate.okuyama;
+
+import static kvgate.testing.OkuyamaClient.b64;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import kvgate.testing.OkuyamaClient;
+import kvgate.testing.OkuyamaCluster;
+import kvgate.testing.TestGateway;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The okuyama backend when MasterNodes fail: a master that is down passes its requests to the next one, as okuyama's
+ * own client moves on; a master that takes requests and never answers them fails them after the timeout, without
+ * holding the client; a master that comes back is used again.
+ */
+class OkuyamaBackendFailuresTest {
+
+    /** A port nothing listens on. */
+    private static int deadPort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void aMasterThatIsDownPassesItsRequestsToTheNext() throws Exception {
+        try (OkuyamaCluster cluster = OkuyamaCluster.start();
+             TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                     "okuyama.masters", "127.0.0.1:" + deadPort() + "," + cluster.address(),
+                     "okuyama.failure_limit", "2", "okuyama.retry_ms", "50"))) {
+            // Two event loops, one preferring each master: connections on both must end up on the live one.
+            for (int c = 0; c < 4; c++) {
+                try (OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+                    for (int i = 0; i < 20; i++) {
+                        String key = b64("failover:" + c + ":" + i);
+                        assertEquals("1,true,OK", client.call("1," + key + ",(B),0," + b64("v" + i)));
+                        assertEquals("2,true," + b64("v" + i), client.call("2," + key));
+                    }
+                }
+            }
+            // What the gateway wrote is in the cluster, for okuyama's own clients.
+            try (OkuyamaClient direct = new OkuyamaClient(cluster.node().okuyamaPort())) {
+                assertEquals("2,true," + b64("v19"), direct.call("2," + b64("failover:3:19")));
+            }
+        }
+    }
+
+    @Test
+    void aMasterThatNeverAnswersFailsRequestsAfterTheTimeout() throws Exception {
+        List<Socket> accepted = new ArrayList<>();
+        try (ServerSocket silent = new ServerSocket(0)) {
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept()); // read nothing, answer nothing
+                    }
+                } catch (Exception closed) {
+                    // the test is over
+                }
+            });
+            acceptor.start();
+            try (TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                    "okuyama.masters", "127.0.0.1:" + silent.getLocalPort(), "okuyama.timeout_ms", "300"));
+                 OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+                long start = System.nanoTime();
+                String reply = client.call("2," + b64("anything"));
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                assertEquals("2,error,NG:Temporary failure, try again", reply);
+                assertTrue(millis >= 250 && millis < 5000, "answered after " + millis + " ms");
+                // The connection stays usable, and the next request fails the same way rather than hanging.
+                assertEquals("1,error,NG:Temporary failure, try again",
+                        client.call("1," + b64("k") + ",(B),0," + b64("v")));
+            } finally {
+                silent.close();
+                for (Socket socket : accepted) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aMasterThatComesBackIsUsedAgain() throws Exception {
+        try (OkuyamaCluster cluster = OkuyamaCluster.start()) {
+            int port = cluster.node().okuyamaPort();
+            try (TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                    "okuyama.masters", cluster.address(), "okuyama.failure_limit", "1", "okuyama.retry_ms", "50"));
+                 OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+                assertEquals("1,true,OK", client.call("1," + b64("back") + ",(B),0," + b64("before")));
+                cluster.node().close(); // the only master goes away
+                assertTrue(client.call("2," + b64("back")).startsWith("2,error,"));
+                // ... and comes back on the same port, empty, as a restarted in-memory node would.
+                try (TestGateway again = TestGateway.start(Map.of("okuyama.port", Integer.toString(port)))) {
+                    String reply = "";
+                    for (int i = 0; i < 100 && !reply.equals("1,true,OK"); i++) {
+                        Thread.sleep(20);
+                        reply = client.call("1," + b64("back") + ",(B),0," + b64("after"));
+                    }
+                    assertEquals("1,true,OK", reply);
+                    assertEquals("2,true," + b64("after"), client.call("2," + b64("back")));
+                }
+            }
+        }
+    }
+}
