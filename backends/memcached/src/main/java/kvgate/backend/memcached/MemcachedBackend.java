@@ -25,6 +25,7 @@ import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.ResultFuture;
+import kvgate.spi.ServerHealth;
 import kvgate.spi.Status;
 
 /**
@@ -77,7 +78,7 @@ final class MemcachedBackend implements Backend {
         this.loops = loopList.toArray(EventLoop[]::new);
         List<Server> pool = new ArrayList<>(addresses.size());
         for (ServerAddress address : addresses) {
-            ServerHealth health = new ServerHealth(address, failureLimit, retryMillis);
+            ServerHealth health = new ServerHealth("memcached server " + address, failureLimit, retryMillis);
             ServerConnection[] connections = new ServerConnection[loops.length];
             for (int i = 0; i < loops.length; i++) {
                 connections[i] = new ServerConnection(address, health, loops[i], timeoutMillis,

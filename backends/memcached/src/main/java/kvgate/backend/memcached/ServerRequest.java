@@ -4,12 +4,13 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import kvgate.spi.PipelinedConnection;
 
 /**
  * One request to a memcached server and the {@link Answer} its reply goes to. A quiet request may get no reply: its
  * answer then gets null once a later reply shows the server passed it (a quiet get's miss, a quiet store's success).
  */
-final class ServerRequest {
+final class ServerRequest extends PipelinedConnection.Request {
     /**
      * Where a request's reply goes, on the connection's event loop, once. The backend's operations make their
      * results here directly, with no future of the reply in between: that would be one more stage for every
@@ -65,8 +66,6 @@ final class ServerRequest {
     /** A stat request's replies before the terminator: one per stat, all with the request's opaque. */
     final List<ServerReply> parts;
     int opaque;
-    /** When the request is late: {@link System#nanoTime()} at its write plus the timeout. */
-    long deadline;
 
     ServerRequest(int opcode, byte[] extras, byte[] key, byte[] value, long cas, Answer answer) {
         this.opcode = opcode;
@@ -106,12 +105,14 @@ final class ServerRequest {
         };
     }
 
-    int encodedLength() {
+    @Override
+    public int encodedLength() {
         return 24 + extras.length + key.length + value.length;
     }
 
     /** Writes the request, with its opaque, at the end of {@code out}. */
-    void encode(ByteBuf out) {
+    @Override
+    public void encode(ByteBuf out) {
         int body = extras.length + key.length + value.length;
         out.writeByte(0x80)
                 .writeByte(opcode)

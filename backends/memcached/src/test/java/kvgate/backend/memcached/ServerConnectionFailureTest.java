@@ -38,7 +38,9 @@ import java.util.function.Function;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
+import kvgate.spi.PipelinedConnection;
 import kvgate.spi.Result;
+import kvgate.spi.ServerHealth;
 import kvgate.spi.Status;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -303,8 +305,8 @@ class ServerConnectionFailureTest {
     private ServerConnection connection(int port, long timeoutMillis, int failureLimit, long retryMillis,
                                         ServerCredentials credentials) {
         ServerAddress address = new ServerAddress("127.0.0.1", port, 1);
-        ServerConnection connection = new ServerConnection(address, new ServerHealth(address, failureLimit,
-                retryMillis), loops.next(), timeoutMillis, 1 << 20, credentials, null);
+        ServerConnection connection = new ServerConnection(address, new ServerHealth("memcached server " + address,
+                failureLimit, retryMillis), loops.next(), timeoutMillis, 1 << 20, credentials, null);
         toClose.add(connection::close);
         return connection;
     }
@@ -405,7 +407,7 @@ class ServerConnectionFailureTest {
 
     /** The connection's current channel, read on its event loop (the field is confined to it). */
     private static Channel currentChannel(ServerConnection connection) throws ReflectiveOperationException {
-        Field channel = ServerConnection.class.getDeclaredField("channel");
+        Field channel = PipelinedConnection.class.getDeclaredField("channel");
         channel.setAccessible(true);
         return (Channel) channel.get(connection);
     }

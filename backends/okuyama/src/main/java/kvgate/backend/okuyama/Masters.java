@@ -3,7 +3,7 @@ package kvgate.backend.okuyama;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
-import kvgate.spi.CircuitBreaker;
+import kvgate.spi.ServerHealth;
 
 /**
  * The cluster's MasterNodes, each reached through one connection per event loop. Any master serves every request
@@ -20,9 +20,9 @@ final class Masters {
     Masters(List<NodeAddress> masters, EventLoop[] loops, long timeoutMillis, int failureLimit, long retryMillis,
             int maxLine) {
         this.loops = loops;
-        List<CircuitBreaker> health = new ArrayList<>();
-        for (int m = 0; m < masters.size(); m++) {
-            health.add(new CircuitBreaker(failureLimit, retryMillis));
+        List<ServerHealth> health = new ArrayList<>();
+        for (NodeAddress master : masters) {
+            health.add(new ServerHealth("okuyama master " + master, failureLimit, retryMillis));
         }
         this.connections = new MasterConnection[loops.length][masters.size()];
         for (int l = 0; l < loops.length; l++) {

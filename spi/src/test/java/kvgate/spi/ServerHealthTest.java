@@ -1,4 +1,4 @@
-package kvgate.backend.memcached;
+package kvgate.spi;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /** One server's ejection and its probe cycle, without sockets. */
 class ServerHealthTest {
-    private final ServerHealth health = new ServerHealth(new ServerAddress("127.0.0.1", 11211, 1), 1, 1000);
+    private final ServerHealth health = new ServerHealth("memcached server 127.0.0.1:11211", 1, 1000);
 
     @Test
     void anEjectionWhileTheProbeCycleEndsKeepsTheCycleGoing() {
