@@ -65,7 +65,10 @@ public abstract class PipelinedConnection<Q extends PipelinedConnection.Request>
     private final long timeoutNanos;
     private final Bootstrap bootstrap;
     private final SocketAddress remote;
+    private final int maxInFlight;
     private final ArrayDeque<Q> pending = new ArrayDeque<>();
+    /** Requests behind the in-flight limit, written as replies come. */
+    private final ArrayDeque<Q> queued = new ArrayDeque<>();
     private final List<Q> waiting = new ArrayList<>();
     private Channel channel;
     /** A connection is being made, or made and being prepared: requests wait in {@link #waiting}. */
@@ -73,14 +76,27 @@ public abstract class PipelinedConnection<Q extends PipelinedConnection.Request>
     private boolean closed;
     private ScheduledFuture<?> timer;
 
+    /** A connection that writes every request at once, however many wait for replies. */
+    protected PipelinedConnection(ServerHealth health, EventLoop loop, long timeoutMillis,
+                                  Class<? extends Channel> type, SocketAddress remote, boolean tcp) {
+        this(health, loop, timeoutMillis, type, remote, tcp, Integer.MAX_VALUE);
+    }
+
     /**
      * @param health the server's health, shared by its connections on every loop
      * @param type the socket type ({@link BackendContext#socketType})
      * @param remote where to connect: an unresolved host name is resolved anew by every connection
      * @param tcp whether the connection is TCP (Nagle is turned off), not a Unix domain socket
+     * @param maxInFlight the most requests written and not yet answered; others wait their turn (1 for a server that
+     *     answers a pipelined request late, as one that delays small replies with Nagle's algorithm does)
      */
     protected PipelinedConnection(ServerHealth health, EventLoop loop, long timeoutMillis,
-                                  Class<? extends Channel> type, SocketAddress remote, boolean tcp) {
+                                  Class<? extends Channel> type, SocketAddress remote, boolean tcp,
+                                  int maxInFlight) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("at least one request in flight, not " + maxInFlight);
+        }
+        this.maxInFlight = maxInFlight;
         this.health = health;
         this.loop = loop;
         this.timeoutMillis = timeoutMillis;
@@ -143,6 +159,11 @@ public abstract class PipelinedConnection<Q extends PipelinedConnection.Request>
         return health.probesSent();
     }
 
+    /** Requests written, queued behind the in-flight limit, or waiting for the connection; on the loop only. */
+    public final int load() {
+        return pending.size() + queued.size() + waiting.size();
+    }
+
     /** The requests written and not yet answered, oldest first; on the loop only. */
     protected final ArrayDeque<Q> pending() {
         return pending;
@@ -197,6 +218,26 @@ public abstract class PipelinedConnection<Q extends PipelinedConnection.Request>
      * batches of the same round of the loop, by a handler the subclass adds.
      */
     protected final void write(List<Q> requests) {
+        if (!queued.isEmpty() || pending.size() + requests.size() > maxInFlight) {
+            queued.addAll(requests);
+            writeQueued();
+        } else {
+            writeNow(requests);
+        }
+    }
+
+    /** Writes what the in-flight limit lets through of the queued requests. */
+    private void writeQueued() {
+        List<Q> next = new ArrayList<>();
+        while (!queued.isEmpty() && pending.size() + next.size() < maxInFlight) {
+            next.add(queued.poll());
+        }
+        if (!next.isEmpty()) {
+            writeNow(next);
+        }
+    }
+
+    private void writeNow(List<Q> requests) {
         int size = 0;
         for (Q request : requests) {
             size += request.encodedLength();
@@ -318,6 +359,11 @@ public abstract class PipelinedConnection<Q extends PipelinedConnection.Request>
             pending.clear();
             fail(failed, health.name() + ": " + why, true);
         }
+        if (!queued.isEmpty()) {
+            List<Q> unsent = new ArrayList<>(queued);
+            queued.clear();
+            fail(unsent, health.name() + ": " + why, false);
+        }
         if (preparing) {
             connecting = false;
             failWaiting(health.name() + ": " + why + " while the connection was prepared");
@@ -329,9 +375,15 @@ public abstract class PipelinedConnection<Q extends PipelinedConnection.Request>
         gone.close();
     }
 
-    /** A reply came from the server: the failures in a row end, and so does an ejection. */
+    /**
+     * A reply came from the server, its request taken from {@link #pending()}: the failures in a row end, and so does
+     * an ejection; a request queued behind the in-flight limit takes its place.
+     */
     protected final void answered() {
         health.answered();
+        if (!queued.isEmpty() && channel != null && !connecting) {
+            writeQueued();
+        }
     }
 
     private void cancelTimer() {

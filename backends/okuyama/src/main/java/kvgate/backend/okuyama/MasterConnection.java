@@ -19,9 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pipelined connection to one okuyama MasterNode, owned by one event loop of the gateway. A MasterNode reads a
- * connection's lines one after another and answers each before it reads the next, so requests are written back to
- * back and each reply line belongs to the oldest request without one. A reply starting with {@code -1} gives the
+ * One connection to one okuyama MasterNode, owned by one event loop of the gateway, carrying one request at a time
+ * (the others queue behind it): a MasterNode answers a connection's lines one after another, and delays a second
+ * small reply until the first is acknowledged. Each reply line belongs to the oldest request without one. A reply starting with {@code -1} gives the
  * connection up: the MasterNode closes it after such a reply. What becomes of a request that failed here is the
  * {@link Failover}'s decision; an ejected master is probed with an initClient line ({@code 0}).
  */
@@ -48,8 +48,11 @@ final class MasterConnection extends PipelinedConnection<MasterRequest> {
      */
     MasterConnection(NodeAddress address, ServerHealth health, EventLoop loop, long timeoutMillis, int maxLine,
                      Failover failover) {
+        // One request at a time, as okuyama's own clients send them: a MasterNode writes with Nagle's algorithm on,
+        // so a second reply on a connection waits for the first to be acknowledged, which a client waiting for
+        // that second reply delays by some 40 ms.
         super(health, loop, timeoutMillis, BackendContext.socketType(loop, false),
-                InetSocketAddress.createUnresolved(address.host(), address.port()), true);
+                InetSocketAddress.createUnresolved(address.host(), address.port()), true, 1);
         this.address = address;
         this.maxLine = maxLine;
         this.failover = failover;
@@ -104,12 +107,13 @@ final class MasterConnection extends PipelinedConnection<MasterRequest> {
             lost(channel(), "a reply nobody waits for");
             return;
         }
-        answered();
         head.reply.complete(line);
         if (line.startsWith("-1,")) {
             // The master refused the line as malformed and closes the connection: nothing behind it is answered.
             lost(channel(), "the master refused a request (" + shortened(line) + ")");
+            return;
         }
+        answered();
     }
 
     private static String shortened(String line) {

@@ -38,6 +38,9 @@ public final class OkuyamaBackendFactory implements BackendFactory {
                 Setting.text("isolation_prefix", "",
                         "the five characters of the MasterNodes' IsolationPrefix, when they isolate this tenant: "
                                 + "the DataNodes' exports are read for keys behind it alone"),
+                Setting.integer("connections", 4, 1, 64,
+                        "connections to each MasterNode per network thread; each carries one request at a time, as "
+                                + "okuyama's own clients do"),
                 Setting.integer("timeout_ms", 1000, 1, 600_000,
                         "a request without a reply within this many milliseconds fails with a temporary failure "
                                 + "and its connection is re-established"),
@@ -77,7 +80,7 @@ public final class OkuyamaBackendFactory implements BackendFactory {
         int timeout = settings.intValue("timeout_ms");
         // A reply carries at most a value in Base64 and a version.
         int maxLine = context.maxItemSize() / 3 * 4 + 4 + 1024;
-        Masters pool = new Masters(masters, loops.toArray(EventLoop[]::new), timeout,
+        Masters pool = new Masters(masters, loops.toArray(EventLoop[]::new), settings.intValue("connections"), timeout,
                 settings.intValue("failure_limit"), settings.intValue("retry_ms"), maxLine);
         return new OkuyamaBackend(pool, new OkuyamaKeys(own, isolation), dataNodes, context.clock(),
                 context.maxItemSize(), timeout);
