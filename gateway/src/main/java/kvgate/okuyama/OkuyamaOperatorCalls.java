@@ -11,6 +11,7 @@ import java.util.function.BiFunction;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
+import kvgate.spi.OkuyamaVersions;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
@@ -100,7 +101,7 @@ final class OkuyamaOperatorCalls {
                             : Math.max(1, (item.expiresAt() - nowMillis + 999) / 1000);
                     line.append(",0-").append(item.expiresAt()).append('-').append(seconds);
                 }
-                lines.add(line.append('!').append(item.cas()).append(',').append(nowMillis).append(",;").toString());
+                lines.add(line.append('!').append(OkuyamaVersions.version(item.cas())).append(',').append(nowMillis).append(",;").toString());
             }
             return lines;
         });

@@ -38,6 +38,7 @@ import kvgate.okuyama.OkuyamaFields.BadField;
 import kvgate.okuyama.OkuyamaFields.MissingField;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
+import kvgate.spi.OkuyamaVersions;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
@@ -222,7 +223,8 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
             case INCR_VALUE, DECR_VALUE -> arithmetic(method, fields);
             case GET_VALUE_VERSION_CHECK -> forward(new Operation.Get(namespace, key(field(fields, 1))),
                     result -> result instanceof Result.Value value
-                            ? "15,true," + encode(value.item().value()) + "," + value.item().cas()
+                            ? "15,true," + encode(value.item().value()) + ","
+                                    + OkuyamaVersions.version(value.item().cas())
                             : result.status() == Status.NOT_FOUND ? "15,false,," : error(method, result));
             case GET_MULTI_VALUE -> multiGet(fields);
             case GET_TAG_VALUES -> tagValues(fields);
@@ -262,14 +264,10 @@ public final class OkuyamaTranslator implements FrameTranslator<OkuyamaLine, Str
         int next = 5;
         long cas = 0;
         if (method == OkuyamaMethod.SET_VALUE_VERSION_CHECK) {
-            try {
-                cas = Long.parseLong(field(fields, 5).strip());
-            } catch (NumberFormatException e) {
-                cas = -1;
-            }
+            cas = OkuyamaVersions.cas(field(fields, 5));
             next = 6;
-            if (cas == 0 || cas == -1) {
-                // No item has CAS 0 (and 0 would mean "no check"): a version that names no item is out of date.
+            if (cas == OkuyamaVersions.NONE) {
+                // Text that is no version names no item: out of date.
                 return Translation.answer("16,false,NG:Data has already been updated");
             }
         }

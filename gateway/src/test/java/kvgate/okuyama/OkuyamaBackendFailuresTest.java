@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import kvgate.testing.OkuyamaClient;
 import kvgate.testing.OkuyamaCluster;
 import kvgate.testing.TestGateway;
@@ -117,73 +119,48 @@ class OkuyamaBackendFailuresTest {
      */
     @Test
     void eachConnectionCarriesOneRequestAtATime() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger pipelined = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
-        List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (ServerSocket master = new ServerSocket(0)) {
-            Thread acceptor = new Thread(() -> {
-                try {
-                    while (true) {
-                        Socket socket = master.accept();
-                        accepted.add(socket);
-                        new Thread(() -> answerSlowly(socket, pipelined, answered)).start();
-                    }
-                } catch (Exception closed) {
-                    // the test is over
-                }
-            });
-            acceptor.start();
-            try (TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
-                    "okuyama.masters", "127.0.0.1:" + master.getLocalPort(), "okuyama.connections", "1"))) {
-                List<Thread> clients = new ArrayList<>();
-                List<String> replies = new java.util.concurrent.CopyOnWriteArrayList<>();
-                for (int c = 0; c < 4; c++) {
-                    Thread client = new Thread(() -> {
-                        try (OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
-                            for (int i = 0; i < 5; i++) {
-                                replies.add(okuyama.call("1," + b64("k") + ",(B),0," + b64("v")));
-                            }
-                        } catch (Exception e) {
-                            replies.add(e.toString());
+        try (FakeMaster master = new FakeMaster(5, line -> line.startsWith("1,") ? "1,true,OK"
+                : line.startsWith("15,") ? "15,true," + b64("v") + ",7" : "-1,error,unknown");
+             TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                     "okuyama.masters", master.address(), "okuyama.connections", "1"))) {
+            List<Thread> clients = new ArrayList<>();
+            List<String> replies = new CopyOnWriteArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                Thread client = new Thread(() -> {
+                    try (OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
+                        for (int i = 0; i < 5; i++) {
+                            replies.add(okuyama.call("1," + b64("k") + ",(B),0," + b64("v")));
                         }
-                    });
-                    clients.add(client);
-                    client.start();
-                }
-                for (Thread client : clients) {
-                    client.join(10_000);
-                }
-                assertEquals(java.util.Collections.nCopies(20, "1,true,OK"), replies);
-                assertTrue(answered.get() >= 40, "a set and its version read each: " + answered.get());
-                assertEquals(0, pipelined.get(), "lines sent before the one before them was answered");
-            } finally {
-                master.close();
-                for (Socket socket : accepted) {
-                    socket.close();
-                }
+                    } catch (Exception e) {
+                        replies.add(e.toString());
+                    }
+                });
+                clients.add(client);
+                client.start();
             }
+            for (Thread client : clients) {
+                client.join(10_000);
+            }
+            assertEquals(Collections.nCopies(20, "1,true,OK"), replies);
+            assertTrue(master.lines.size() >= 40, "a set and its version read each: " + master.lines.size());
+            assertEquals(0, master.pipelined.get(), "lines sent before the one before them was answered");
         }
     }
 
-    /** A MasterNode that takes 5 ms per line and notes a line that arrived before the one before was answered. */
-    private static void answerSlowly(Socket socket, java.util.concurrent.atomic.AtomicInteger pipelined,
-                                     java.util.concurrent.atomic.AtomicInteger answered) {
-        try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
-                java.nio.charset.StandardCharsets.US_ASCII));
-             var out = socket.getOutputStream()) {
-            for (String line; (line = in.readLine()) != null; ) {
-                Thread.sleep(5);
-                if (in.ready()) {
-                    pipelined.incrementAndGet();
-                }
-                String reply = line.startsWith("1,") ? "1,true,OK" : line.startsWith("15,")
-                        ? "15,true," + b64("v") + ",7" : line.equals("0") ? "0,true,1572864" : "-1,error,unknown";
-                out.write((reply + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                out.flush();
-                answered.incrementAndGet();
-            }
-        } catch (Exception e) {
-            // the connection ended
+    /**
+     * okuyama gives an add with an expiry version 0. A client reads it as 0 through the gateway, as from okuyama,
+     * and a version-checked store naming 0 reaches the cluster as 0.
+     */
+    @Test
+    void versionZeroIsZeroBothWays() throws Exception {
+        try (FakeMaster master = new FakeMaster(0, line -> line.startsWith("15,") ? "15,true," + b64("v") + ",0"
+                : line.startsWith("16,") ? "16,true,OK" : "-1,error,unknown");
+             TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                     "okuyama.masters", master.address()));
+             OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            assertEquals("15,true," + b64("v") + ",0", client.call("15," + b64("k")));
+            assertEquals("16,true,OK", client.call("16," + b64("k") + ",(B),0," + b64("w") + ",0"));
+            assertTrue(master.lines.contains("16," + b64("k") + ",(B),0," + b64("w") + ",0"), master.lines.toString());
         }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.function.Consumer;
 import kvgate.spi.Item;
+import kvgate.spi.OkuyamaVersions;
 
 /**
  * Reads everything one okuyama DataNode holds, with its data export (request 101, what okuyama's UtilClient
@@ -118,6 +119,6 @@ final class DataNodeExport {
                 return null;
             }
         }
-        return new Item(bytes, 0, Versions.cas(version), expiresAt);
+        return new Item(bytes, 0, OkuyamaVersions.cas(version), expiresAt);
     }
 }

@@ -22,6 +22,7 @@ import kvgate.spi.Item;
 import kvgate.spi.ItemTransition;
 import kvgate.spi.KeyOrder;
 import kvgate.spi.Namespace;
+import kvgate.spi.OkuyamaVersions;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
@@ -119,7 +120,7 @@ final class OkuyamaBackend implements Backend {
                 if (reply instanceof Reply.Line line) {
                     String[] fields = line.fields("5", 3);
                     if (fields != null && fields[1].equals("true")) {
-                        return new Result.Removed(StoredValues.decode(own, value(fields[2]), Versions.NONE));
+                        return new Result.Removed(StoredValues.decode(own, value(fields[2]), OkuyamaVersions.NONE));
                     }
                     if (fields != null && fields[1].equals("false") && fields[2].isEmpty()) {
                         return Result.failure(Status.NOT_FOUND);
@@ -140,7 +141,7 @@ final class OkuyamaBackend implements Backend {
         if (reply instanceof Reply.Line line) {
             String[] fields = line.fields("15", 4);
             if (fields != null && fields[1].equals("true") && fields.length == 4) {
-                return new Result.Value(StoredValues.decode(own, value(fields[2]), Versions.cas(fields[3])));
+                return new Result.Value(StoredValues.decode(own, value(fields[2]), OkuyamaVersions.cas(fields[3])));
             }
             if (fields != null && fields[1].equals("false") && fields[2].isEmpty()) {
                 return Result.failure(Status.NOT_FOUND); // missing, or expired
@@ -176,7 +177,7 @@ final class OkuyamaBackend implements Backend {
                     byte[] stored = StoredValues.encode(own, next.value(), next.flags(), next.expiresAt());
                     List<MasterRequest> requests = current == null
                             ? write("6", key, stored, null, next.expiresAt())
-                            : write("16", key, stored, Versions.version(current.cas()), next.expiresAt());
+                            : write("16", key, stored, OkuyamaVersions.version(current.cas()), next.expiresAt());
                     yield write(requests, key, stored, own).thenCompose(written -> {
                         if (written.outcome() != Outcome.REFUSED) {
                             return done(written.result(transition.result()));
@@ -266,12 +267,12 @@ final class OkuyamaBackend implements Backend {
             if (!fields[1].equals("true")) {
                 return new Written(Outcome.FAILED, writeReply.failure(), 0);
             }
-            long cas = Versions.NONE;
+            long cas = OkuyamaVersions.NONE;
             if (readReply instanceof Reply.Line read) {
                 String[] got = read.fields("15", 4);
                 if (got != null && got.length == 4 && got[1].equals("true")
                         && Arrays.equals(value(got[2]), stored)) {
-                    cas = Versions.cas(got[3]);
+                    cas = OkuyamaVersions.cas(got[3]);
                 }
             }
             return new Written(Outcome.WRITTEN, null, cas);

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import kvgate.spi.Item;
 import kvgate.spi.Namespace;
+import kvgate.spi.OkuyamaVersions;
 import org.junit.jupiter.api.Test;
 
 /** How a DataNode's export lines become the items and keys of a namespace. */
@@ -32,7 +33,7 @@ class ExportListingTest {
                 + "-60!0,1,;", NOW);
         assertEquals(later, expiring.item().expiresAt());
         assertEquals(Long.MIN_VALUE, expiring.item().cas(), "version 0 is a CAS no version has");
-        assertEquals("0", Versions.version(expiring.item().cas()));
+        assertEquals("0", OkuyamaVersions.version(expiring.item().cas()));
 
         assertEquals(0, DataNodeExport.parse("+," + b64("k") + ",(B)!5,1,;", NOW).item().value().length);
     }
