@@ -1,6 +1,8 @@
 package kvgate.route;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -128,9 +130,9 @@ public final class BackendRoute implements Route {
         } else if (operation instanceof Operation.Tag tag) {
             return tags.tag(tag);
         } else if (operation instanceof Operation.Untag untag) {
-            return tags.untag(untag);
+            return untag(untag);
         } else if (operation instanceof Operation.TaggedKeys query) {
-            return tags.taggedKeys(query);
+            return taggedKeys(query);
         } else if (operation instanceof Operation.DropTags drop) {
             return tags.dropAll(drop, this::listing);
         } else if (operation instanceof Operation.Index index) {
@@ -139,6 +141,69 @@ public final class BackendRoute implements Route {
             return search.unindex(unindex);
         }
         return search.search((Operation.Search) operation);
+    }
+
+    /**
+     * Takes a key off a tag in the gateway's records and in the store's own tags (see {@link #taggedKeys}): done when
+     * either listed it.
+     */
+    private CompletionStage<Result> untag(Operation.Untag untag) {
+        CompletionStage<Result> stores = storesOwnTags(untag);
+        if (stores == null) {
+            return tags.untag(untag);
+        }
+        return tags.untag(untag).thenCombine(stores, (kept, own) -> {
+            if (own.status() == Status.UNSUPPORTED || own.status() == Status.NOT_FOUND) {
+                return kept;
+            }
+            if (!own.ok() || kept.status() == Status.NOT_FOUND) {
+                return own;
+            }
+            return kept;
+        });
+    }
+
+    /** The backend's answer about tags its store keeps by itself, or null when its visitor has no such method. */
+    private CompletionStage<Result> storesOwnTags(Operation operation) {
+        try {
+            return Outcomes.guarded(backend.execute(operation));
+        } catch (UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /**
+     * A tag's keys: those the gateway's records list, then those the store links to the tag by itself. A store may
+     * keep tags its own clients wrote without executing the gateway's tag operations (an okuyama cluster's): the
+     * backend is asked as it is for an exhaustive scan, and one that keeps no tags of its own answers UNSUPPORTED (or
+     * has no visitor method for it). A store that keeps some but cannot answer now fails the query: a partial list
+     * would read as keys untagged.
+     */
+    private CompletionStage<Result> taggedKeys(Operation.TaggedKeys query) {
+        CompletionStage<Result> stores = storesOwnTags(query);
+        if (stores == null) {
+            return tags.taggedKeys(query);
+        }
+        return tags.taggedKeys(query).thenCombine(stores, (kept, own) -> {
+            if (!kept.ok() || own.status() == Status.UNSUPPORTED) {
+                return kept;
+            }
+            if (!(own instanceof Result.Keys ownKeys)) {
+                return own;
+            }
+            Set<ByteBuffer> listed = new LinkedHashSet<>();
+            for (byte[] key : ((Result.Keys) kept).keys()) {
+                listed.add(ByteBuffer.wrap(key));
+            }
+            for (byte[] key : ownKeys.keys()) {
+                listed.add(ByteBuffer.wrap(key));
+            }
+            List<byte[]> keys = new ArrayList<>(listed.size());
+            for (ByteBuffer key : listed) {
+                keys.add(key.array());
+            }
+            return new Result.Keys(keys);
+        });
     }
 
     /** A scan: what the store holds if it is exhaustive and the backend can list it, else the key directory's. */

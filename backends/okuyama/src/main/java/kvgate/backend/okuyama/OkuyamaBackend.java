@@ -91,6 +91,12 @@ final class OkuyamaBackend implements Backend {
         if (operation instanceof Operation.Flush flush) {
             return flush(flush);
         }
+        if (operation instanceof Operation.TaggedKeys query && query.namespace().equals(keys.own())) {
+            return tagKeys(query);
+        }
+        if (operation instanceof Operation.Untag untag && untag.namespace().equals(keys.own())) {
+            return untag(untag);
+        }
         return done(Result.failure(Status.UNSUPPORTED, "the okuyama backend does not "
                 + operation.getClass().getSimpleName().toLowerCase(Locale.ROOT)));
     }
@@ -130,6 +136,53 @@ final class OkuyamaBackend implements Backend {
             });
         }
         return transition(operation, key, own, 1);
+    }
+
+    /**
+     * The keys the cluster links to a tag (3, answered as 4): the tags okuyama's own clients gave. The gateway keeps
+     * the tags written through it in records of its own and adds these to them (the backend does not declare
+     * {@link Capability#TAGS}, since okuyama links a tag to a key only as it writes the key's value).
+     */
+    private CompletionStage<Result> tagKeys(Operation.TaggedKeys query) {
+        String tag = OkuyamaKeys.encode(query.tag());
+        return request("3," + tag + "," + query.includeRemoved(), true).thenApply(reply -> {
+            if (reply instanceof Reply.Line line) {
+                String[] fields = line.fields("4", 3);
+                if (fields != null && fields[1].equals("true")) {
+                    List<byte[]> found = new ArrayList<>();
+                    for (String encoded : fields[2].split(":")) {
+                        byte[] key = encoded.isEmpty() || encoded.equals(BLANK) ? null
+                                : keys.decoded(query.namespace(), encoded);
+                        if (key != null) {
+                            found.add(key);
+                        }
+                    }
+                    return new Result.Keys(found);
+                }
+                if (fields != null && fields[1].equals("false")) {
+                    return new Result.Keys(List.of());
+                }
+            }
+            return reply.failure();
+        });
+    }
+
+    /** Takes a key off one of the cluster's own tags (40, removeTagFromKey). */
+    private CompletionStage<Result> untag(Operation.Untag untag) {
+        String line = "40," + OkuyamaKeys.encode(untag.tag()) + "," + keys.encode(untag.namespace(), untag.key())
+                + ",0";
+        return request(line, false).thenApply(reply -> {
+            if (reply instanceof Reply.Line answer) {
+                String[] fields = answer.fields("40", 3);
+                if (fields != null && fields[1].equals("true")) {
+                    return Result.DONE;
+                }
+                if (fields != null && fields[1].equals("false")) {
+                    return Result.failure(Status.NOT_FOUND);
+                }
+            }
+            return reply.failure();
+        });
     }
 
     /** A version read (15): the item, with the version as its CAS and no expiry (okuyama's reads do not tell it). */

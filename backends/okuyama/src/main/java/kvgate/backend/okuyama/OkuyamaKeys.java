@@ -81,6 +81,14 @@ final class OkuyamaKeys {
         } else {
             encoded = listedKey;
         }
+        return decoded(namespace, encoded);
+    }
+
+    /**
+     * The gateway's key in {@code namespace} of a key as a MasterNode names it (in Base64, its isolation prefix
+     * taken off), or null when it is another namespace's or not Base64.
+     */
+    byte[] decoded(Namespace namespace, String encoded) {
         byte[] stored;
         try {
             stored = Base64.getDecoder().decode(encoded);
