@@ -1,9 +1,14 @@
 package kvgate.plugin.warmup;
 
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -11,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import kvgate.spi.Item;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -21,9 +27,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Copies every item of some namespaces from the old store into the new one, in the background, so that a migration
- * ends even for keys no client asks for. Each namespace's keys come from one scan of the old store; each key is then
- * copied as a read's fill is ({@link WarmUpRoute#copy}: read afresh from the old store, added to the new one unless a
- * write of the key came first), at most {@code concurrency} at once and {@code rate} a second.
+ * ends even for keys no client asks for. Each namespace's keys come from one scan of the old store, or from a file of
+ * keys the operator gives (for a store that cannot list itself), and from the keys of some tags, whose links to the
+ * keys are copied too; each key is then copied as a read's fill is ({@link WarmUpRoute#copy}: read afresh from the
+ * old store, added to the new one unless a write of the key came first), at most {@code concurrency} at once and
+ * {@code rate} a second.
  *
  * <p>It ends honestly: done only when every namespace was listed whole (a namespace that could not be listed is a
  * WARN, the node's {@link #status} on the admin port, and {@code backfill_incomplete} instead of
@@ -55,6 +63,13 @@ final class Backfill {
     private final LongAdder incomplete;
     private final LongAdder verifyChecked;
     private final LongAdder verifyDiffers;
+    private final LongAdder tagged;
+    /** Where the keys come from instead of a scan of the old store; null to scan. */
+    private final Path keyFile;
+    /** Tags whose keys are copied, and tagged in the new store. */
+    private final List<byte[]> tags;
+    /** The keys listed for the namespace being copied. */
+    private int listedNow;
     /** The listed keys the verification compares: a uniform sample of at most {@code verifyKeys} (reservoir). */
     private final int verifyKeys;
     private final List<Sampled> sample = new ArrayList<>();
@@ -79,14 +94,31 @@ final class Backfill {
     private record Sampled(Namespace namespace, byte[] key) {
     }
 
-    /** A key to copy, its expiry as the listing gave it, and how many attempts it has had. */
-    private record Pending(byte[] key, long listedExpiry, int attempts) {
+    /**
+     * A key to copy, its expiry as the listing gave it, how many attempts it has had, and the tag it is to have in the
+     * new store (null for none).
+     */
+    private record Pending(byte[] key, long listedExpiry, int attempts, byte[] tag) {
     }
 
-    /** @param verifyKeys how many of the listed keys are compared, old store against new, at the end (0: none) */
+    /** A namespace's keys, or why they could not be listed (and whether trying again later may do). */
+    private record Listing(List<Pending> keys, String failure, boolean temporary) {
+        static Listing failed(String why, boolean temporary) {
+            return new Listing(null, why, temporary);
+        }
+    }
+
+    /**
+     * @param verifyKeys how many of the listed keys are compared, old store against new, at the end (0: none)
+     * @param keyFile a file of keys, one a line (UTF-8), listed in each namespace instead of a scan; null to scan
+     * @param tags tags whose keys are listed as well, each copied key then tagged in the new store
+     */
     Backfill(WarmUpRoute route, List<Namespace> namespaces, RouteContext context, int concurrency, int rate,
-             int scanLimit, int verifyKeys) {
+             int scanLimit, int verifyKeys, Path keyFile, List<byte[]> tags) {
         this.verifyKeys = verifyKeys;
+        this.keyFile = keyFile;
+        this.tags = List.copyOf(tags);
+        this.tagged = context.counter("backfill_tagged");
         this.route = route;
         this.namespaces = List.copyOf(namespaces);
         this.context = context;
@@ -106,7 +138,11 @@ final class Backfill {
     }
 
     /** What the backfill is doing or how it ended, for the admin port's {@code routes}. */
-    String status() {
+    synchronized String status() {
+        if (!stopped && !scanning && namespaceIndex >= 0 && namespaceIndex < namespaces.size()) {
+            return "backfill copying namespace " + namespaces.get(namespaceIndex).name() + " (" + listedNow
+                    + " keys listed, " + (queue.size() + underWay + waitingToRetry) + " remaining)";
+        }
         return state;
     }
 
@@ -156,36 +192,36 @@ final class Backfill {
     }
 
     /**
-     * Lists a namespace of the old store, unless stopped: the check and the start of the scan as background work are
-     * one step under the lock, so a reload that stopped the backfill either waits for the scan or sees none start.
+     * Lists a namespace's keys, unless stopped: the check and the start of the listing as background work are one
+     * step under the lock, so a reload that stopped the backfill either waits for the listing or sees none start.
      */
     private void scan(Namespace namespace) {
-        CompletionStage<Result> listing;
+        CompletionStage<Listing> listing;
         synchronized (this) {
             if (stopped) {
                 return;
             }
-            listing = context.background(route.scanOld(new Operation.Scan(namespace, scanLimit, true)));
+            listing = context.background(keysOf(namespace));
         }
-        listing.whenComplete((result, error) -> {
-            if (result instanceof Result.Entries entries) {
+        listing.whenComplete((listed, error) -> {
+            if (listed != null && listed.keys() != null) {
                 synchronized (this) {
-                    for (Result.Entry entry : entries.entries()) {
-                        queue.add(new Pending(entry.key(), entry.item().expiresAt(), 0));
-                        sampled(namespace, entry.key());
+                    for (Pending pending : listed.keys()) {
+                        queue.add(pending);
+                        sampled(namespace, pending.key());
                     }
                     scanning = false;
-                    state = "backfill copying namespace " + namespace.name() + " (" + entries.entries().size()
-                            + " keys listed)";
+                    listedNow = listed.keys().size();
                 }
-                listed.add(entries.entries().size());
+                this.listed.add(listed.keys().size());
                 later(this::pump, 0);
-            } else if (result != null && result.status() == Status.TEMPORARY_FAILURE) {
+            } else if (listed != null && listed.temporary()) {
                 later(() -> scan(namespace), 1000);
             } else {
-                // Too many items for one scan, a store that cannot list the namespace, or an unknown failure: the
-                // namespace is left to the reads' fills, and the operator is told: the backfill will not say done.
-                String why = result == null ? String.valueOf(error) : result.toString();
+                // Too many items for one scan, a store that cannot list the namespace, an unreadable key file, or an
+                // unknown failure: the namespace is left to the reads' fills, and the operator is told: the backfill
+                // will not say done.
+                String why = listed == null ? String.valueOf(error) : listed.failure();
                 LOG.warn("route {}: the backfill cannot list namespace {} of the old store ({}); its keys move only "
                         + "as they are read, and the backfill will end incomplete", context.name(), namespace.name(),
                         why);
@@ -196,6 +232,53 @@ final class Backfill {
                 later(this::nextNamespace, 0);
             }
         });
+    }
+
+    /** The namespace's keys: from the key file or a scan of the old store, then from each tag. */
+    private CompletionStage<Listing> keysOf(Namespace namespace) {
+        CompletionStage<Listing> listed = keyFile != null
+                ? CompletableFuture.supplyAsync(() -> fromFile(keyFile))
+                : route.askOld(new Operation.Scan(namespace, scanLimit, true)).thenApply(result -> {
+                    if (result instanceof Result.Entries entries) {
+                        List<Pending> keys = new ArrayList<>(entries.entries().size());
+                        for (Result.Entry entry : entries.entries()) {
+                            keys.add(new Pending(entry.key(), entry.item().expiresAt(), 0, null));
+                        }
+                        return new Listing(keys, null, false);
+                    }
+                    return Listing.failed(result.toString(), result.status() == Status.TEMPORARY_FAILURE);
+                });
+        for (byte[] tag : tags) {
+            listed = listed.thenCompose(sofar -> sofar.keys() == null ? CompletableFuture.completedFuture(sofar)
+                    : route.askOld(new Operation.TaggedKeys(namespace, tag, false)).thenApply(result -> {
+                        if (!(result instanceof Result.Keys keys)) {
+                            return Listing.failed("the keys of tag " + new String(tag, StandardCharsets.UTF_8)
+                                    + ": " + result, result.status() == Status.TEMPORARY_FAILURE);
+                        }
+                        List<Pending> more = new ArrayList<>(sofar.keys());
+                        for (byte[] key : keys.keys()) {
+                            more.add(new Pending(key, Item.NEVER, 0, tag));
+                        }
+                        return new Listing(more, null, false);
+                    }));
+        }
+        return listed.thenApply(all -> all.keys() != null && all.keys().size() > scanLimit
+                ? Listing.failed("more than backfill_limit (" + scanLimit + ") keys listed", false) : all);
+    }
+
+    /** The keys of the operator's file, one a line; blank lines are passed over. */
+    private static Listing fromFile(Path file) {
+        List<Pending> keys = new ArrayList<>();
+        try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            for (String line; (line = lines.readLine()) != null; ) {
+                if (!line.isBlank()) {
+                    keys.add(new Pending(line.strip().getBytes(StandardCharsets.UTF_8), Item.NEVER, 0, null));
+                }
+            }
+        } catch (IOException e) {
+            return Listing.failed("key file " + file + ": " + e.getMessage(), false);
+        }
+        return new Listing(keys, null, false);
     }
 
     /** Starts as many copies as the concurrency and the rate allow; moves on when the namespace is done. */
@@ -216,7 +299,7 @@ final class Backfill {
                 Pending pending = queue.poll();
                 underWay++;
                 Namespace namespace = namespaces.get(namespaceIndex);
-                context.background(route.copy(namespace, pending.key(), pending.listedExpiry()))
+                context.background(copyAndTag(namespace, pending))
                         .whenComplete((copy, error) -> finished(pending, copy));
             }
             if (!stopped && !scanning && queue.isEmpty() && underWay == 0 && waitingToRetry == 0) {
@@ -227,6 +310,23 @@ final class Backfill {
         if (namespaceDone) {
             nextNamespace();
         }
+    }
+
+    /** Copies the key; a key listed for a tag then has the tag in the new store, or the copy counts as failed. */
+    private CompletionStage<Copy> copyAndTag(Namespace namespace, Pending pending) {
+        CompletionStage<Copy> copied = route.copy(namespace, pending.key(), pending.listedExpiry());
+        if (pending.tag() == null) {
+            return copied;
+        }
+        return copied.thenCompose(copy -> copy.outcome() != Copy.Outcome.COPIED
+                && copy.outcome() != Copy.Outcome.PRESENT ? CompletableFuture.completedFuture(copy)
+                : route.tagNew(namespace, pending.key(), pending.tag()).thenApply(done -> {
+                    if (!done.ok()) {
+                        return Copy.failed(copy.item(), done);
+                    }
+                    tagged.increment();
+                    return copy;
+                }));
     }
 
     private void finished(Pending pending, Copy copy) {
@@ -252,7 +352,8 @@ final class Backfill {
                 synchronized (this) {
                     waitingToRetry--;
                     if (!stopped) {
-                        queue.add(new Pending(pending.key(), pending.listedExpiry(), pending.attempts() + 1));
+                        queue.add(new Pending(pending.key(), pending.listedExpiry(), pending.attempts() + 1,
+                                pending.tag()));
                     }
                 }
                 pump();

@@ -342,9 +342,14 @@ final class WarmUpRoute implements Route {
         return running == null ? "" : running.status();
     }
 
-    /** Lists a namespace of the old store: the backfill's source of keys. */
-    CompletionStage<Result> scanOld(Operation.Scan scan) {
-        return answerOf(older, scan);
+    /** Asks the old store (a listing, a tag's keys): the backfill's sources of keys. */
+    CompletionStage<Result> askOld(Operation operation) {
+        return answerOf(older, operation);
+    }
+
+    /** Tags a key in the new store, as the backfill copies a tag's keys. */
+    CompletionStage<Result> tagNew(Namespace namespace, byte[] key, byte[] tag) {
+        return answerOf(newer, new Operation.Tag(namespace, key, List.of(tag)));
     }
 
     private long cappedExpiry(long expiresAt) {

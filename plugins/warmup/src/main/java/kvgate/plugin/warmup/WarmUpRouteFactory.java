@@ -1,5 +1,8 @@
 package kvgate.plugin.warmup;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +26,8 @@ public final class WarmUpRouteFactory implements RouteFactory {
     static final String BACKFILL_RATE = "backfill_rate";
     static final String BACKFILL_LIMIT = "backfill_limit";
     static final String BACKFILL_VERIFY = "backfill_verify";
+    static final String BACKFILL_KEYS = "backfill_keys";
+    static final String BACKFILL_TAGS = "backfill_tags";
 
     @Override
     public String type() {
@@ -44,6 +49,12 @@ public final class WarmUpRouteFactory implements RouteFactory {
                         "recently written keys remembered, so a copy never brings back what a write replaced"),
                 Setting.text(BACKFILL, "",
                         "comma-separated namespaces whose every item is copied in the background (empty: none)"),
+                Setting.text(BACKFILL_KEYS, "",
+                        "a file of the keys to copy, one a line (UTF-8), read instead of listing the old store, for "
+                                + "a store that cannot list itself (empty: the old store lists its items)"),
+                Setting.text(BACKFILL_TAGS, "",
+                        "comma-separated tags whose keys the backfill copies as well, each copied key then tagged "
+                                + "in the new store (okuyama's tags of a cluster moving to another store)"),
                 Setting.integer(BACKFILL_CONCURRENCY, 4, 1, 1024, "backfill copies under way at once"),
                 Setting.integer(BACKFILL_RATE, 1000, 0, 10_000_000,
                         "most backfill copies started per second (0: no limit)"),
@@ -71,10 +82,25 @@ public final class WarmUpRouteFactory implements RouteFactory {
                 context.settings().text(WRITES).toUpperCase(Locale.ROOT));
         WarmUpRoute route = new WarmUpRoute(context, context.route(newName), context.route(oldName), writes,
                 context.settings().integer(FILL_MAX_TTL_S) * 1000, context.settings().intValue(TRACKED_KEYS));
+        String keyFile = context.settings().text(BACKFILL_KEYS).strip();
+        List<byte[]> tags = new ArrayList<>();
+        for (String tag : context.settings().text(BACKFILL_TAGS).split(",")) {
+            if (!tag.isBlank()) {
+                tags.add(tag.strip().getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        if (backfill.isEmpty() && (!keyFile.isEmpty() || !tags.isEmpty())) {
+            throw new IllegalArgumentException(BACKFILL_KEYS + " and " + BACKFILL_TAGS + " list keys of the "
+                    + "namespaces in " + BACKFILL + ", which names none");
+        }
+        if (!keyFile.isEmpty() && !Files.isReadable(Path.of(keyFile))) {
+            throw new IllegalArgumentException(BACKFILL_KEYS + ": cannot read " + keyFile);
+        }
         if (!backfill.isEmpty()) {
             route.startBackfill(new Backfill(route, backfill, context,
                     context.settings().intValue(BACKFILL_CONCURRENCY), context.settings().intValue(BACKFILL_RATE),
-                    context.settings().intValue(BACKFILL_LIMIT), context.settings().intValue(BACKFILL_VERIFY)));
+                    context.settings().intValue(BACKFILL_LIMIT), context.settings().intValue(BACKFILL_VERIFY),
+                    keyFile.isEmpty() ? null : Path.of(keyFile), tags));
         }
         return route;
     }
