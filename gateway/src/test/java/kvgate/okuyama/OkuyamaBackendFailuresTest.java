@@ -112,6 +112,30 @@ class OkuyamaBackendFailuresTest {
     }
 
     /**
+     * A DataNode that cannot be reached is read through its replica, listed after it with {@code |}: the export the
+     * gateway gives (its exhaustive scan) still holds every item.
+     */
+    @Test
+    void aDataNodeThatIsDownIsListedThroughItsReplica() throws Exception {
+        try (OkuyamaCluster cluster = OkuyamaCluster.start();
+             TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                     "okuyama.masters", cluster.address(),
+                     "okuyama.datanodes", "127.0.0.1:" + deadPort() + "|" + cluster.address()));
+             OkuyamaClient direct = new OkuyamaClient(cluster.node().okuyamaPort());
+             OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals("1,true,OK", direct.call("1," + b64("listed" + i) + ",(B),0," + b64("v" + i)));
+            }
+            List<String> export = client.callUntil("101\n1,0", "-1");
+            assertEquals(6, export.size(), export.toString());
+            for (int i = 0; i < 5; i++) {
+                String item = "+," + b64("listed" + i) + "," + b64("v" + i) + "!";
+                assertTrue(export.stream().anyMatch(line -> line.startsWith(item)), item + " in " + export);
+            }
+        }
+    }
+
+    /**
      * A MasterNode writes with Nagle's algorithm on: a second reply on a connection waits for the first to be
      * acknowledged, some 40 ms later. So each connection carries one request at a time (a set's version read waits
      * for the set's reply), and requests beyond the connections queue: a master that finds a second line already

@@ -46,6 +46,21 @@ record NodeAddress(String host, int port) {
         return nodes;
     }
 
+    /**
+     * Parses DataNodes with their replicas: comma-separated entries, each a {@code host:port} or several joined by
+     * {@code |}, one node and the nodes holding the same keys (its sub and third DataNodes), tried in that order.
+     */
+    static List<List<NodeAddress>> parseReplicated(String text) {
+        List<List<NodeAddress>> nodes = new ArrayList<>();
+        for (String entry : text.split(",")) {
+            List<NodeAddress> replicas = parseList(entry.replace('|', ','));
+            if (!replicas.isEmpty()) {
+                nodes.add(List.copyOf(replicas));
+            }
+        }
+        return nodes;
+    }
+
     @Override
     public String toString() {
         return host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;

@@ -52,7 +52,8 @@ final class OkuyamaBackend implements Backend {
 
     private final Masters masters;
     private final OkuyamaKeys keys;
-    private final List<NodeAddress> dataNodes;
+    /** The main DataNodes, each with the replicas read in its place when it cannot be. */
+    private final List<List<NodeAddress>> dataNodes;
     private final Clock clock;
     private final int maxItemSize;
     private final int timeoutMillis;
@@ -60,7 +61,7 @@ final class OkuyamaBackend implements Backend {
     /** Where the DataNodes' exports are read: blocking reads, never on a network thread. */
     private final BlockingWork lister = new BlockingWork("kvgate-okuyama-listing");
 
-    OkuyamaBackend(Masters masters, OkuyamaKeys keys, List<NodeAddress> dataNodes, Clock clock, int maxItemSize,
+    OkuyamaBackend(Masters masters, OkuyamaKeys keys, List<List<NodeAddress>> dataNodes, Clock clock, int maxItemSize,
                    int timeoutMillis) {
         this.masters = masters;
         this.keys = keys;
@@ -116,7 +117,7 @@ final class OkuyamaBackend implements Backend {
             if (store.cas() == 0 && (store.mode() == StoreMode.SET || store.mode() == StoreMode.ADD)) {
                 String code = store.mode() == StoreMode.SET ? "1" : "6";
                 byte[] stored = StoredValues.encode(own, store.value(), store.flags(), store.expiresAt());
-                return write(write(code, key, stored, null, store.expiresAt()), key, stored, own)
+                return send(writing(code, key, stored, null, store.expiresAt()), stored)
                         .thenApply(written -> written.outcome() == Outcome.REFUSED
                                 ? Result.failure(Status.EXISTS) : written.result(new Result.Stored(0)));
             }
@@ -229,9 +230,9 @@ final class OkuyamaBackend implements Backend {
                     Item next = transition.next();
                     byte[] stored = StoredValues.encode(own, next.value(), next.flags(), next.expiresAt());
                     List<MasterRequest> requests = current == null
-                            ? write("6", key, stored, null, next.expiresAt())
-                            : write("16", key, stored, OkuyamaVersions.version(current.cas()), next.expiresAt());
-                    yield write(requests, key, stored, own).thenCompose(written -> {
+                            ? writing("6", key, stored, null, next.expiresAt())
+                            : writing("16", key, stored, OkuyamaVersions.version(current.cas()), next.expiresAt());
+                    yield send(requests, stored).thenCompose(written -> {
                         if (written.outcome() != Outcome.REFUSED) {
                             return done(written.result(transition.result()));
                         }
@@ -247,12 +248,12 @@ final class OkuyamaBackend implements Backend {
     }
 
     /**
-     * A write request ({@code 1}, {@code 6} or {@code 16}), then a version read of the key in the same round trip,
-     * for the CAS of what was written.
+     * A write request ({@code 1}, {@code 6} or {@code 16}), then a version read of the key right behind it on the
+     * same connection, for the CAS of what was written.
      *
      * @param version the version 16 checks, null for the others
      */
-    private List<MasterRequest> write(String code, String key, byte[] value, String version, long expiresAt) {
+    private List<MasterRequest> writing(String code, String key, byte[] value, String version, long expiresAt) {
         StringBuilder line = new StringBuilder(code.length() + key.length() + value.length * 4 / 3 + 48)
                 .append(code).append(',').append(key).append(',').append(BLANK).append(",0,")
                 .append(value.length == 0 ? BLANK : OkuyamaKeys.encode(value));
@@ -300,7 +301,7 @@ final class OkuyamaBackend implements Backend {
      * written; when another writer came between the two (or the read failed), a CAS no version has, so that a CAS
      * store naming it fails rather than overwrite that writer's item.
      */
-    private CompletionStage<Written> write(List<MasterRequest> requests, String key, byte[] stored, boolean own) {
+    private CompletionStage<Written> send(List<MasterRequest> requests, byte[] stored) {
         masters.send(requests);
         CompletionStage<Reply> wrote = reply(requests.get(0));
         CompletionStage<Reply> readBack = reply(requests.get(1));
@@ -415,23 +416,32 @@ final class OkuyamaBackend implements Backend {
             Map<ByteBuffer, Item> found = new LinkedHashMap<>();
             boolean own = scan.namespace().equals(keys.own());
             long now = clock.millis();
-            for (NodeAddress node : dataNodes) {
-                try {
-                    DataNodeExport.export(node, timeoutMillis, Math.max(timeoutMillis, 60_000), now, record -> {
-                        byte[] key = keys.listed(scan.namespace(), record.key());
-                        if (key != null) {
-                            found.putIfAbsent(ByteBuffer.wrap(key), listedItem(own, record.item()));
-                            if (found.size() > scan.limit()) {
-                                throw new TooMany();
+            for (List<NodeAddress> replicas : dataNodes) {
+                String failure = null;
+                for (NodeAddress node : replicas) {
+                    try {
+                        DataNodeExport.export(node, timeoutMillis, Math.max(timeoutMillis, 60_000), now, record -> {
+                            byte[] key = keys.listed(scan.namespace(), record.key());
+                            if (key != null) {
+                                found.putIfAbsent(ByteBuffer.wrap(key), listedItem(own, record.item()));
+                                if (found.size() > scan.limit()) {
+                                    throw new TooMany();
+                                }
                             }
-                        }
-                    });
-                } catch (TooMany e) {
-                    return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit()
-                            + " items");
-                } catch (IOException e) {
-                    return Result.failure(Status.TEMPORARY_FAILURE, "listing okuyama DataNode " + node + ": "
-                            + e.getMessage());
+                        });
+                        failure = null;
+                        break;
+                    } catch (TooMany e) {
+                        return Result.failure(Status.TOO_LARGE, "the namespace holds more than " + scan.limit()
+                                + " items");
+                    } catch (IOException e) {
+                        // A replica holds the same keys: it is read in this one's place (what this one gave stays).
+                        failure = (failure == null ? "" : failure + "; ") + "okuyama DataNode " + node + ": "
+                                + e.getMessage();
+                    }
+                }
+                if (failure != null) {
+                    return Result.failure(Status.TEMPORARY_FAILURE, "listing " + failure);
                 }
             }
             List<Result.Entry> entries = new ArrayList<>(found.size());

@@ -28,9 +28,9 @@ public final class OkuyamaBackendFactory implements BackendFactory {
                         "comma-separated host:port of the cluster's MasterNodes; each event loop prefers one and "
                                 + "moves to the next while it is down"),
                 Setting.text("datanodes", "",
-                        "comma-separated host:port of the DataNodes whose exports list the cluster's items (the main "
-                                + "DataNodes; a sub or third one in place of one that is down); empty: the cluster "
-                                + "cannot be listed, and a migration's backfill reads its keys elsewhere"),
+                        "comma-separated host:port of the main DataNodes, whose exports list the cluster's items, "
+                                + "each optionally followed by its sub and third DataNodes joined with | (read when "
+                                + "it cannot be); empty: the cluster is not listed"),
                 Setting.text("cluster_namespace", "default",
                         "the gateway namespace whose keys are the cluster's own keys, as okuyama's clients see them "
                                 + "(the okuyama port's okuyama.namespace); other namespaces are stored behind their "
@@ -58,7 +58,12 @@ public final class OkuyamaBackendFactory implements BackendFactory {
         if (masters.isEmpty()) {
             throw new IllegalArgumentException("okuyama.masters: name at least one MasterNode");
         }
-        List<NodeAddress> dataNodes = addresses(settings, "datanodes");
+        List<List<NodeAddress>> dataNodes;
+        try {
+            dataNodes = NodeAddress.parseReplicated(settings.text("datanodes"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("okuyama.datanodes: " + e.getMessage(), e);
+        }
         String isolation = settings.text("isolation_prefix");
         if (!isolation.isEmpty() && isolation.length() != 5) {
             throw new IllegalArgumentException("okuyama.isolation_prefix: okuyama's prefixes are five characters, not '"

@@ -19,4 +19,12 @@ class NodeAddressTest {
         assertEquals("'a:0': port 0 is not 1-65535",
                 assertThrows(IllegalArgumentException.class, () -> NodeAddress.parseList("a:0")).getMessage());
     }
+
+    @Test
+    void dataNodesMayNameTheirReplicas() {
+        assertEquals(List.of(List.of(new NodeAddress("a", 5553), new NodeAddress("a2", 6553)),
+                        List.of(new NodeAddress("b", 5554))),
+                NodeAddress.parseReplicated("a:5553|a2:6553, b:5554"));
+        assertEquals(List.of(), NodeAddress.parseReplicated(""));
+    }
 }
