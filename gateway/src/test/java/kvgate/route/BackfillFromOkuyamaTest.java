@@ -36,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("servers")
 class BackfillFromOkuyamaTest {
     private static final int KEYS = 500;
+    /** Expiring keys read before the backfill starts; none is one a writer rewrites (i % 11 is 2 or 3). */
+    private static final int[] READ_FIRST = {0, 5, 10, 15, 20, 30, 40, 45};
     /** The keys okuyama's clients tagged t1. */
     private static final Set<String> TAGGED = IntStream.range(0, KEYS).filter(i -> i % 50 == 0)
             .mapToObj(i -> "app:" + i).collect(Collectors.toCollection(TreeSet::new));
@@ -109,8 +111,18 @@ class BackfillFromOkuyamaTest {
             live.putAll(Backfills.warmUpFrom("okuyama"));
             live.put("routes.move.backfill_rate", "2000"); // slow enough that the clients work during the move
             live.put("routes.move.backfill_concurrency", "8");
-            live.put("routes.move.backfill_tags", "t1");
+            live.remove("routes.move.backfill"); // as the runbook has it: clients first, then the backfill
             try (TestGateway gateway = TestGateway.startReloadable(live)) {
+                // Reads copy some expiring keys before the backfill comes, without their expiry (okuyama's reads do
+                // not tell it); no writer touches these.
+                try (OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
+                    for (int i : READ_FIRST) {
+                        assertEquals("2,true," + b64("value " + i), okuyama.call("2," + b64("app:" + i)));
+                    }
+                }
+                live.put("routes.move.backfill", "default");
+                live.put("routes.move.backfill_tags", "t1");
+                gateway.gateway().reload();
                 // Clients switched to the gateway: readers of the old keys, writers of old and new ones.
                 Map<String, String> written = new ConcurrentHashMap<>();
                 AtomicBoolean moving = new AtomicBoolean(true);
@@ -123,11 +135,6 @@ class BackfillFromOkuyamaTest {
                         try (OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
                             for (int round = 0; moving.get(); round++) {
                                 int i = (round * 7 + client * 131) % KEYS;
-                                if (client < 2 && i % 5 == 0) {
-                                    // A read's fill cannot carry an expiry (okuyama's reads do not tell it): the
-                                    // expiring keys move through the backfill, which reads it from the export.
-                                    i++;
-                                }
                                 String key = "app:" + i;
                                 if (client < 2) {
                                     String reply = okuyama.call("2," + b64(key));
@@ -163,8 +170,7 @@ class BackfillFromOkuyamaTest {
                 }
                 clients.shutdown();
                 assertEquals(1, Backfills.counter(gateway, "backfill_done"));
-                assertEquals(KEYS + TAGGED.size(), Backfills.counter(gateway, "backfill_listed"),
-                        "every key, and the tagged ones once more");
+                assertEquals(KEYS, Backfills.counter(gateway, "backfill_listed"), "every key once");
                 assertEquals(TAGGED.size(), Backfills.counter(gateway, "backfill_tagged"));
                 String routes = String.join("\n", gateway.gateway().routes().describe());
                 assertTrue(routes.contains("move (route warmup): backfill done"), routes);
@@ -187,8 +193,12 @@ class BackfillFromOkuyamaTest {
                                 entry.getKey());
                     }
                 }
+                // Every fifth key expires in an hour, and still does: those a read copied first too, since a read
+                // could not tell the expiry (okuyama's reads do not) and the backfill gave it from the export.
+                assertTrue(Backfills.counter(gateway, "backfill_expiry_set") >= READ_FIRST.length,
+                        "copies made by reads given their expiry: " + Backfills.counter(gateway, "backfill_expiry_set"));
                 try (kvgate.testing.TextClient text = new kvgate.testing.TextClient(gateway.port())) {
-                    for (int i = 0; i < KEYS; i += 25) { // every fifth key expires in an hour, and still does
+                    for (int i = 0; i < KEYS; i += 5) {
                         String reply = text.call("mg app:" + i + " t\r\n");
                         if (written.containsKey("app:" + i)) {
                             continue; // rewritten without an expiry

@@ -2,12 +2,15 @@ package kvgate.plugin.warmup;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -95,10 +98,19 @@ final class Backfill {
     }
 
     /**
-     * A key to copy, its expiry as the listing gave it, how many attempts it has had, and the tag it is to have in the
-     * new store (null for none).
+     * A key to copy, its expiry as the listing gave it and when that listing began (negative when the key was not
+     * listed with its expiry), how many attempts it has had, and the tags it is to have in the new store.
      */
-    private record Pending(byte[] key, long listedExpiry, int attempts, byte[] tag) {
+    private record Pending(byte[] key, long listedExpiry, long listedAt, int attempts, List<byte[]> tags) {
+        Pending retried() {
+            return new Pending(key, listedExpiry, listedAt, attempts + 1, tags);
+        }
+
+        Pending tagged(byte[] tag) {
+            List<byte[]> more = new ArrayList<>(tags);
+            more.add(tag);
+            return new Pending(key, listedExpiry, listedAt, attempts, more);
+        }
     }
 
     /** A namespace's keys, or why they could not be listed (and whether trying again later may do). */
@@ -234,15 +246,19 @@ final class Backfill {
         });
     }
 
-    /** The namespace's keys: from the key file or a scan of the old store, then from each tag. */
+    /**
+     * The namespace's keys: from the key file or a scan of the old store, then from each tag; each key once, with the
+     * tags it was listed for.
+     */
     private CompletionStage<Listing> keysOf(Namespace namespace) {
+        long listedAt = route.listingStarts();
         CompletionStage<Listing> listed = keyFile != null
                 ? CompletableFuture.supplyAsync(() -> fromFile(keyFile))
                 : route.askOld(new Operation.Scan(namespace, scanLimit, true)).thenApply(result -> {
                     if (result instanceof Result.Entries entries) {
                         List<Pending> keys = new ArrayList<>(entries.entries().size());
                         for (Result.Entry entry : entries.entries()) {
-                            keys.add(new Pending(entry.key(), entry.item().expiresAt(), 0, null));
+                            keys.add(new Pending(entry.key(), entry.item().expiresAt(), listedAt, 0, List.of()));
                         }
                         return new Listing(keys, null, false);
                     }
@@ -255,11 +271,15 @@ final class Backfill {
                             return Listing.failed("the keys of tag " + new String(tag, StandardCharsets.UTF_8)
                                     + ": " + result, result.status() == Status.TEMPORARY_FAILURE);
                         }
-                        List<Pending> more = new ArrayList<>(sofar.keys());
-                        for (byte[] key : keys.keys()) {
-                            more.add(new Pending(key, Item.NEVER, 0, tag));
+                        Map<ByteBuffer, Pending> byKey = new LinkedHashMap<>();
+                        for (Pending pending : sofar.keys()) {
+                            byKey.put(ByteBuffer.wrap(pending.key()), pending);
                         }
-                        return new Listing(more, null, false);
+                        for (byte[] key : keys.keys()) {
+                            byKey.merge(ByteBuffer.wrap(key), new Pending(key, Item.NEVER, -1, 0, List.of(tag)),
+                                    (listedBefore, ignored) -> listedBefore.tagged(tag));
+                        }
+                        return new Listing(new ArrayList<>(byKey.values()), null, false);
                     }));
         }
         return listed.thenApply(all -> all.keys() != null && all.keys().size() > scanLimit
@@ -272,7 +292,8 @@ final class Backfill {
         try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             for (String line; (line = lines.readLine()) != null; ) {
                 if (!line.isBlank()) {
-                    keys.add(new Pending(line.strip().getBytes(StandardCharsets.UTF_8), Item.NEVER, 0, null));
+                    keys.add(new Pending(line.strip().getBytes(StandardCharsets.UTF_8), Item.NEVER, -1, 0,
+                            List.of()));
                 }
             }
         } catch (IOException e) {
@@ -312,19 +333,20 @@ final class Backfill {
         }
     }
 
-    /** Copies the key; a key listed for a tag then has the tag in the new store, or the copy counts as failed. */
+    /** Copies the key; a key listed for tags then has them in the new store, or the copy counts as failed. */
     private CompletionStage<Copy> copyAndTag(Namespace namespace, Pending pending) {
-        CompletionStage<Copy> copied = route.copy(namespace, pending.key(), pending.listedExpiry());
-        if (pending.tag() == null) {
+        CompletionStage<Copy> copied = route.copy(namespace, pending.key(), pending.listedExpiry(),
+                pending.listedAt());
+        if (pending.tags().isEmpty()) {
             return copied;
         }
         return copied.thenCompose(copy -> copy.outcome() != Copy.Outcome.COPIED
                 && copy.outcome() != Copy.Outcome.PRESENT ? CompletableFuture.completedFuture(copy)
-                : route.tagNew(namespace, pending.key(), pending.tag()).thenApply(done -> {
+                : route.tagNew(namespace, pending.key(), pending.tags()).thenApply(done -> {
                     if (!done.ok()) {
                         return Copy.failed(copy.item(), done);
                     }
-                    tagged.increment();
+                    tagged.add(pending.tags().size());
                     return copy;
                 }));
     }
@@ -352,8 +374,7 @@ final class Backfill {
                 synchronized (this) {
                     waitingToRetry--;
                     if (!stopped) {
-                        queue.add(new Pending(pending.key(), pending.listedExpiry(), pending.attempts() + 1,
-                                pending.tag()));
+                        queue.add(pending.retried());
                     }
                 }
                 pump();

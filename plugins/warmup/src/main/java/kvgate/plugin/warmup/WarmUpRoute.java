@@ -57,6 +57,7 @@ final class WarmUpRoute implements Route {
     private final RecentWrites recent;
     private final KeyOrder order = new KeyOrder();
     private final LongAdder filled;
+    private final LongAdder expiriesSettled;
     private final LongAdder fillRaced;
     private final LongAdder fillUndone;
     private final LongAdder fillFailed;
@@ -75,6 +76,7 @@ final class WarmUpRoute implements Route {
         this.fillMaxTtlMillis = fillMaxTtlMillis;
         this.recent = new RecentWrites(trackedKeys);
         this.filled = context.counter("filled");
+        this.expiriesSettled = context.counter("backfill_expiry_set");
         this.fillRaced = context.counter("fill_raced");
         this.fillUndone = context.counter("fill_undone");
         this.fillFailed = context.counter("fill_failed");
@@ -298,23 +300,62 @@ final class WarmUpRoute implements Route {
                 error != null || result.outcome() == Copy.Outcome.RACED));
     }
 
+    /** The moment a backfill's listing begins, for {@link #copy}: writes are told apart from it. */
+    long listingStarts() {
+        return recent.now();
+    }
+
     /**
-     * Copies one key of the old store into the new one, if the new one lacks it: the backfill's step.
+     * Copies one key of the old store into the new one, if the new one lacks it: the backfill's step. Where the new
+     * one holds it already, as the copy a read made, and the listing told the expiry a read could not (okuyama's and
+     * memcached's gets do not tell it; their listings do), the copy is given that expiry.
      *
      * @param listedExpiry the item's expiry as the old store's listing gave it: taken when the read does not tell one
-     *     (memcached's gets never do, its listing does)
+     * @param listedAt when the listing that gave the expiry began ({@link #listingStarts}); negative when the key was
+     *     not listed with its expiry (a key file, a tag's keys)
      */
-    CompletionStage<Copy> copy(Namespace namespace, byte[] key, long listedExpiry) {
+    CompletionStage<Copy> copy(Namespace namespace, byte[] key, long listedExpiry, long listedAt) {
         long start = recent.now();
         return answerOf(older, new Operation.Get(namespace, key)).thenCompose(old -> {
             if (old instanceof Result.Value value) {
                 Item item = value.item();
-                if (item.expiresAt() == Item.NEVER && listedExpiry != Item.NEVER) {
+                boolean listed = listedAt >= 0 && item.expiresAt() == Item.NEVER;
+                if (listed) {
                     item = new Item(item.value(), item.flags(), item.cas(), listedExpiry);
                 }
-                return fill(namespace, key, item, start);
+                Item read = item;
+                return fill(namespace, key, item, start).thenCompose(copy -> !listed
+                        || copy.outcome() != Copy.Outcome.PRESENT ? done(copy)
+                        : settleExpiry(namespace, key, read, listedAt).thenApply(ignored -> copy));
             }
             return done(old.status() == Status.NOT_FOUND ? Copy.of(Copy.Outcome.ABSENT, null) : Copy.failed(null, old));
+        });
+    }
+
+    /**
+     * Gives the new store's copy of {@code old} the expiry the listing gave, when the copy is still the old item's
+     * (same value and flags) with another expiry, and no write of the key started or ended on this gateway since the
+     * listing began: a read copied it before the backfill came, and could not tell the expiry. Stored with the CAS of
+     * the copy read, so that a write in between wins.
+     */
+    private CompletionStage<Void> settleExpiry(Namespace namespace, byte[] key, Item old, long listedAt) {
+        return answerOf(newer, new Operation.Get(namespace, key)).thenCompose(fresh -> {
+            if (!(fresh instanceof Result.Value value) || value.item().expiresAt() == old.expiresAt()
+                    || value.item().flags() != old.flags() || !Arrays.equals(value.item().value(), old.value())) {
+                return done(null);
+            }
+            String id = id(namespace, key);
+            if (!recent.beginFill(id, listedAt)) {
+                return done(null);
+            }
+            return answerOf(newer, new Operation.Store(namespace, key, StoreMode.SET, old.value(), old.flags(),
+                    cappedExpiry(old.expiresAt()), value.item().cas())).handle((stored, error) -> {
+                        recent.endFill(id, false);
+                        if (stored != null && stored.ok()) {
+                            expiriesSettled.increment();
+                        }
+                        return null;
+                    });
         });
     }
 
@@ -347,9 +388,9 @@ final class WarmUpRoute implements Route {
         return answerOf(older, operation);
     }
 
-    /** Tags a key in the new store, as the backfill copies a tag's keys. */
-    CompletionStage<Result> tagNew(Namespace namespace, byte[] key, byte[] tag) {
-        return answerOf(newer, new Operation.Tag(namespace, key, List.of(tag)));
+    /** Tags a key in the new store, as the backfill copies tags' keys. */
+    CompletionStage<Result> tagNew(Namespace namespace, byte[] key, List<byte[]> tags) {
+        return answerOf(newer, new Operation.Tag(namespace, key, tags));
     }
 
     private long cappedExpiry(long expiresAt) {

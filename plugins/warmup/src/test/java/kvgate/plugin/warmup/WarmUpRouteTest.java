@@ -208,6 +208,34 @@ class WarmUpRouteTest {
         assertEquals(2, counter("invalidate_failed"));
     }
 
+    /**
+     * A store whose reads do not tell the expiry (okuyama's, memcached's): a read copies an item without it; the
+     * backfill, whose listing told the expiry, gives the copy that expiry, unless a write of the key came since the
+     * listing began.
+     */
+    @Test
+    void theBackfillGivesACopyMadeByAReadTheExpiryItsListingTold() throws Exception {
+        long expiresAt = System.currentTimeMillis() + 3_600_000;
+        run(oldStore, set("k", "v0")); // as a read of this store sees it: no expiry
+        run(oldStore, set("w", "v0"));
+        WarmUpRoute node = node();
+        assertEquals("v0", value(run(node, get("k"))));
+        assertEquals("v0", value(run(node, get("w"))));
+        assertEquals(Item.NEVER, newStore.item("k").expiresAt(), "the read could not tell the expiry");
+
+        long listedAt = node.listingStarts();
+        assertTrue(run(node, set("w", "v0")).ok(), "a client sets w, without an expiry, after the listing began");
+        assertEquals(Copy.Outcome.PRESENT, node.copy(NS, bytes("k"), expiresAt, listedAt).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS).outcome());
+        assertEquals(expiresAt, newStore.item("k").expiresAt(), "the listed expiry, on the read's copy");
+        assertEquals("v0", text(newStore.item("k")));
+        node.copy(NS, bytes("w"), expiresAt, listedAt).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(Item.NEVER, newStore.item("w").expiresAt(), "the client's write is left as it wrote it");
+        assertEquals(1, counter("backfill_expiry_set"));
+        node.copy(NS, bytes("k"), Item.NEVER, -1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(expiresAt, newStore.item("k").expiresAt(), "a key listed without its expiry changes nothing");
+    }
+
     @Test
     void aDeleteFinishingWhileABackfillCarriesAnOldValueDoesNotBringItBack() throws Exception {
         run(oldStore, set("k", "v0"));
@@ -216,7 +244,7 @@ class WarmUpRouteTest {
         // the order they came; the backfill's copies are not among them.)
         Gate lateAnswer = Gate.holdingAnswers(oldStore, operation -> operation instanceof Operation.Get);
         WarmUpRoute node = node(newStore, lateAnswer);
-        CompletionStage<Copy> copied = node.copy(NS, bytes("k"), Item.NEVER);
+        CompletionStage<Copy> copied = node.copy(NS, bytes("k"), Item.NEVER, -1);
         lateAnswer.awaitHeld();
         assertTrue(run(node, delete("k")).ok());
         lateAnswer.open();
@@ -331,7 +359,7 @@ class WarmUpRouteTest {
         WarmUpRoute node = node(recordedNew, lateAnswer);
         CompletionStage<Result> deleted = node.execute(delete("k"));
         slowDelete.awaitHeld();
-        CompletionStage<Copy> copied = node.copy(NS, bytes("k"), Item.NEVER); // the backfill's: a client's read would wait
+        CompletionStage<Copy> copied = node.copy(NS, bytes("k"), Item.NEVER, -1); // the backfill's: a client's read would wait
         lateAnswer.awaitHeld();
         slowDelete.open();
         assertTrue(deleted.toCompletableFuture().get(5, TimeUnit.SECONDS).ok());
