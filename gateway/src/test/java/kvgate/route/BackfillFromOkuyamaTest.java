@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A live move of an okuyama cluster's data into Redis through the warm-up node: okuyama clients use the gateway
- * throughout, reading and writing while the backfill copies what the cluster's DataNodes list; at the end the
- * cluster can go, and nothing its clients wrote or had is lost.
+ * A live move of an okuyama cluster's data into Redis Cluster through the warm-up node, as the runbook has it:
+ * okuyama clients use the gateway throughout, reading and writing while the backfill copies what the cluster's
+ * DataNodes list; at the end the cluster can go, and nothing its clients wrote or had is lost.
  */
 @Tag("servers")
 class BackfillFromOkuyamaTest {
@@ -96,8 +96,8 @@ class BackfillFromOkuyamaTest {
     }
 
     @Test
-    void aPopulatedClusterMovesToRedisUnderLiveReadersAndWriters() throws Exception {
-        try (OkuyamaCluster cluster = OkuyamaCluster.start(); RedisServers redis = RedisServers.standalone()) {
+    void aPopulatedClusterMovesToRedisClusterUnderLiveReadersAndWriters() throws Exception {
+        try (OkuyamaCluster cluster = OkuyamaCluster.start(); RedisServers redis = RedisServers.cluster(3)) {
             try (OkuyamaClient direct = new OkuyamaClient(cluster.node().okuyamaPort())) {
                 for (int i = 0; i < KEYS; i++) {
                     String expiry = i % 5 == 0 ? ",3600," : "";
@@ -178,7 +178,7 @@ class BackfillFromOkuyamaTest {
                 assertEquals(0, Backfills.counter(gateway, "backfill_verify_differs"));
                 assertTrue(reads.get() > 100, "reads served during the move: " + reads.get());
 
-                // okuyama switched off: Redis holds every key, with the last value written, and expiries kept.
+                // okuyama switched off: Redis Cluster holds every key, with the last value written, and expiries kept.
                 Backfills.retireOld(gateway, live);
                 cluster.node().close();
                 try (OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
