@@ -185,6 +185,7 @@ final class Backfill {
                 namespace = namespaces.get(namespaceIndex);
                 scanning = true;
                 state = "backfill listing namespace " + namespace.name();
+                LOG.info("route {}: {}", context.name(), state);
             } else if (!unlisted.isEmpty()) {
                 stopped = true;
                 // The state first: whoever sees the counter rise finds the state that says why.
@@ -418,6 +419,7 @@ final class Backfill {
                             differing.subList(0, Math.min(5, differing.size())));
                 }
                 state = "backfill done" + verified;
+                LOG.info("route {}: {}", context.name(), state);
                 done.increment();
                 return;
             }
