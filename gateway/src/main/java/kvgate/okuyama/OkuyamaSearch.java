@@ -104,7 +104,7 @@ final class OkuyamaSearch {
         for (String word : words) {
             looked.add(new Operation.Search.Word(word, NGrams.lookup(word, gram)));
         }
-        return forward(new Operation.Search(namespace, looked, all, group),
+        return forward(new Operation.Search(namespace, looked, all, group, gram),
                 result -> result instanceof Result.Keys keys
                         ? keys.keys().isEmpty() ? "43,false," : "43,true," + keyList(keys.keys())
                         : error(OkuyamaMethod.SEARCH_VALUE, result));
@@ -129,7 +129,7 @@ final class OkuyamaSearch {
             if (NGrams.count(text, 1, n) > MAX_GRAMS) {
                 return done("44,false,");
             }
-            return stream.dispatch(new Operation.Unindex(namespace, key, NGrams.of(text, 1, n), group))
+            return stream.dispatch(new Operation.Unindex(namespace, key, NGrams.of(text, 1, n), group, n))
                     .thenApply(removed -> Translation.answer(removed.ok() ? "44,true," : error(method, removed)));
         }));
     }

@@ -130,29 +130,30 @@ public final class BackendRoute implements Route {
         } else if (operation instanceof Operation.Tag tag) {
             return tags.tag(tag);
         } else if (operation instanceof Operation.Untag untag) {
-            return untag(untag);
+            return alsoInStore(untag, tags.untag(untag));
         } else if (operation instanceof Operation.TaggedKeys query) {
-            return taggedKeys(query);
+            return keysWithStores(query, tags.taggedKeys(query));
         } else if (operation instanceof Operation.DropTags drop) {
             return tags.dropAll(drop, this::listing);
         } else if (operation instanceof Operation.Index index) {
             return search.index(index);
         } else if (operation instanceof Operation.Unindex unindex) {
-            return search.unindex(unindex);
+            return alsoInStore(unindex, search.unindex(unindex));
         }
-        return search.search((Operation.Search) operation);
+        Operation.Search query = (Operation.Search) operation;
+        return keysWithStores(query, search.search(query));
     }
 
     /**
-     * Takes a key off a tag in the gateway's records and in the store's own tags (see {@link #taggedKeys}): done when
-     * either listed it.
+     * Takes a key off a tag, or off the search index, in the gateway's records and in the store's own (see
+     * {@link #keysWithStores}): done when either had it.
      */
-    private CompletionStage<Result> untag(Operation.Untag untag) {
-        CompletionStage<Result> stores = storesOwnTags(untag);
+    private CompletionStage<Result> alsoInStore(Operation operation, CompletionStage<Result> generic) {
+        CompletionStage<Result> stores = storesOwn(operation);
         if (stores == null) {
-            return tags.untag(untag);
+            return generic;
         }
-        return tags.untag(untag).thenCombine(stores, (kept, own) -> {
+        return generic.thenCombine(stores, (kept, own) -> {
             if (own.status() == Status.UNSUPPORTED || own.status() == Status.NOT_FOUND) {
                 return kept;
             }
@@ -163,8 +164,11 @@ public final class BackendRoute implements Route {
         });
     }
 
-    /** The backend's answer about tags its store keeps by itself, or null when its visitor has no such method. */
-    private CompletionStage<Result> storesOwnTags(Operation operation) {
+    /**
+     * The backend's answer about tags or an index its store keeps by itself, or null when its visitor has no such
+     * method.
+     */
+    private CompletionStage<Result> storesOwn(Operation operation) {
         try {
             return Outcomes.guarded(backend.execute(operation));
         } catch (UnsupportedOperationException e) {
@@ -173,18 +177,18 @@ public final class BackendRoute implements Route {
     }
 
     /**
-     * A tag's keys: those the gateway's records list, then those the store links to the tag by itself. A store may
-     * keep tags its own clients wrote without executing the gateway's tag operations (an okuyama cluster's): the
-     * backend is asked as it is for an exhaustive scan, and one that keeps no tags of its own answers UNSUPPORTED (or
-     * has no visitor method for it). A store that keeps some but cannot answer now fails the query: a partial list
-     * would read as keys untagged.
+     * A tag's keys or a search's hits: those the gateway's records give, then those of the store's own tags or index.
+     * A store may keep tags and an index its own clients wrote without executing the gateway's operations (an
+     * okuyama cluster's): the backend is asked as it is for an exhaustive scan, and one that keeps none answers
+     * UNSUPPORTED (or has no visitor method for it). A store that keeps some but cannot answer now fails the query: a
+     * partial list would read as keys untagged or not found.
      */
-    private CompletionStage<Result> taggedKeys(Operation.TaggedKeys query) {
-        CompletionStage<Result> stores = storesOwnTags(query);
+    private CompletionStage<Result> keysWithStores(Operation query, CompletionStage<Result> generic) {
+        CompletionStage<Result> stores = storesOwn(query);
         if (stores == null) {
-            return tags.taggedKeys(query);
+            return generic;
         }
-        return tags.taggedKeys(query).thenCombine(stores, (kept, own) -> {
+        return generic.thenCombine(stores, (kept, own) -> {
             if (!kept.ok() || own.status() == Status.UNSUPPORTED) {
                 return kept;
             }

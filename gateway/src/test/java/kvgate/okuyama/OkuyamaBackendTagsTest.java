@@ -10,8 +10,9 @@ import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tags on the okuyama backend: those okuyama's own clients gave, kept by the cluster, are listed and removed through
- * the gateway beside those given through it, which the gateway keeps in records of its own.
+ * Tags and the search index on the okuyama backend: those okuyama's own clients gave, kept by the cluster, are listed,
+ * searched and removed through the gateway beside those given through it, which the gateway keeps in records of its
+ * own.
  */
 class OkuyamaBackendTagsTest {
     @Test
@@ -33,6 +34,33 @@ class OkuyamaBackendTagsTest {
             assertEquals("4,false,", direct.call("3," + tag + ",true"), "taken off in the cluster too");
             assertEquals("4,true," + b64("blue"), client.call("3," + tag + ",true"));
             assertEquals("40,false,", client.call("40," + tag + "," + b64("red") + ",0"));
+        }
+    }
+
+    @Test
+    void theClustersOwnIndexIsSearchedThroughTheGateway() throws Exception {
+        try (OkuyamaCluster cluster = OkuyamaCluster.start();
+             TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                     "okuyama.masters", cluster.address()));
+             OkuyamaClient direct = new OkuyamaClient(cluster.node().okuyamaPort());
+             OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            // Indexed by okuyama's own client, before the gateway came.
+            assertEquals("42,true,OK", direct.call("42," + b64("old") + ",(B),0," + b64("hello old world")));
+            assertEquals("43,true," + b64("old"), client.call("43," + b64("hello") + ",1,(B),3"));
+
+            assertEquals("42,true,OK", client.call("42," + b64("new") + ",(B),0," + b64("hello new world")));
+            assertEquals("43,true," + b64("new") + ":" + b64("old"), client.call("43," + b64("hello") + ",1,(B),3"),
+                    "the gateway's index first, then the cluster's");
+            assertEquals("43,true," + b64("old"), client.call("43," + b64("old") + ":" + b64("hello") + ",1,(B),3"));
+
+            // A value changed since it was indexed is not found by words it no longer holds.
+            assertEquals("1,true,OK", direct.call("1," + b64("old") + ",(B),0," + b64("goodbye")));
+            assertEquals("43,true," + b64("new"), client.call("43," + b64("hello") + ",1,(B),3"));
+
+            assertEquals("1,true,OK", direct.call("1," + b64("old") + ",(B),0," + b64("hello again")));
+            assertEquals("44,true,", client.call("44," + b64("old") + ",0,(B),3"));
+            assertEquals("43,false,", direct.call("43," + b64("again") + ",1,(B),3"), "off the cluster's index too");
+            assertEquals("43,true," + b64("new"), client.call("43," + b64("hello") + ",1,(B),3"));
         }
     }
 }

@@ -228,12 +228,22 @@ public sealed interface Operation {
     /**
      * Takes {@code key} off the full-text index of its namespace under each of {@code terms}, within index group
      * {@code group} (okuyama's removeSearchIndex): a search no longer finds the key by those terms, whatever its
-     * value holds. Completes with {@link Result.Done}, also when the index did not name the key. Only a backend
-     * declaring {@link Capability#SEARCH} receives it.
+     * value holds. Completes with {@link Result.Done}, also when the index did not name the key. A backend
+     * declaring {@link Capability#SEARCH} receives it; so does one without, whose store may keep an index of its own
+     * (as {@link Search}).
+     *
+     * @param gramLength the longest run of characters the terms were cut to, as the protocol asked (okuyama's
+     *     index length), for a store that keeps an index of its own; 0 when the protocol named none
      */
-    record Unindex(Namespace namespace, byte[] key, Set<String> terms, String group) implements Operation {
+    record Unindex(Namespace namespace, byte[] key, Set<String> terms, String group, int gramLength)
+            implements Operation {
         public Unindex {
             terms = Collections.unmodifiableSet(new LinkedHashSet<>(terms));
+        }
+
+        /** An unindex whose protocol named no n-gram length. */
+        public Unindex(Namespace namespace, byte[] key, Set<String> terms, String group) {
+            this(namespace, key, terms, group, 0);
         }
 
         @Override
@@ -248,13 +258,26 @@ public sealed interface Operation {
      * the index names it under every one of the word's terms (which the gateway cut as it cut the indexed values'),
      * and a hit when its current value {@linkplain #matches matches}. Completes with {@link Result.Keys}, empty when
      * nothing matches.
+     *
+     * <p>A backend without {@link Capability#SEARCH} receives it too, as it does an exhaustive {@link Scan}: a store
+     * that keeps a full-text index its own clients wrote (an okuyama cluster's) answers the keys that index finds,
+     * which join the gateway's; one that keeps none answers {@link Status#UNSUPPORTED}.
+     *
+     * @param gramLength the n-gram length the protocol asked for (okuyama's index length), for a store that keeps an
+     *     index of its own; 0 when the protocol named none
      */
-    record Search(Namespace namespace, List<Word> words, boolean all, String group) implements Operation {
+    record Search(Namespace namespace, List<Word> words, boolean all, String group, int gramLength)
+            implements Operation {
         public Search {
             words = List.copyOf(words);
             if (words.isEmpty()) {
                 throw new IllegalArgumentException("a search needs words");
             }
+        }
+
+        /** A search whose protocol named no n-gram length. */
+        public Search(Namespace namespace, List<Word> words, boolean all, String group) {
+            this(namespace, words, all, group, 0);
         }
 
         /** A word searched for, and the index terms it is looked up by (at least one). */

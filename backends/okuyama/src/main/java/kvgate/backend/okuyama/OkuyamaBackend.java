@@ -98,6 +98,14 @@ final class OkuyamaBackend implements Backend {
         if (operation instanceof Operation.Untag untag && untag.namespace().equals(keys.own())) {
             return untag(untag);
         }
+        if (operation instanceof Operation.Search query && query.namespace().equals(keys.own())
+                && query.gramLength() > 0) {
+            return search(query);
+        }
+        if (operation instanceof Operation.Unindex unindex && unindex.namespace().equals(keys.own())
+                && unindex.gramLength() > 0) {
+            return unindex(unindex);
+        }
         return done(Result.failure(Status.UNSUPPORTED, "the okuyama backend does not "
                 + operation.getClass().getSimpleName().toLowerCase(Locale.ROOT)));
     }
@@ -184,6 +192,70 @@ final class OkuyamaBackend implements Backend {
             }
             return reply.failure();
         });
+    }
+
+    /**
+     * The keys okuyama's own n-gram index finds (43, searchValue), as its clients indexed them
+     * (setValueAndCreateIndex), each kept only if its current value holds the words, as the gateway's own search
+     * answers. The gateway adds these to the keys its own index finds.
+     */
+    private CompletionStage<Result> search(Operation.Search query) {
+        StringBuilder words = new StringBuilder();
+        for (Operation.Search.Word word : query.words()) {
+            words.append(words.length() == 0 ? "" : ":")
+                    .append(OkuyamaKeys.encode(word.text().getBytes(StandardCharsets.UTF_8)));
+        }
+        String line = "43," + words + "," + (query.all() ? "1" : "2") + "," + group(query.group()) + ","
+                + query.gramLength();
+        return request(line, true).thenCompose(reply -> {
+            if (reply instanceof Reply.Line answer) {
+                String[] fields = answer.fields("43", 3);
+                if (fields != null && fields[1].equals("true")) {
+                    return matching(query, fields[2].split(":"));
+                }
+                if (fields != null && fields[1].equals("false")) {
+                    return done(new Result.Keys(List.of()));
+                }
+            }
+            return done(reply.failure());
+        });
+    }
+
+    /** The hits whose current value holds the words, read in the order found. */
+    private CompletionStage<Result> matching(Operation.Search query, String[] hits) {
+        List<CompletableFuture<byte[]>> kept = new ArrayList<>();
+        for (String encoded : hits) {
+            byte[] key = encoded.isEmpty() ? null : keys.decoded(query.namespace(), encoded);
+            if (key == null) {
+                continue;
+            }
+            kept.add(read(keys.encode(query.namespace(), key), true).toCompletableFuture().thenApply(read ->
+                    read instanceof Result.Value value
+                            && query.matches(new String(value.item().value(), StandardCharsets.UTF_8)) ? key : null));
+        }
+        return CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+            List<byte[]> found = new ArrayList<>();
+            for (CompletableFuture<byte[]> key : kept) {
+                if (key.join() != null) {
+                    found.add(key.join());
+                }
+            }
+            return new Result.Keys(found);
+        });
+    }
+
+    /** Takes a key off okuyama's own n-gram index (44, removeSearchIndex), which cuts its current value itself. */
+    private CompletionStage<Result> unindex(Operation.Unindex unindex) {
+        String line = "44," + keys.encode(unindex.namespace(), unindex.key()) + ",0," + group(unindex.group()) + ","
+                + unindex.gramLength();
+        return request(line, false).thenApply(reply -> reply instanceof Reply.Line answer
+                && answer.fields("44", 3) != null && !answer.fields("44", 3)[1].equals("error")
+                ? Result.DONE : reply.failure());
+    }
+
+    /** An index group (okuyama's index prefix) as requests carry it. */
+    private static String group(String group) {
+        return group.isEmpty() ? BLANK : OkuyamaKeys.encode(group.getBytes(StandardCharsets.UTF_8));
     }
 
     /** A version read (15): the item, with the version as its CAS and no expiry (okuyama's reads do not tell it). */
