@@ -4,7 +4,6 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
@@ -55,11 +54,16 @@ public final class OkuyamaBackendFactory implements BackendFactory {
     @Override
     public Backend open(BackendContext context) {
         Settings settings = context.settings();
-        List<NodeAddress> masters = parsed(settings, "masters", NodeAddress::parseList);
+        List<NodeAddress> masters = addresses(settings, "masters");
         if (masters.isEmpty()) {
             throw new IllegalArgumentException("okuyama.masters: name at least one MasterNode");
         }
-        List<List<NodeAddress>> dataNodes = parsed(settings, "datanodes", NodeAddress::parseReplicated);
+        List<List<NodeAddress>> dataNodes;
+        try {
+            dataNodes = NodeAddress.parseReplicated(settings.text("datanodes"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("okuyama.datanodes: " + e.getMessage(), e);
+        }
         String isolation = settings.text("isolation_prefix");
         if (!isolation.isEmpty() && isolation.length() != 5) {
             throw new IllegalArgumentException("okuyama.isolation_prefix: okuyama's prefixes are five characters, not '"
@@ -87,10 +91,9 @@ public final class OkuyamaBackendFactory implements BackendFactory {
                 context.maxItemSize(), timeout);
     }
 
-    /** A setting's nodes, a bad one refused with the setting's name. */
-    private static <T> T parsed(Settings settings, String key, Function<String, T> parser) {
+    private static List<NodeAddress> addresses(Settings settings, String key) {
         try {
-            return parser.apply(settings.text(key));
+            return NodeAddress.parseList(settings.text(key));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("okuyama." + key + ": " + e.getMessage(), e);
         }

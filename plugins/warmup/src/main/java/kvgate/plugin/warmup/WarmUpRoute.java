@@ -319,13 +319,12 @@ final class WarmUpRoute implements Route {
         return answerOf(older, new Operation.Get(namespace, key)).thenCompose(old -> {
             if (old instanceof Result.Value value) {
                 Item item = value.item();
-                // The read did not tell the expiry the listing did: a copy a read made may lack it too.
-                boolean settle = listedAt >= 0 && item.expiresAt() == Item.NEVER && listedExpiry != Item.NEVER;
-                if (settle) {
+                boolean listed = listedAt >= 0 && item.expiresAt() == Item.NEVER;
+                if (listed) {
                     item = new Item(item.value(), item.flags(), item.cas(), listedExpiry);
                 }
                 Item read = item;
-                return fill(namespace, key, item, start).thenCompose(copy -> !settle
+                return fill(namespace, key, item, start).thenCompose(copy -> !listed
                         || copy.outcome() != Copy.Outcome.PRESENT ? done(copy)
                         : settleExpiry(namespace, key, read, listedAt).thenApply(ignored -> copy));
             }
