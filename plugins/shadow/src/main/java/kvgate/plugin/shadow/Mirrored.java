@@ -15,6 +15,8 @@ final class Mirrored {
     private final CompletableFuture<Void> place = new CompletableFuture<>();
     /** A read's place in its key's order ({@link ReadOrder}); null for anything else. Set once, before it is sent. */
     private ReadOrder.Ticket ticket;
+    /** A write's (or a flush's) number in the order of its key (or namespace) ({@link ReadOrder}). */
+    private long number;
 
     /**
      * @param operation the operation as the primary got it (a write with a CAS still carries it)
@@ -47,6 +49,14 @@ final class Mirrored {
 
     void ticket(ReadOrder.Ticket ticket) {
         this.ticket = ticket;
+    }
+
+    long number() {
+        return number;
+    }
+
+    void number(long number) {
+        this.number = number;
     }
 
     /**

@@ -1,8 +1,14 @@
 package kvgate.plugin.shadow;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 
@@ -10,39 +16,62 @@ import kvgate.spi.Operation;
  * Makes a mirrored read compare like with like. A client that writes a key on one connection and, once the write is
  * acknowledged, reads it on another expects the new value, and the primary gives it; but the two mirrored copies
  * travel to the shadow on the connections of two different threads, and the read could overtake the write there,
- * reporting a difference the stores do not have. So a mirrored read of a key waits until every mirrored write of the
- * key picked before it has been answered by the shadow (or dropped unsent), whatever thread it came from; writes
- * never wait for reads.
+ * reporting a difference the stores do not have. So a mirrored read of a key is held until every mirrored write of
+ * the key, and every mirrored flush of its namespace, picked <em>before</em> it has been answered by the shadow (or
+ * dropped unsent), whatever thread it came from.
  *
- * <p>A flush (without a delay) is a write of every key of its namespace: a read of the namespace waits for the
- * mirrored flushes picked before it as for its key's writes.
+ * <p>A write of the key picked while a read of it is held waits behind that read, in the key's lane, so that it
+ * cannot reach the shadow first: otherwise a shadow slower than the client's pace would answer the read with a value
+ * the primary had not yet been given, the comparison would be lost to a race, and the held read, waiting for that
+ * later write too, would never catch up. A lane is released in order as soon as its head may go, each run as one
+ * list (a backend keeps a list's order for a key). A flush does not wait: what is held in its namespace is released
+ * before it, in order, as the primary applied it before the flush.
  *
- * <p>What ordering cannot settle is a read that raced a write: one picked while a write of its key was still
- * unanswered by the primary, or one whose key was written again before its comparison. Either store may then
- * rightly hold either value, so a difference is counted as {@code undecidable}, not as a mismatch.
+ * <p>What ordering cannot settle is a read that raced a write: one picked while a write of its key (or a flush of its
+ * namespace) was still unanswered by the primary, or one whose key was written again (or namespace flushed) before
+ * its comparison. Either store may then rightly hold either value, so a difference is counted as {@code undecidable},
+ * not as a mismatch.
  *
- * <p>State is kept per key only while operations of the key are in flight; every path takes the key's entry in the
- * map's compute, so the checks and the counts never race.
+ * <p>A key's state lives only while operations of the key are in flight, and is read and changed only inside the
+ * map's compute of its key, so its checks and counts never race. A namespace's flushes are counted in concurrent
+ * fields that a key's compute reads; namespaces are few and configured, so their state stays.
  */
 final class ReadOrder {
     private final ConcurrentHashMap<ItemKey, Key> keys = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Namespace, Key> namespaces = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Namespace, Space> namespaces = new ConcurrentHashMap<>();
 
     /** One key's operations in flight. Read and changed only inside the map's compute of its key. */
     private static final class Key {
-        /** Mirrored writes picked and not yet answered by the shadow (nor dropped). */
-        int writesAtShadow;
-        /** Mirrored writes picked whose primary has not answered. */
-        int writesAtPrimary;
-        /** Mirrored writes picked since the entry was made: a read's comparison is clean if none came after it. */
-        long writesPicked;
+        /** Writes picked since the entry was made: the number of the latest. */
+        long picked;
+        /** The numbers of writes picked and not yet answered by the shadow (nor dropped). */
+        final TreeSet<Long> atShadow = new TreeSet<>();
+        /** Writes picked whose primary has not answered. */
+        int atPrimary;
         /** Reads picked and not yet judged. */
         int reads;
-        /** Reads waiting for {@link #writesAtShadow} to reach 0, in the order picked. */
-        List<Mirrored> waiting = new ArrayList<>();
+        /** Operations waiting to go, in the order picked: a read first, then whatever followed it. */
+        final ArrayDeque<Mirrored> held = new ArrayDeque<>();
 
         boolean unused() {
-            return writesAtShadow == 0 && writesAtPrimary == 0 && reads == 0;
+            return atShadow.isEmpty() && atPrimary == 0 && reads == 0 && held.isEmpty();
+        }
+
+        long oldestAtShadow() {
+            return atShadow.isEmpty() ? Long.MAX_VALUE : atShadow.first();
+        }
+    }
+
+    /** One namespace's flushes in flight, and the keys holding operations (a flush releases them). */
+    private static final class Space {
+        final AtomicLong picked = new AtomicLong();
+        final ConcurrentSkipListSet<Long> atShadow = new ConcurrentSkipListSet<>();
+        final AtomicInteger atPrimary = new AtomicInteger();
+        final Set<ItemKey> holding = ConcurrentHashMap.newKeySet();
+
+        long oldestAtShadow() {
+            Long oldest = atShadow.ceiling(Long.MIN_VALUE);
+            return oldest == null ? Long.MAX_VALUE : oldest;
         }
     }
 
@@ -50,80 +79,22 @@ final class ReadOrder {
     static final class Ticket {
         private final Key key;
         private final long writesBefore;
-        private final Key namespace;
         private final long flushesBefore;
         private final boolean raced;
-        /** Whether the read must wait for writes at the shadow before it is sent. */
+        /** Whether the read was held when picked, to be released by a write's or a flush's end. */
         final boolean waits;
 
-        private Ticket(Key key, long writesBefore, Key namespace, long flushesBefore, boolean raced, boolean waits) {
+        private Ticket(Key key, long writesBefore, long flushesBefore, boolean raced, boolean waits) {
             this.key = key;
             this.writesBefore = writesBefore;
-            this.namespace = namespace;
             this.flushesBefore = flushesBefore;
             this.raced = raced;
             this.waits = waits;
         }
     }
 
-    /** A flush of {@code namespace} without a delay was picked; {@link #flushAnswered}, {@link #flushDone} follow. */
-    void flushPicked(Namespace namespace) {
-        namespaces.compute(namespace, (n, state) -> counted(state));
-    }
-
-    /** The primary answered a flush of {@code namespace}. */
-    void flushAnswered(Namespace namespace) {
-        namespaces.computeIfPresent(namespace, (n, state) -> answered(state));
-    }
-
-    /**
-     * The shadow answered a flush of {@code namespace}, or it was dropped unsent. Returns the reads that may go now:
-     * those of the namespace that waited for its flushes, but for the ones that still wait for their key's writes.
-     */
-    List<Mirrored> flushDone(Namespace namespace) {
-        List<Mirrored> released = done(namespaces, namespace);
-        List<Mirrored> ready = new ArrayList<>(released.size());
-        for (Mirrored read : released) {
-            boolean[] held = {false};
-            keys.computeIfPresent(ItemKey.of(read.operation()), (k, state) -> {
-                if (state.writesAtShadow > 0) {
-                    state.waiting.add(read);
-                    held[0] = true;
-                }
-                return state;
-            });
-            if (!held[0]) {
-                ready.add(read);
-            }
-        }
-        return ready;
-    }
-
-    private static Key counted(Key state) {
-        Key counted = state == null ? new Key() : state;
-        counted.writesAtShadow++;
-        counted.writesAtPrimary++;
-        counted.writesPicked++;
-        return counted;
-    }
-
-    private static Key answered(Key state) {
-        state.writesAtPrimary--;
-        return state.unused() ? null : state;
-    }
-
-    /** A write (or flush) of {@code at} done at the shadow; the reads it released if it was the last. */
-    private static <K> List<Mirrored> done(ConcurrentHashMap<K, Key> map, K at) {
-        List<List<Mirrored>> released = new ArrayList<>(1);
-        map.computeIfPresent(at, (k, state) -> {
-            state.writesAtShadow--;
-            if (state.writesAtShadow == 0 && !state.waiting.isEmpty()) {
-                released.add(state.waiting);
-                state.waiting = new ArrayList<>();
-            }
-            return state.unused() ? null : state;
-        });
-        return released.isEmpty() ? List.of() : released.get(0);
+    private Space space(Namespace namespace) {
+        return namespaces.computeIfAbsent(namespace, n -> new Space());
     }
 
     /** Whether ordering concerns {@code operation}: a read of one key (a get). */
@@ -136,60 +107,140 @@ final class ReadOrder {
         return operation instanceof Operation.KeyOperation && !(operation instanceof Operation.Get);
     }
 
-    /** A write of {@code key} was picked for the shadow; {@link #writeAnswered} and {@link #writeDone} follow. */
-    void writePicked(ItemKey key) {
-        keys.compute(key, (k, state) -> counted(state));
+    /**
+     * A flush of {@code flush}'s namespace without a delay was picked; {@link #flushAnswered}, {@link #flushDone}
+     * follow. Returns what was held in the namespace, in each key's order, to go to the shadow before the flush.
+     */
+    List<Mirrored> flushPicked(Mirrored flush) {
+        Space space = space(flush.operation().namespace());
+        // Counted at the primary before it is numbered, and a read looks the other way round: a read that finds
+        // this flush's number finds it at the primary too, so it counts as raced if it was not held behind it.
+        space.atPrimary.incrementAndGet();
+        flush.number(space.picked.incrementAndGet());
+        space.atShadow.add(flush.number());
+        List<Mirrored> released = new ArrayList<>();
+        for (ItemKey key : space.holding) {
+            keys.computeIfPresent(key, (k, state) -> {
+                released.addAll(state.held);
+                state.held.clear();
+                space.holding.remove(k);
+                return state.unused() ? null : state;
+            });
+        }
+        return released;
+    }
+
+    /** The primary answered a flush of {@code namespace}. */
+    void flushAnswered(Namespace namespace) {
+        space(namespace).atPrimary.decrementAndGet();
+    }
+
+    /**
+     * The shadow answered {@code flush}, or it was dropped unsent. Returns the operations of its namespace that may go
+     * now: the reads that waited for it, and what waited behind them.
+     */
+    List<Mirrored> flushDone(Mirrored flush) {
+        Space space = space(flush.operation().namespace());
+        space.atShadow.remove(flush.number());
+        List<Mirrored> released = new ArrayList<>();
+        for (ItemKey key : space.holding) {
+            keys.computeIfPresent(key, (k, state) -> release(k, state, space, released));
+        }
+        return released;
+    }
+
+    /**
+     * A write of its key was picked for the shadow; {@link #writeAnswered} and {@link #writeDone} follow. Returns
+     * true when it is held behind a read of the key picked before it (it then comes out of a later release).
+     */
+    boolean writePicked(Mirrored write) {
+        ItemKey key = ItemKey.of(write.operation());
+        boolean[] held = {false};
+        keys.compute(key, (k, state) -> {
+            Key counted = state == null ? new Key() : state;
+            write.number(++counted.picked);
+            counted.atShadow.add(write.number());
+            counted.atPrimary++;
+            if (!counted.held.isEmpty()) {
+                counted.held.add(write);
+                held[0] = true;
+            }
+            return counted;
+        });
+        return held[0];
     }
 
     /** The primary answered a write of {@code key}. */
     void writeAnswered(ItemKey key) {
-        keys.computeIfPresent(key, (k, state) -> answered(state));
+        keys.computeIfPresent(key, (k, state) -> {
+            state.atPrimary--;
+            return state.unused() ? null : state;
+        });
     }
 
     /**
-     * The shadow answered a write of {@code key}, or it was dropped unsent. Returns the reads that waited for the
-     * key's writes and may go now, in the order they were picked.
+     * The shadow answered {@code write}, or it was dropped unsent. Returns the operations of its key that may go now,
+     * in the order they were picked.
      */
-    List<Mirrored> writeDone(ItemKey key) {
-        return done(keys, key);
+    List<Mirrored> writeDone(Mirrored write) {
+        ItemKey key = ItemKey.of(write.operation());
+        Space space = space(key.namespace());
+        List<Mirrored> released = new ArrayList<>();
+        keys.computeIfPresent(key, (k, state) -> {
+            state.atShadow.remove(write.number());
+            return release(k, state, space, released);
+        });
+        return released;
     }
 
     /**
-     * A read of {@code key} was picked: held (in the ticket's {@code waits}) when a write of the key is at the shadow,
-     * to be released by {@link #writeDone}; {@link #readJudged} follows once it is compared or dropped.
+     * A read of {@code key} was picked: held (the ticket {@code waits}) while a write of the key or a flush of its
+     * namespace picked before it is at the shadow, or while something of the key is held before it;
+     * {@link #readJudged} follows once it is compared or dropped.
      */
     Ticket readPicked(ItemKey key, Mirrored read) {
-        // Its namespace's flushes first: a read waiting for them is not also put in its key's lane here, but when
-        // they are done (flushDone).
-        boolean[] behindFlush = {false};
-        Key[] namespace = new Key[1];
-        long[] flushes = new long[1];
-        boolean[] flushRaced = {false};
-        namespaces.compute(key.namespace(), (n, state) -> {
-            Key counted = state == null ? new Key() : state;
-            counted.reads++;
-            behindFlush[0] = counted.writesAtShadow > 0;
-            if (behindFlush[0]) {
-                counted.waiting.add(read);
-            }
-            namespace[0] = counted;
-            flushes[0] = counted.writesPicked;
-            flushRaced[0] = counted.writesAtPrimary > 0;
-            return counted;
-        });
+        Space space = space(key.namespace());
+        long flushesBefore = space.picked.get();
+        boolean flushRaced = space.atPrimary.get() > 0;
         Ticket[] ticket = new Ticket[1];
         keys.compute(key, (k, state) -> {
             Key counted = state == null ? new Key() : state;
             counted.reads++;
-            boolean waits = !behindFlush[0] && counted.writesAtShadow > 0;
+            // Listed as holding before the flushes are looked at: a flush ending meanwhile then finds the key.
+            space.holding.add(k);
+            boolean waits = !counted.held.isEmpty() || !counted.atShadow.isEmpty()
+                    || space.oldestAtShadow() <= flushesBefore;
+            ticket[0] = new Ticket(counted, counted.picked, flushesBefore, flushRaced || counted.atPrimary > 0,
+                    waits);
             if (waits) {
-                counted.waiting.add(read);
+                counted.held.add(read);
+            } else {
+                space.holding.remove(k);
             }
-            ticket[0] = new Ticket(counted, counted.writesPicked, namespace[0], flushes[0],
-                    flushRaced[0] || counted.writesAtPrimary > 0, waits || behindFlush[0]);
             return counted;
         });
+        read.ticket(ticket[0]);
         return ticket[0];
+    }
+
+    /**
+     * Takes from the head of a key's lane what may go: writes, and reads whose earlier writes and flushes are all
+     * done at the shadow; a read that must still wait stops the run.
+     */
+    private static Key release(ItemKey key, Key state, Space space, List<Mirrored> released) {
+        while (!state.held.isEmpty()) {
+            Mirrored head = state.held.peek();
+            Ticket ticket = head.ticket();
+            if (ticket != null && (state.oldestAtShadow() <= ticket.writesBefore
+                    || space.oldestAtShadow() <= ticket.flushesBefore)) {
+                break;
+            }
+            released.add(state.held.poll());
+        }
+        if (state.held.isEmpty()) {
+            space.holding.remove(key);
+        }
+        return state.unused() ? null : state;
     }
 
     /**
@@ -197,17 +248,10 @@ final class ReadOrder {
      * primary when the read was picked, or one was picked since.
      */
     boolean readJudged(ItemKey key, Ticket ticket) {
-        boolean[] raced = {ticket.raced};
+        boolean[] raced = {ticket.raced || space(key.namespace()).picked.get() != ticket.flushesBefore};
         keys.computeIfPresent(key, (k, state) -> {
-            raced[0] |= state != ticket.key || state.writesPicked != ticket.writesBefore;
+            raced[0] |= state != ticket.key || state.picked != ticket.writesBefore;
             if (state == ticket.key) {
-                state.reads--;
-            }
-            return state.unused() ? null : state;
-        });
-        namespaces.computeIfPresent(key.namespace(), (n, state) -> {
-            raced[0] |= state != ticket.namespace || state.writesPicked != ticket.flushesBefore;
-            if (state == ticket.namespace) {
                 state.reads--;
             }
             return state.unused() ? null : state;
@@ -215,8 +259,12 @@ final class ReadOrder {
         return raced[0];
     }
 
-    /** Keys with operations in flight; tests read it to check that entries do not stay behind. */
+    /** Keys and namespaces with operations in flight; tests read it to check that entries do not stay behind. */
     int keysTracked() {
-        return keys.size() + namespaces.size();
+        int flushing = 0;
+        for (Space space : namespaces.values()) {
+            flushing += space.atShadow.isEmpty() && space.atPrimary.get() == 0 && space.holding.isEmpty() ? 0 : 1;
+        }
+        return keys.size() + flushing;
     }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
@@ -37,9 +38,9 @@ import org.slf4j.LoggerFactory;
  * as {@code behind}, not as mismatches, until a matched write levels the item again ({@link BehindKeys}).
  *
  * <p>A mirrored read reaches the shadow only after every mirrored write of its key picked before it has been answered
- * there, whatever thread either came from, so a client reading on one connection what it wrote on another is
- * compared like with like; a read that raced a write of its key is {@code undecidable} if the answers differ
- * ({@link ReadOrder}).
+ * there, whatever thread either came from, and the key's writes picked after it wait behind it, so a client reading
+ * on one connection what it wrote on another is compared like with like; a read that raced a write of its key is
+ * {@code undecidable} if the answers differ ({@link ReadOrder}).
  *
  * <p>Counters: {@code mirrored} (sent to the shadow) = {@code matched} + {@code mismatched} + {@code behind}
  * + {@code undecidable} + {@code shadow_failed} + {@code primary_failed} once every answer is in; {@code skipped} operations were not
@@ -147,26 +148,46 @@ final class ShadowRoute implements Route {
                 behind.fellBehind(operations.get(i));
                 continue;
             }
-            if (operations.get(i) instanceof Operation.Flush flush && flush.delayMillis() == 0) {
-                dropWaitingBefore(flush);
-            }
             Mirrored picked = new Mirrored(operations.get(i), Route.guarded(answers.get(i)));
             // The shadow's work after the client's answer: a reload closes the shadow's store only once it is done.
             background.track(picked.place());
-            if (ordered(picked)) {
-                continue; // a read held until the writes of its key before it have reached the shadow
-            }
-            if (!picked.ready() && !now.isEmpty()) {
-                // The burst's operations before a write that must wait go first: once held, the write may be released
-                // (its primary answering on another thread) before this loop would send them.
-                send(now);
-                now = new ArrayList<>(operations.size() - i);
-            }
-            if (!queue.hold(picked)) {
+            if (flushesNow(picked.operation())) {
+                // What its namespace holds goes before it, as the primary applied it before the flush.
+                now = queued(order.flushPicked(picked), now);
+                dropWaitingBefore((Operation.Flush) picked.operation());
+                Namespace namespace = picked.operation().namespace();
+                picked.answer().whenComplete((result, error) -> order.flushAnswered(namespace));
                 now.add(picked);
+            } else if (!ordered(picked)) {
+                now = queued(List.of(picked), now);
             }
         }
         send(now);
+    }
+
+    /**
+     * Adds operations free to go, in order, to {@code now}, the list about to be sent, but for writes that must wait
+     * in the {@link MirrorQueue}; returns the list to go on with. A read comes here only once every write of its key
+     * before it is done at the shadow, so nothing of its key waits in the queue before it.
+     */
+    private List<Mirrored> queued(List<Mirrored> free, List<Mirrored> now) {
+        List<Mirrored> batch = now;
+        for (Mirrored picked : free) {
+            if (ReadOrder.isRead(picked.operation())) {
+                batch.add(picked);
+                continue;
+            }
+            if (!picked.ready() && !batch.isEmpty()) {
+                // The operations before a write that must wait go first: once held, the write may be released (its
+                // primary answering on another thread) before they would be sent.
+                send(batch);
+                batch = new ArrayList<>();
+            }
+            if (!queue.hold(picked)) {
+                batch.add(picked);
+            }
+        }
+        return batch;
     }
 
     /**
@@ -184,30 +205,20 @@ final class ShadowRoute implements Route {
 
     /**
      * Enters a key's operation in its key's {@link ReadOrder}: a write is counted until the shadow answers it, a
-     * read gets its ticket. Returns true when the read must wait (it is held there, and sent when released).
+     * read gets its ticket. Returns true when it must wait there (it is held, and sent when released).
      */
     private boolean ordered(Mirrored picked) {
         Operation operation = picked.operation();
-        if (flushesNow(operation)) {
-            order.flushPicked(operation.namespace());
-            picked.answer().whenComplete((result, error) -> order.flushAnswered(operation.namespace()));
-            return false;
-        }
         ItemKey key = ItemKey.of(operation);
         if (key == null) {
             return false;
         }
         if (ReadOrder.isWrite(operation)) {
-            order.writePicked(key);
+            boolean held = order.writePicked(picked);
             picked.answer().whenComplete((result, error) -> order.writeAnswered(key));
-            return false;
+            return held;
         }
-        if (!ReadOrder.isRead(operation)) {
-            return false;
-        }
-        ReadOrder.Ticket ticket = order.readPicked(key, picked);
-        picked.ticket(ticket);
-        return ticket.waits;
+        return ReadOrder.isRead(operation) && order.readPicked(key, picked).waits;
     }
 
     private boolean takePlace() {
@@ -225,10 +236,10 @@ final class ShadowRoute implements Route {
     private void freePlace(Mirrored picked) {
         inflight.decrementAndGet();
         picked.place().complete(null);
-        List<Mirrored> released = ReadOrder.isWrite(picked.operation()) ? order.writeDone(ItemKey.of(picked.operation()))
-                : flushesNow(picked.operation()) ? order.flushDone(picked.operation().namespace()) : List.of();
+        List<Mirrored> released = ReadOrder.isWrite(picked.operation()) ? order.writeDone(picked)
+                : flushesNow(picked.operation()) ? order.flushDone(picked) : List.of();
         if (!released.isEmpty()) {
-            send(released);
+            send(queued(released, new ArrayList<>(released.size())));
         }
     }
 

@@ -2,7 +2,6 @@ package kvgate.plugin.shadow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -16,28 +15,34 @@ import org.junit.jupiter.api.Test;
 
 /** The order of a key's mirrored reads behind its writes, and which reads a write raced. */
 class ReadOrderTest {
-    private static final ItemKey KEY = new ItemKey(Namespace.DEFAULT,
-            ByteBuffer.wrap("k".getBytes(StandardCharsets.UTF_8)));
+    private static final byte[] K = "k".getBytes(StandardCharsets.UTF_8);
+    private static final ItemKey KEY = new ItemKey(Namespace.DEFAULT, ByteBuffer.wrap(K));
     private final ReadOrder order = new ReadOrder();
 
     private static Mirrored read() {
-        return new Mirrored(new Operation.Get(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8)),
+        return new Mirrored(new Operation.Get(Namespace.DEFAULT, K), CompletableFuture.completedFuture(Result.DONE));
+    }
+
+    private static Mirrored write() {
+        return new Mirrored(new Operation.Delete(Namespace.DEFAULT, K, 0),
                 CompletableFuture.completedFuture(Result.DONE));
+    }
+
+    private static Mirrored flush() {
+        return new Mirrored(new Operation.Flush(Namespace.DEFAULT, 0), CompletableFuture.completedFuture(Result.DONE));
     }
 
     @Test
     void aReadWaitsForTheWritesOfItsKeyAtTheShadowAndGoesInOrder() {
-        order.writePicked(KEY);
+        Mirrored write = write();
+        assertFalse(order.writePicked(write), "nothing before it: it goes at once");
         order.writeAnswered(KEY); // acknowledged by the primary; its copy still on the way to the shadow
         Mirrored first = read();
         Mirrored second = read();
         ReadOrder.Ticket one = order.readPicked(KEY, first);
         ReadOrder.Ticket two = order.readPicked(KEY, second);
         assertTrue(one.waits && two.waits);
-        List<Mirrored> released = order.writeDone(KEY);
-        assertEquals(2, released.size());
-        assertSame(first, released.get(0));
-        assertSame(second, released.get(1));
+        assertEquals(List.of(first, second), order.writeDone(write));
         assertFalse(order.readJudged(KEY, one), "the write was acknowledged before the read: no race");
         assertFalse(order.readJudged(KEY, two));
         assertEquals(0, order.keysTracked(), "nothing stays behind");
@@ -52,42 +57,98 @@ class ReadOrderTest {
     }
 
     @Test
+    void aWriteAfterAHeldReadWaitsBehindItAndTheReadDoesNotWaitForIt() {
+        Mirrored earlier = write();
+        order.writePicked(earlier);
+        order.writeAnswered(KEY);
+        Mirrored read = read();
+        assertTrue(order.readPicked(KEY, read).waits);
+        Mirrored later = write();
+        assertTrue(order.writePicked(later), "held behind the read, which must reach the shadow first");
+        order.writeAnswered(KEY);
+        Mirrored next = read();
+        assertTrue(order.readPicked(KEY, next).waits);
+        // The earlier write done: the read goes, the later write right behind it, and the next read waits for that.
+        assertEquals(List.of(read, later), order.writeDone(earlier));
+        assertEquals(List.of(next), order.writeDone(later));
+        assertTrue(order.readJudged(KEY, read.ticket()), "a write picked after it, before its comparison");
+        assertFalse(order.readJudged(KEY, next.ticket()));
+        assertEquals(0, order.keysTracked());
+    }
+
+    @Test
     void aWriteStillAtThePrimaryOrPickedAfterTheReadRacesIt() {
-        order.writePicked(KEY); // not yet answered by the primary
+        Mirrored first = write();
+        order.writePicked(first); // not yet answered by the primary
         ReadOrder.Ticket during = order.readPicked(KEY, read());
         order.writeAnswered(KEY);
-        order.writeDone(KEY);
+        order.writeDone(first);
         assertTrue(order.readJudged(KEY, during), "picked while the primary had not answered the write");
 
         ReadOrder.Ticket before = order.readPicked(KEY, read());
-        order.writePicked(KEY);
+        Mirrored second = write();
+        assertFalse(order.writePicked(second), "the read before it went at once: nothing to wait for");
         assertTrue(order.readJudged(KEY, before), "a write picked after the read, before its comparison");
         order.writeAnswered(KEY);
-        assertTrue(order.writeDone(KEY).isEmpty());
+        assertTrue(order.writeDone(second).isEmpty());
         assertEquals(0, order.keysTracked());
     }
 
     @Test
     void aFlushIsAWriteOfEveryKeyOfItsNamespace() {
-        order.flushPicked(Namespace.DEFAULT);
+        Mirrored flush = flush();
+        assertTrue(order.flushPicked(flush).isEmpty());
         order.flushAnswered(Namespace.DEFAULT);
-        order.writePicked(KEY); // a write of the key after the flush, still at the shadow when the flush is done
+        Mirrored write = write(); // a write of the key after the flush, still at the shadow when the flush is done
+        order.writePicked(write);
         order.writeAnswered(KEY);
         Mirrored read = read();
         ReadOrder.Ticket ticket = order.readPicked(KEY, read);
         assertTrue(ticket.waits);
-        assertTrue(order.flushDone(Namespace.DEFAULT).isEmpty(), "still behind its key's write");
-        List<Mirrored> released = order.writeDone(KEY);
-        assertEquals(1, released.size());
-        assertSame(read, released.get(0));
+        assertTrue(order.flushDone(flush).isEmpty(), "still behind its key's write");
+        assertEquals(List.of(read), order.writeDone(write));
         assertFalse(order.readJudged(KEY, ticket), "both were acknowledged before the read");
         assertEquals(0, order.keysTracked());
 
         ReadOrder.Ticket before = order.readPicked(KEY, read());
-        order.flushPicked(Namespace.DEFAULT);
+        Mirrored later = flush();
+        order.flushPicked(later);
         assertTrue(order.readJudged(KEY, before), "a flush picked after the read raced it");
         order.flushAnswered(Namespace.DEFAULT);
-        assertTrue(order.flushDone(Namespace.DEFAULT).isEmpty());
+        assertTrue(order.flushDone(later).isEmpty());
+        assertEquals(0, order.keysTracked());
+    }
+
+    @Test
+    void aReadHeldBehindAFlushGoesWhenTheFlushIsDone() {
+        Mirrored flush = flush();
+        order.flushPicked(flush);
+        order.flushAnswered(Namespace.DEFAULT);
+        Mirrored read = read();
+        assertTrue(order.readPicked(KEY, read).waits);
+        assertEquals(List.of(read), order.flushDone(flush));
+        assertFalse(order.readJudged(KEY, read.ticket()));
+        assertEquals(0, order.keysTracked());
+    }
+
+    @Test
+    void aFlushReleasesWhatItsNamespaceHoldsToGoBeforeIt() {
+        Mirrored write = write();
+        order.writePicked(write);
+        order.writeAnswered(KEY);
+        Mirrored read = read();
+        order.readPicked(KEY, read);
+        Mirrored held = write();
+        assertTrue(order.writePicked(held));
+        order.writeAnswered(KEY);
+        Mirrored flush = flush();
+        // The primary applied the held write before the flush: the shadow must get it before the flush too.
+        assertEquals(List.of(read, held), order.flushPicked(flush));
+        order.flushAnswered(Namespace.DEFAULT);
+        assertTrue(order.writeDone(write).isEmpty(), "nothing is left held");
+        assertTrue(order.writeDone(held).isEmpty());
+        assertTrue(order.flushDone(flush).isEmpty());
+        assertTrue(order.readJudged(KEY, read.ticket()), "let go before the write it waited for: raced");
         assertEquals(0, order.keysTracked());
     }
 }
