@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import kvgate.dispatch.Outcomes;
 import kvgate.route.generic.GenericSearch;
 import kvgate.route.generic.GenericTags;
@@ -35,6 +36,11 @@ public final class BackendRoute implements Route {
     private final GenericSearch search;
     /** Whether the backend keeps an item's expiry through a store that asks it to; such stores are refused if not. */
     private final boolean keepsExpiry;
+    /**
+     * The kinds of operation the backend's visitor has no method for, learnt the first time one threw: a tag query on
+     * a backend that keeps no tags of its own is then not asked again, and costs no exception each time.
+     */
+    private final Set<Class<?>> visitorLacks = ConcurrentHashMap.newKeySet();
 
     /**
      * @param name the instance's name ({@code backends.<name>}, or {@code default})
@@ -165,13 +171,17 @@ public final class BackendRoute implements Route {
     }
 
     /**
-     * The backend's answer about tags or an index its store keeps by itself, or null when its visitor has no such
-     * method.
+     * The backend's answer to an operation it may not implement (an exhaustive scan, a query of its store's own tags
+     * or index), or null when its visitor has no method for it.
      */
     private CompletionStage<Result> storesOwn(Operation operation) {
+        if (visitorLacks.contains(operation.getClass())) {
+            return null;
+        }
         try {
             return Outcomes.guarded(backend.execute(operation));
         } catch (UnsupportedOperationException e) {
+            visitorLacks.add(operation.getClass());
             return null;
         }
     }
@@ -219,10 +229,8 @@ public final class BackendRoute implements Route {
             return directory.scan(scan);
         }
         // What the store holds, whoever wrote it, if the backend can list it; else what gateways listed.
-        CompletionStage<Result> listed;
-        try {
-            listed = Outcomes.guarded(backend.execute(scan));
-        } catch (UnsupportedOperationException e) {
+        CompletionStage<Result> listed = storesOwn(scan);
+        if (listed == null) {
             return directory.scan(scan); // a backend's visitor without scans at all
         }
         return listed.thenCompose(result -> result.status() == Status.UNSUPPORTED ? directory.scan(scan)

@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
- * An okuyama MasterNode that answers each line as a test says, taking {@code delayMillis} per line, and notes what it
- * got: the lines, and how many arrived before the one before them was answered (pipelined).
+ * An okuyama MasterNode that answers each line as a test says (not at all where it says null; an initClient probe
+ * always), taking {@code delayMillis} per line, and notes what it got: the lines, and how many arrived before the one
+ * before them was answered (pipelined).
  */
 final class FakeMaster implements AutoCloseable {
     private final ServerSocket socket = new ServerSocket(0);
@@ -52,6 +53,9 @@ final class FakeMaster implements AutoCloseable {
                     pipelined.incrementAndGet();
                 }
                 String reply = line.equals("0") ? "0,true,1572864" : replies.apply(line);
+                if (reply == null) {
+                    continue; // a master that takes the line and never answers it
+                }
                 out.write((reply + "\n").getBytes(StandardCharsets.US_ASCII));
                 out.flush();
             }

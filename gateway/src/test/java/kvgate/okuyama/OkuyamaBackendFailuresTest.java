@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -55,35 +54,18 @@ class OkuyamaBackendFailuresTest {
 
     @Test
     void aMasterThatNeverAnswersFailsRequestsAfterTheTimeout() throws Exception {
-        List<Socket> accepted = new ArrayList<>();
-        try (ServerSocket silent = new ServerSocket(0)) {
-            Thread acceptor = new Thread(() -> {
-                try {
-                    while (true) {
-                        accepted.add(silent.accept()); // read nothing, answer nothing
-                    }
-                } catch (Exception closed) {
-                    // the test is over
-                }
-            });
-            acceptor.start();
-            try (TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
-                    "okuyama.masters", "127.0.0.1:" + silent.getLocalPort(), "okuyama.timeout_ms", "300"));
-                 OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
-                long start = System.nanoTime();
-                String reply = client.call("2," + b64("anything"));
-                long millis = (System.nanoTime() - start) / 1_000_000;
-                assertEquals("2,error,NG:Temporary failure, try again", reply);
-                assertTrue(millis >= 250 && millis < 5000, "answered after " + millis + " ms");
-                // The connection stays usable, and the next request fails the same way rather than hanging.
-                assertEquals("1,error,NG:Temporary failure, try again",
-                        client.call("1," + b64("k") + ",(B),0," + b64("v")));
-            } finally {
-                silent.close();
-                for (Socket socket : accepted) {
-                    socket.close();
-                }
-            }
+        try (FakeMaster silent = new FakeMaster(0, line -> null);
+             TestGateway gateway = TestGateway.start(Map.of("backend", "okuyama",
+                     "okuyama.masters", silent.address(), "okuyama.timeout_ms", "300"));
+             OkuyamaClient client = new OkuyamaClient(gateway.okuyamaPort())) {
+            long start = System.nanoTime();
+            String reply = client.call("2," + b64("anything"));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertEquals("2,error,NG:Temporary failure, try again", reply);
+            assertTrue(millis >= 250 && millis < 5000, "answered after " + millis + " ms");
+            // The connection stays usable, and the next request fails the same way rather than hanging.
+            assertEquals("1,error,NG:Temporary failure, try again",
+                    client.call("1," + b64("k") + ",(B),0," + b64("v")));
         }
     }
 

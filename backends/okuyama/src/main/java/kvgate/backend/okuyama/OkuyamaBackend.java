@@ -47,6 +47,8 @@ import kvgate.spi.StoreMode;
 final class OkuyamaBackend implements Backend {
     /** okuyama's stand-in for an empty value. */
     static final String BLANK = "(B)";
+    /** Deletes of a flush under way at once. */
+    private static final int FLUSH_WAVE = 256;
     /** Races lost to other writers before a read-modify-write gives up. */
     private static final int ATTEMPTS = 10;
 
@@ -248,9 +250,10 @@ final class OkuyamaBackend implements Backend {
     private CompletionStage<Result> unindex(Operation.Unindex unindex) {
         String line = "44," + keys.encode(unindex.namespace(), unindex.key()) + ",0," + group(unindex.group()) + ","
                 + unindex.gramLength();
-        return request(line, false).thenApply(reply -> reply instanceof Reply.Line answer
-                && answer.fields("44", 3) != null && !answer.fields("44", 3)[1].equals("error")
-                ? Result.DONE : reply.failure());
+        return request(line, false).thenApply(reply -> {
+            String[] fields = reply instanceof Reply.Line answer ? answer.fields("44", 3) : null;
+            return fields != null && !fields[1].equals("error") ? Result.DONE : reply.failure();
+        });
     }
 
     /** An index group (okuyama's index prefix) as requests carry it. */
@@ -543,19 +546,31 @@ final class OkuyamaBackend implements Backend {
                         "okuyama empties a namespace only by listing it: " + ((Result.Failure) listed).message())
                         : listed);
             }
-            List<CompletableFuture<Result>> deletes = new ArrayList<>();
-            for (Result.Entry entry : entries.entries()) {
-                deletes.add(execute(new Operation.Delete(flush.namespace(), entry.key(), 0)).toCompletableFuture());
-            }
-            return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
-                for (CompletableFuture<Result> delete : deletes) {
-                    Result result = delete.join();
-                    if (!result.ok() && result.status() != Status.NOT_FOUND) {
-                        return result;
-                    }
+            return deleteFrom(flush.namespace(), entries.entries(), 0);
+        });
+    }
+
+    /**
+     * Deletes the listed keys from {@code next} on, a wave of {@link #FLUSH_WAVE} at a time, so that a large namespace
+     * does not queue all its deletes on the connections at once; the first failure ends the flush.
+     */
+    private CompletionStage<Result> deleteFrom(Namespace namespace, List<Result.Entry> listed, int next) {
+        if (next >= listed.size()) {
+            return done(Result.DONE);
+        }
+        int end = Math.min(listed.size(), next + FLUSH_WAVE);
+        List<CompletableFuture<Result>> deletes = new ArrayList<>(end - next);
+        for (Result.Entry entry : listed.subList(next, end)) {
+            deletes.add(execute(new Operation.Delete(namespace, entry.key(), 0)).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
+            for (CompletableFuture<Result> delete : deletes) {
+                Result result = delete.join();
+                if (!result.ok() && result.status() != Status.NOT_FOUND) {
+                    return done(result);
                 }
-                return Result.DONE;
-            });
+            }
+            return deleteFrom(namespace, listed, end);
         });
     }
 

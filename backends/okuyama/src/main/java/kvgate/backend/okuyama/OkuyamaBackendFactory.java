@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.BackendFactory;
@@ -54,16 +55,11 @@ public final class OkuyamaBackendFactory implements BackendFactory {
     @Override
     public Backend open(BackendContext context) {
         Settings settings = context.settings();
-        List<NodeAddress> masters = addresses(settings, "masters");
+        List<NodeAddress> masters = parsed(settings, "masters", NodeAddress::parseList);
         if (masters.isEmpty()) {
             throw new IllegalArgumentException("okuyama.masters: name at least one MasterNode");
         }
-        List<List<NodeAddress>> dataNodes;
-        try {
-            dataNodes = NodeAddress.parseReplicated(settings.text("datanodes"));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("okuyama.datanodes: " + e.getMessage(), e);
-        }
+        List<List<NodeAddress>> dataNodes = parsed(settings, "datanodes", NodeAddress::parseReplicated);
         String isolation = settings.text("isolation_prefix");
         if (!isolation.isEmpty() && isolation.length() != 5) {
             throw new IllegalArgumentException("okuyama.isolation_prefix: okuyama's prefixes are five characters, not '"
@@ -91,9 +87,10 @@ public final class OkuyamaBackendFactory implements BackendFactory {
                 context.maxItemSize(), timeout);
     }
 
-    private static List<NodeAddress> addresses(Settings settings, String key) {
+    /** A setting's nodes, a bad one refused with the setting's name. */
+    private static <T> T parsed(Settings settings, String key, Function<String, T> parser) {
         try {
-            return NodeAddress.parseList(settings.text(key));
+            return parser.apply(settings.text(key));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("okuyama." + key + ": " + e.getMessage(), e);
         }

@@ -319,12 +319,13 @@ final class WarmUpRoute implements Route {
         return answerOf(older, new Operation.Get(namespace, key)).thenCompose(old -> {
             if (old instanceof Result.Value value) {
                 Item item = value.item();
-                boolean listed = listedAt >= 0 && item.expiresAt() == Item.NEVER;
-                if (listed) {
+                // The read did not tell the expiry the listing did: a copy a read made may lack it too.
+                boolean settle = listedAt >= 0 && item.expiresAt() == Item.NEVER && listedExpiry != Item.NEVER;
+                if (settle) {
                     item = new Item(item.value(), item.flags(), item.cas(), listedExpiry);
                 }
                 Item read = item;
-                return fill(namespace, key, item, start).thenCompose(copy -> !listed
+                return fill(namespace, key, item, start).thenCompose(copy -> !settle
                         || copy.outcome() != Copy.Outcome.PRESENT ? done(copy)
                         : settleExpiry(namespace, key, read, listedAt).thenApply(ignored -> copy));
             }
