@@ -133,7 +133,8 @@ public final class Gateway implements AutoCloseable, AdminCommands.Gateway {
         }
     }
 
-    private static List<Path> pluginDirectories(Settings settings, Path home) {
+    /** The plugin directories {@code plugins.dir} names, relative ones under {@code home}. */
+    static List<Path> pluginDirectories(Settings settings, Path home) {
         List<Path> directories = new ArrayList<>();
         for (String entry : settings.text(GatewaySettings.PLUGINS_DIR).split(",")) {
             if (!entry.isBlank()) {

@@ -11,15 +11,18 @@ import java.util.concurrent.CountDownLatch;
 import kvgate.config.Configuration;
 import kvgate.config.ConfigurationException;
 import kvgate.config.StartupException;
+import kvgate.config.ConfigurationReference;
+import kvgate.config.GatewaySettings;
+import kvgate.config.SettingGroup;
 import kvgate.net.GatewayVersion;
-import kvgate.spi.Setting;
+import kvgate.plugins.PluginCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * {@code kvgate [--config=FILE] [--key=value ...]} (or {@code --version}, {@code --help}): starts the gateway and runs until stopped (SIGINT or SIGTERM),
- * then shuts down cleanly. A configuration or start-up problem is printed and exits with status 2. SIGHUP reloads
+ * {@code kvgate [--config=FILE] [--key=value ...]} (or {@code --version}, {@code --help}): starts the gateway and
+ * runs until stopped (SIGINT or SIGTERM), then shuts down cleanly. A configuration or start-up problem is printed and exits with status 2. SIGHUP reloads
  * the route tree from the file, with the same arguments on top ({@link Gateway#reload}).
  */
 public final class GatewayMain {
@@ -27,11 +30,11 @@ public final class GatewayMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        if (answered(args, System.out)) {
+        Path home = home();
+        if (answered(args, System.out, home)) {
             return;
         }
         leakDetectionOffUnlessAsked();
-        Path home = home();
         Gateway gateway;
         try {
             Path file = home.resolve("conf").resolve("gateway.conf");
@@ -56,22 +59,26 @@ public final class GatewayMain {
     }
 
     /**
-     * {@code --version} (or {@code -V}) prints the version, {@code --help} (or {@code -h}) the usage and the gateway's
-     * own configuration keys with their defaults; either as the only argument besides {@code --config=FILE}, and the
-     * gateway does not start.
+     * {@code --version} (or {@code -V}) prints the version and the build, {@code --help} (or {@code -h}) the usage and
+     * every key, the gateway's and its plugins', grouped, with its default and description; either as the only
+     * argument besides {@code --config=FILE}, and the gateway does not start.
      *
+     * @param home the installation directory, where the configuration file and the plugins are found
      * @return whether the arguments asked for one of them, which is then printed to {@code out}
      */
-    static boolean answered(String[] args, PrintStream out) {
+    static boolean answered(String[] args, PrintStream out, Path home) {
         // bin/gateway names the configuration file before the user's arguments.
+        List<String> configFile = Arrays.stream(args).filter(arg -> arg.startsWith(Configuration.CONFIG_ARGUMENT))
+                .toList();
         List<String> asked = Arrays.stream(args).filter(arg -> !arg.startsWith(Configuration.CONFIG_ARGUMENT))
                 .toList();
         if (asked.size() != 1) {
             return false;
         }
         switch (asked.get(0)) {
-            case "--version", "-V" -> out.println("kvgate " + GatewayVersion.VERSION);
-            case "--help", "-h" -> out.print(usage());
+            case "--version", "-V" -> out.println("kvgate " + GatewayVersion.VERSION + " (build "
+                    + GatewayVersion.BUILD + ")");
+            case "--help", "-h" -> out.print(usage(home, configFile));
             default -> {
                 return false;
             }
@@ -79,36 +86,43 @@ public final class GatewayMain {
         return true;
     }
 
-    private static String usage() {
+    private static final int HELP_WIDTH = 110;
+    private static final String PF4J_LOG_LEVEL = "org.slf4j.simpleLogger.log.org.pf4j";
+
+    private static String usage(Path home, List<String> configFile) {
+        // The plugins are loaded only to list their keys: PF4J's account of that is noise here. slf4j-simple reads
+        // this when its first logger is made, which the help comes before.
+        if (System.getProperty(PF4J_LOG_LEVEL) == null) {
+            System.setProperty(PF4J_LOG_LEVEL, "warn");
+        }
         StringBuilder usage = new StringBuilder();
         usage.append("usage: bin/gateway [--config=FILE] [--KEY=VALUE ...]\n")
                 .append("       bin/gateway --version | --help\n\n")
                 .append("Runs kvgate with conf/gateway.conf (or FILE); each --KEY=VALUE overrides the file's KEY.\n")
-                .append("SIGHUP reloads the configuration; SIGINT and SIGTERM stop the gateway cleanly.\n\n")
-                .append("The gateway's own keys, with their defaults (backend plugins add <type>.<key> keys,\n")
-                .append("route nodes routes.<name>.<key>: see docs/configuration.md and docs/routes.md):\n\n");
-        for (Setting setting : Protocols.settings()) {
-            usage.append("  ").append(setting.key()).append(" = ")
-                    .append(setting.kind() == Setting.Kind.SECRET ? "(secret)" : setting.defaultValue()).append('\n');
-            wrap(usage, setting.description(), "      ", 110);
+                .append("SIGHUP reloads the configuration; SIGINT and SIGTERM stop the gateway cleanly.\n")
+                .append("The keys follow, grouped, at their defaults; docs/configuration.md describes them too.\n");
+        try (PluginCatalog plugins = PluginCatalog.load(helpPlugins(home, configFile))) {
+            usage.append(ConfigurationReference.help(SettingGroups.all(plugins), HELP_WIDTH));
+            usage.append("\nBackend instances: backends.<name>.type = <backend type>, then backends.<name>.<key> for "
+                    + "that type's keys.\nRoute nodes: routes.<name>.type = <node type>, then its keys as "
+                    + "routes.<name>.<key>:\n");
+            usage.append(ConfigurationReference.help(SettingGroups.routeNodes(plugins), HELP_WIDTH));
+        } catch (StartupException e) {
+            usage.append(ConfigurationReference.help(List.of(new SettingGroup("The gateway's own keys (the plugins "
+                    + "could not be loaded: " + e.getMessage() + ")", "", Protocols.settings())), HELP_WIDTH));
         }
         return usage.toString();
     }
 
-    /** Appends {@code text} in lines of at most {@code width} characters, each after {@code indent}. */
-    private static void wrap(StringBuilder out, String text, String indent, int width) {
-        StringBuilder line = new StringBuilder(indent);
-        for (String word : text.split(" ")) {
-            if (line.length() > indent.length() && line.length() + 1 + word.length() > width) {
-                out.append(line).append('\n');
-                line = new StringBuilder(indent);
-            }
-            if (line.length() > indent.length()) {
-                line.append(' ');
-            }
-            line.append(word);
+    /** The plugin directories the configuration names, or the shipped one when it cannot be read. */
+    private static List<Path> helpPlugins(Path home, List<String> configFile) {
+        try {
+            Configuration configuration = Configuration.load(home.resolve("conf").resolve("gateway.conf"),
+                    configFile);
+            return Gateway.pluginDirectories(configuration.resolve(GatewaySettings.ALL), home);
+        } catch (ConfigurationException e) {
+            return List.of(home.resolve("plugins"));
         }
-        out.append(line).append('\n');
     }
 
     /**

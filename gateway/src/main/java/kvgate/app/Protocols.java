@@ -28,8 +28,8 @@ public final class Protocols {
     }
 
     /**
-     * Every key of the gateway's own, as docs/configuration.md lists them: the gateway's, the collections', each protocol's and
-     * the counter store's (backend plugins and route nodes declare theirs).
+     * Every key of the gateway's own: the gateway's, the collections', each protocol's and the counter store's
+     * (backend plugins and route nodes declare theirs; {@link SettingGroups} arranges them all for the reference).
      */
     public static List<Setting> settings() {
         List<Setting> all = new ArrayList<>(GatewaySettings.ALL);

@@ -18,14 +18,15 @@ public final class CollectionsSettings {
     /** These keys, in the order docs/configuration.md lists them. */
     public static final List<Setting> ALL = List.of(
             Setting.text(BUCKETS, "default",
-                    "comma-separated bucket names for SelectBucket, each with its own collections manifest; "
-                            + "connections use 'default' before selecting one when it is listed"),
-            Setting.integer(MAX_SCOPES, 1000, 1, 1_000_000, "most scopes a bucket's manifest may define"),
+                    "comma-separated bucket names that SelectBucket (0x89) accepts, each with its own collections "
+                    + "manifest; a connection uses `default` until it selects one, when `default` is listed"),
+            Setting.integer(MAX_SCOPES, 1000, 1, 1_000_000, "most scopes a bucket's manifest may define (more: "
+                    + "0x0004)"),
             Setting.integer(MAX_COLLECTIONS, 1000, 1, 1_000_000,
-                    "most collections, over all scopes, a bucket's manifest may define"),
+                    "most collections over all scopes of a bucket's manifest (more: 0x0004)"),
             Setting.integer(REFRESH_MS, 1000, 10, 3_600_000,
-                    "a manifest set through another gateway on the same backend is in force here within this "
-                            + "many milliseconds"));
+                    "a manifest set through another gateway on the same backend is in force here within this many "
+                    + "milliseconds"));
 
     private static final Pattern BUCKET_NAME = Pattern.compile("[A-Za-z0-9_.%-]{1,100}");
 

@@ -34,7 +34,7 @@ public final class CounterProtocol implements Protocol {
                 "the counter protocol (the yrmcds counter extension)", false, 11215));
         settings.add(
                 Setting.integer(MAX_CONNECTIONS, 0, 0, 1_000_000,
-                        "counter protocol connections held at once; more are closed at once (0: no limit)"));
+                        "counter connections held at once; more are closed at once (0: no limit)"));
         return settings;
     }
 

@@ -19,18 +19,19 @@ public final class CounterStoreSettings {
     /** These keys, in the order docs/configuration.md lists them. */
     public static final List<Setting> ALL = List.of(
             Setting.text(STORE, MEMORY,
-                    "where counters live: memory (this process, not persisted, as in the reference), or the type "
-                            + "of a backend plugin that keeps counters (Capability.COUNTERS)"),
+                    "where counters live: `memory` (this process, not persisted, as in the reference) or the type of "
+                    + "a backend plugin that keeps counters (`Capability.COUNTERS`)"),
             Setting.integer(BUCKETS, 1_000_000, 1, Integer.MAX_VALUE,
                     "expected number of counters (sizes the counter table)"),
             Setting.integer(STATS_INTERVAL, 86_400, 10, 86_400 * 366,
-                    "seconds of the interval over which dump reports each counter's maximum consumption; "
-                            + "also accepted as counter.stat_interval"),
+                    "the interval, in seconds aligned to the epoch, over which Dump reports each counter's maximum; "
+                    + "`counter.stat_interval` (the reference server's spelling) is accepted too"),
             Setting.integer(LEASE_MS, 60_000, 300, 86_400_000,
-                    "with a shared counter store, a gateway renews its connections' acquisitions every third of "
-                            + "this; those of a gateway that died without closing its connections are released this "
-                            + "many milliseconds after its last renewal; keep it well above the time the store "
-                            + "takes to fail over, or every holding is given back during one"));
+                    "with a shared counter store (`counter.store = redis`): a gateway renews its connections' "
+                    + "acquisitions every third of this; a gateway that died without closing its connections has its "
+                    + "acquisitions released this many milliseconds after its last renewal. Keep it well above the "
+                    + "time the store takes to fail over (a Redis Cluster's `cluster-node-timeout`, 15 s by default, "
+                    + "plus the election), or a failover gives back every holding"));
 
     /**
      * The reference counter server's own sample configuration says {@code counter.stat_interval} where its document

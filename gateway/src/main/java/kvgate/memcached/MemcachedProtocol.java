@@ -79,41 +79,45 @@ public final class MemcachedProtocol implements Protocol {
 
     @Override
     public List<Setting> settings() {
-        List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the memcached protocols (binary, and text unless memcached.text is off)",
+        List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the memcached protocols",
                 true, 11211));
         settings.addAll(List.of(
                 Setting.bool(TEXT, true, "serve memcached's text protocol on the memcached listeners beside the "
                         + "binary one, as memcached does: a connection's first byte decides (0x80 binary, anything "
-                        + "else text)"),
+                        + "else text); off: binary only, and a text line gets a binary error (see "
+                        + "[docs/memcached-text.md](memcached-text.md))"),
                 Setting.size(MAX_FRAME, "32m", 4096, 1L << 31,
-                        "a request body longer than this closes the connection after a 'too large' reply; bodies "
-                                + "between max_item_size and this are skipped and answered 'too large'"),
+                        "a request body longer than this gets \"too large\" and the connection is closed"),
                 Setting.text(SASL_PWDB, "",
-                        "password file (a line user:password each) of the users who may authenticate with SASL; "
-                                + "when set, a connection must authenticate before anything else (empty: no "
-                                + "authentication required)"),
-                Setting.choice(CERT_USER, "none", "the field of a client certificate (verified through "
-                        + "tls.client_ca) that names the user a TLS connection logs in as, without SASL, as Couchbase "
-                        + "maps certificates: none, subject.cn, san.uri, san.email or san.dnsname; the user must be "
-                        + "in memcached.sasl_pwdb, else the connection is closed",
+                        "password file of the users who may authenticate (a line `user:password` each, as "
+                        + "memcached's `MEMCACHED_SASL_PWDB`); when set, a connection must authenticate before "
+                        + "anything but the handshake (see [Authentication](memcached.md#authentication-sasl)); "
+                        + "empty: no authentication required"),
+                Setting.choice(CERT_USER, "none", "the field of a verified client certificate that names the user a "
+                        + "TLS connection logs in as, without SASL, as Couchbase maps certificates: `none`, "
+                        + "`subject.cn`, `san.uri`, `san.email` or `san.dnsname`; the user must be in "
+                        + "`memcached.sasl_pwdb`, else the connection is closed (see [Client certificates as "
+                        + "logins](memcached.md#client-certificates-as-logins))",
                         Stream.concat(Stream.of("none"), CertificateUsers.FIELDS.stream()).toArray(String[]::new)),
-                Setting.text(CERT_USER_PREFIX, "", "with memcached.cert_user: the first value of the field that "
+                Setting.text(CERT_USER_PREFIX, "", "with `memcached.cert_user`: the first value of the field that "
                         + "starts with this is taken, without it (empty: the first value)"),
-                Setting.text(CERT_USER_DELIMITERS, "", "with memcached.cert_user: characters that end the user "
-                        + "name within the value (empty: the whole value)"),
+                Setting.text(CERT_USER_DELIMITERS, "", "with `memcached.cert_user`: characters that end the user "
+                        + "name within the value (empty: the whole rest)"),
                 Setting.bool(MGMT_ENABLE, false,
                         "serve the little of a Couchbase node's management (HTTP) port that an SDK's "
-                                + "waitUntilReady asks (GET /pools/default/buckets/<bucket>), on memcached.mgmt_port"),
+                        + "`waitUntilReady` asks, `GET /pools/default/buckets/<bucket>`, on `memcached.mgmt_port` "
+                        + "(see [Couchbase SDKs](memcached.md#couchbase-sdks))"),
                 Setting.text(MGMT_BIND, "",
-                        "address of the management listener (empty: memcached.bind, as clients reach it at the "
-                                + "host they reach the memcached port at)"),
+                        "address of the management listener; empty: `memcached.bind`'s, as a client reaches the "
+                        + "management port at the host it reached the memcached port at"),
                 Setting.integer(MGMT_PORT, 8091, 1, 65535,
-                        "the management (HTTP) port the cluster map given to Couchbase clients names: the one their "
-                                + "connection string gives for this gateway (Couchbase's 8091 unless it says "
-                                + "otherwise); the management listener's port when memcached.mgmt_enable is on"),
+                        "the management (HTTP) port named in the cluster map given to Couchbase clients: the one "
+                        + "their connection string gives for this gateway (Couchbase's 8091 unless it says "
+                        + "otherwise); the management listener's port when `memcached.mgmt_enable` is on, else "
+                        + "nothing listens there"),
                 Setting.integer(ADVERTISED_PORT, 0, 0, 65535,
-                        "the memcached port the cluster map given to Couchbase clients names, where clients reach "
-                                + "the gateway through a port mapping (0: the port the client reached)")));
+                        "the memcached port that cluster map names, where clients reach the gateway through a port "
+                        + "mapping (NAT, a container's published port); 0: the port the client reached")));
         return settings;
     }
 

@@ -40,30 +40,33 @@ public final class MpdbProtocol implements Protocol {
                 7000));
         settings.addAll(List.of(
                 Setting.text(NAMESPACE_PREFIX, "mpdb:",
-                        "MPDB collection c lives in namespace <prefix>c, node n's private bucket in "
-                                + "<prefix>node:n; empty: collection 'default' is the memcached default namespace"),
+                        "collection `c` lives in namespace `<prefix>c`, node `n`'s private bucket in "
+                        + "`<prefix>node:n`; empty: collection `default` is plain memcached clients' namespace"),
                 Setting.integer(SERVER_TIMEOUT_MS, 3000, 1, 3_600_000,
-                        "how long a missing echo tag holds up the ones after it, in milliseconds; also accepted "
-                                + "as mpdb.server_timeout"),
+                        "how long a missing echo tag holds up the requests after it (the document's server timeout); "
+                        + "also accepted as `mpdb.server_timeout`"),
                 Setting.integer(WINDOW, 10, 1, 10_000,
-                        "echo tags buffered ahead of the last one run (later ones are dropped), and replies kept "
-                                + "for resends"),
+                        "echo tags buffered ahead of the last one run (later ones are dropped), and replies kept to "
+                        + "answer resends"),
                 Setting.size(MAX_DATAGRAM, "65507", 512, 65507,
-                        "longest request datagram taken and reply sent; longer requests get an error reply"),
+                        "longest request datagram taken and reply sent; a longer request gets an error reply when "
+                        + "its echo can be read"),
                 Setting.integer(CLIENT_EXPIRY_S, 120, 1, 86_400 * 7,
-                        "forget a client's ordering state after this many seconds without a datagram from it that "
-                                + "was run or answered"),
+                        "a client's ordering state is forgotten after this many seconds without a datagram from it "
+                        + "that was run or answered"),
                 Setting.size(CLIENT_MEMORY, "64m", 64 << 10, 1L << 30,
-                        "memory all clients' ordering state may take (buffered requests, cached replies); the "
-                                + "least used clients are forgotten beyond it"),
+                        "memory all clients' ordering state may take (buffered requests, cached replies); the least "
+                        + "used clients are forgotten beyond it"),
                 Setting.integer(REPLY_RATIO, 10, 0, 100_000,
-                        "reply bytes a source address earns for each byte it sends, so that a request with a "
-                                + "forged source cannot make the gateway send its victim much more than it was sent"),
+                        "reply bytes a source address earns for each byte it sends (see "
+                        + "[Reflection](mpdb.md#reflection))"),
                 Setting.size(REPLY_RATE, "64k", 0, 1L << 30,
                         "reply bytes a second each source address earns whatever it sends"),
                 Setting.size(REPLY_BURST, "256k", 512, 1L << 30,
-                        "most reply bytes a source address may have in hand, and what a new one starts with; "
-                                + "replies beyond a source's bytes are not sent (its client resends the request)")));
+                        "most reply bytes a source address may have in hand, and what a new one starts with; a reply "
+                        + "beyond a source's bytes is not sent, counted as "
+                        + "`kvgate_datagrams_dropped_total{reason=\"reply_budget\"}` (its client resends the "
+                        + "request)")));
         return settings;
     }
 

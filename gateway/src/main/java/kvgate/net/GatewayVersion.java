@@ -4,22 +4,30 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** The gateway's release version, from the build. */
+/** The gateway's release version, and the commit it was built from, from the build. */
 public final class GatewayVersion {
-    public static final String VERSION = read();
+    private static final Properties BUILT = read();
+    public static final String VERSION = BUILT.getProperty("version", "unknown");
+    /** The abbreviated commit the build was made from; "unknown" for a build outside a git work tree. */
+    public static final String BUILD = known(BUILT.getProperty("build", ""));
 
     private GatewayVersion() {
     }
 
-    private static String read() {
+    private static Properties read() {
+        Properties properties = new Properties();
         try (InputStream in = GatewayVersion.class.getResourceAsStream("/kvgate/version.properties")) {
-            Properties properties = new Properties();
             if (in != null) {
                 properties.load(in);
             }
-            return properties.getProperty("version", "unknown");
         } catch (IOException e) {
-            return "unknown";
+            // the defaults say unknown
         }
+        return properties;
+    }
+
+    /** A value the build filled in, or "unknown" where it left its placeholder. */
+    private static String known(String value) {
+        return value.isEmpty() || value.startsWith("${") ? "unknown" : value;
     }
 }

@@ -21,8 +21,9 @@ public final class ListenerSettings {
     public static List<Setting> stream(String protocol, String served, boolean enabled, int port) {
         return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
                 GatewaySettings.allow(protocol, "connect"), GatewaySettings.tls(protocol),
-                Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) " + served
-                        + " is served on too, for clients on this host, as memcached's -s (empty: none)"));
+                Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) to serve "
+                        + served + " on as well, for clients on this host, as memcached's `-s` (empty: none); see "
+                        + "[Unix domain sockets](#unix-domain-sockets)"));
     }
 
     /** A datagram protocol's: served on UDP. */
@@ -36,8 +37,9 @@ public final class ListenerSettings {
     }
 
     private static Setting bind(String protocol) {
-        return Setting.text(protocol + ".bind", "0.0.0.0", "address the " + protocol + " listener binds to; 0.0.0.0 "
-                + "takes IPv4 and, where the host has it, IPv6");
+        return Setting.text(protocol + ".bind", "0.0.0.0", "address of the " + protocol + " listener; `0.0.0.0` "
+                + "takes IPv4 and, where the host has it, IPv6 (one dual-stack socket); opened beyond loopback, it "
+                + "takes the networks of `" + GatewaySettings.allowKey(protocol) + "`");
     }
 
     private static Setting port(String protocol, String served, int port) {

@@ -43,13 +43,15 @@ public final class ListenerTls {
 
     /** The shared block's settings. */
     public static final List<Setting> SETTINGS = List.of(
-            Setting.text(CERT, "", "the certificate chain (PEM) the TLS listeners present, leaf first"),
-            Setting.text(KEY, "", "its private key (PEM, PKCS#8 or PKCS#1), readable by this user alone"),
-            Setting.text(CLIENT_CA, "", "CA certificates (PEM) that client certificates must chain to; with "
-                    + "tls.client_auth, the clients are authenticated by their certificates (mutual TLS)"),
-            Setting.choice(CLIENT_AUTH, "none", "whether a TLS client must present a certificate signed by "
-                    + "tls.client_ca: none, optional (checked when given) or require", "none", "optional", "require"),
-            Setting.text(PROTOCOLS, "TLSv1.3,TLSv1.2", "TLS versions offered, comma-separated"),
+            Setting.text(CERT, "", "the certificate chain (PEM, leaf first) that every listener with "
+                    + "`<listener>.tls` on presents; read again by a reload"),
+            Setting.text(KEY, "", "its private key (PEM, PKCS#8 or PKCS#1); a key other users may read or change "
+                    + "stops the start (`chmod 600`)"),
+            Setting.text(CLIENT_CA, "", "CA certificates (PEM) that client certificates must chain to (mutual TLS)"),
+            Setting.choice(CLIENT_AUTH, "none", "whether TLS clients must present a certificate signed by "
+                    + "`tls.client_ca`: `none`, `optional` (checked when given) or `require`",
+                    "none", "optional", "require"),
+            Setting.text(PROTOCOLS, "TLSv1.3,TLSv1.2", "TLS versions offered"),
             Setting.text(CIPHERS, "", "TLS 1.2 cipher suites offered, comma-separated (empty: the provider's "
                     + "defaults, which leave out the weak ones)"));
 

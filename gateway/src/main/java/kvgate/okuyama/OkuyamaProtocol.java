@@ -42,27 +42,29 @@ public final class OkuyamaProtocol implements Protocol {
                 8888));
         settings.addAll(List.of(
                 Setting.text(NAMESPACE, "default",
-                        "the namespace okuyama keys, tags and the search index live in; the default is the one "
-                                + "memcached clients without collections use, so both see the same items"),
+                        "where okuyama keys, tags and the search index live; `default` is plain memcached clients' "
+                        + "namespace, so both protocols see the same items"),
                 Setting.size(MAX_LINE, "4m", 1024, 1L << 30,
-                        "longest request line; a longer one is dropped as it arrives and answered with the "
-                                + "method's length error"),
-                Setting.size(MAX_VALUE, "1536k", 1, 1_572_864, "the largest value okuyama clients may store, "
-                        + "which initClient announces: the reference's 1,572,864 bytes by default; a value over it, "
-                        + "or over max_item_size, is answered 'Value Length Error'"),
-                Setting.bool(TRANSACTIONS, false, "okuyama's TransactionMode: startTransaction hands out "
-                        + "transaction codes, lockData and releaseLockData lock and unlock keys, and okuyama writes "
-                        + "of a key another transaction locked wait for the lock to go; off (the reference's "
-                        + "default), they answer as okuyama without it"),
-                Setting.integer(LOCK_WAIT, 10, 0, 3600, "the longest lockData waits for a lock, and an okuyama "
-                        + "write for another transaction's lock to go, in seconds (the reference's writes wait "
-                        + "without end); past it the write answers an error"),
+                        "longest request line; a longer one is dropped as it arrives and answered with the method's "
+                        + "length error"),
+                Setting.size(MAX_VALUE, "1536k", 1, 1_572_864, "the largest value okuyama clients may store, which "
+                        + "initClient (0) announces: the reference's 1,572,864 bytes by default (and at most); a "
+                        + "value over it, or over `max_item_size`, is answered `Value Length Error`"),
+                Setting.bool(TRANSACTIONS, false, "okuyama's TransactionMode: startTransaction (37) hands out "
+                        + "transaction codes, lockData (30) and releaseLockData (31) lock and unlock keys, and "
+                        + "okuyama writes of a key another transaction locked wait for the lock to go; off (the "
+                        + "reference's default), they answer as okuyama without it (see [Transactions and "
+                        + "locks](okuyama.md#transactions-and-locks))"),
+                Setting.integer(LOCK_WAIT, 10, 0, 3600, "the longest lockData waits for a lock, and an okuyama write "
+                        + "for another transaction's lock to go, in seconds; past it the write answers an error (the "
+                        + "reference's writes wait without end)"),
                 Setting.integer(EXPORT_LIMIT, 100_000, 1, Integer.MAX_VALUE, "the most items UtilClient's data "
                         + "export (101) and key list (103) give, as they are read whole into memory; a keyspace "
-                        + "holding more answers an error"),
-                Setting.bool(SCRIPTS, false, "run the JavaScript of getValueScript and getValueScriptForUpdate "
-                        + "(8, 9) on values, sandboxed (no Java classes, no I/O, no regular expressions, a time "
-                        + "and an allocation limit); off, they answer an error"),
+                        + "holding more answers an error line before the closing `-1`"),
+                Setting.bool(SCRIPTS, false, "run the JavaScript of getValueScript and getValueScriptForUpdate (8, "
+                        + "9) on values, sandboxed (no Java classes, no I/O, no regular expressions, a time and an "
+                        + "allocation limit); off, they answer an error (see [Value "
+                        + "scripts](okuyama.md#value-scripts))"),
                 Setting.integer(SCRIPT_TIMEOUT, 1000, 10, 60_000, "the longest one value script runs, in "
                         + "milliseconds"),
                 Setting.size(SCRIPT_MEMORY, "64m", 1 << 20, 1L << 34, "the most one value script may allocate "

@@ -1,12 +1,17 @@
 package kvgate.config;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import kvgate.app.Protocols;
+import kvgate.app.SettingGroups;
 import kvgate.plugins.PluginCatalog;
 import kvgate.route.RouteTree;
 import kvgate.spi.RouteFactory;
@@ -14,23 +19,56 @@ import kvgate.spi.Setting;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Test;
 
-/** Every configuration key, the gateway's and the shipped plugins', is documented in docs/configuration.md and the conf. */
+/**
+ * The configuration reference is the settings' declarations: docs/configuration.md's tables and the shipped
+ * conf/gateway.conf are what {@link ConfigurationReference} writes from them, every key in exactly one group; and
+ * every route node type is documented in docs/routes.md. Run with {@code -Dkvgate.regenerate=true} (for example
+ * {@code bin/test --fast -pl spi,gateway -Dtest=DocumentedSettingsTest -Dkvgate.regenerate=true}) to write the two
+ * files anew from the declarations.
+ */
 class DocumentedSettingsTest {
+    private static final boolean REGENERATE = Boolean.getBoolean("kvgate.regenerate");
 
     @Test
-    void everyKeyIsInTheReadmeTableAndTheShippedConfiguration() throws Exception {
-        List<Setting> all = new ArrayList<>(Protocols.settings());
+    void theReferenceAndTheShippedConfigurationAreWrittenFromTheDeclarations() throws Exception {
+        Path page = Path.of(System.getProperty("kvgate.test.docs"), "configuration.md");
+        Path conf = Path.of(System.getProperty("kvgate.test.conf"));
         try (PluginCatalog plugins = PluginCatalog.load(List.of(TestGateway.pluginsDirectory()))) {
+            List<SettingGroup> groups = SettingGroups.all(plugins);
+            List<String> grouped = groups.stream().flatMap(group -> group.settings().stream()).map(Setting::key)
+                    .toList();
+            Set<String> declared = new TreeSet<>();
+            Protocols.settings().forEach(setting -> declared.add(setting.key()));
             plugins.backends().forEach((type, found) -> found.extension().settings()
-                    .forEach(setting -> all.add(setting.withKey(type + "." + setting.key()))));
+                    .forEach(setting -> declared.add(type + "." + setting.key())));
+            assertEquals(declared, new TreeSet<>(grouped), "every key in a group");
+            assertEquals(grouped.size(), new HashSet<>(grouped).size(), "no key in two groups: " + grouped);
+            assertTrue(declared.containsAll(SettingGroups.SHIPPED.keySet()), "shipped values of declared keys");
+
+            String text = Files.readString(page);
+            int begin = text.indexOf(ConfigurationReference.TABLES_BEGIN);
+            int end = text.indexOf(ConfigurationReference.TABLES_END);
+            assertTrue(begin >= 0 && end > begin, "docs/configuration.md marks where its tables go");
+            String tables = ConfigurationReference.tables(groups, SettingGroups.SHIPPED);
+            String written = text.substring(0, begin) + tables
+                    + text.substring(end + ConfigurationReference.TABLES_END.length() + 1);
+            String shipped = ConfigurationReference.configurationFile(groups, SettingGroups.SHIPPED);
+            if (REGENERATE) {
+                Files.writeString(page, written);
+                Files.writeString(conf, shipped);
+            }
+            assertEquals(written, Files.readString(page), "docs/configuration.md is stale: " + HOW);
+            assertEquals(shipped, Files.readString(conf), "conf/gateway.conf is stale: " + HOW);
         }
-        String page = Files.readString(Path.of(System.getProperty("kvgate.test.docs"), "configuration.md"));
-        String conf = Files.readString(Path.of(System.getProperty("kvgate.test.conf")));
-        for (Setting setting : all) {
-            String row = "| `" + setting.key() + "` | ";
-            assertTrue(page.contains(row), "docs/configuration.md lacks a table row for " + setting.key());
-            assertTrue(conf.contains("\n" + setting.key() + " ="), "conf/gateway.conf lacks " + setting.key());
-        }
+    }
+
+    private static final String HOW = "run bin/test --fast -pl spi,gateway -Dtest=DocumentedSettingsTest "
+            + "-Dkvgate.regenerate=true to write it from the settings' declarations";
+
+    @Test
+    void theShippedConfigurationStartsWithItsValues() throws Exception {
+        Configuration shipped = Configuration.load(Path.of(System.getProperty("kvgate.test.conf")), List.of());
+        SettingGroups.SHIPPED.forEach((key, value) -> assertEquals(value, shipped.get(key).orElseThrow(), key));
     }
 
     /**

@@ -24,6 +24,14 @@ public interface BackendFactory extends ExtensionPoint {
     List<Setting> settings();
 
     /**
+     * What the backend stores into, in a sentence of Markdown, as the configuration reference and
+     * {@code bin/gateway --help} introduce its settings (empty: nothing).
+     */
+    default String description() {
+        return "";
+    }
+
+    /**
      * Opens a backend instance. May block (to open files or connect); it runs before the gateway listens.
      *
      * @throws Exception when the backend cannot start; the gateway stops with the message, naming the plugin

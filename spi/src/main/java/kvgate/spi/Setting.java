@@ -11,7 +11,8 @@ import java.util.Optional;
  *
  * @param key the key, without any backend prefix
  * @param defaultValue the value when none is configured (always itself valid)
- * @param description one line for the documentation and error messages
+ * @param description what the key means, in Markdown (code marks and links to the docs pages): the configuration
+ *     reference, the shipped configuration's comments and {@code bin/gateway --help} are written from it
  * @param kind what sort of value
  * @param min smallest allowed number (for {@link Kind#INTEGER} and {@link Kind#SIZE})
  * @param max largest allowed number (for {@link Kind#INTEGER} and {@link Kind#SIZE})

@@ -19,24 +19,32 @@ public final class LocalBackendFactory implements BackendFactory {
     }
 
     @Override
+    public String description() {
+        return "The embedded durable store: items in one file (H2 MVStore) under `local.path`, "
+                + "or in memory only; see [The local store](local-store.md).";
+    }
+
+    @Override
     public List<Setting> settings() {
         return List.of(
                 Setting.text("path", "data",
-                        "directory of the store file (relative to the working directory), or :memory: to keep "
-                                + "everything in memory only"),
+                        "the local store's directory (relative to the working directory), or `:memory:`"),
                 Setting.integer("commit_interval_ms", 0, 0, 60_000,
-                        "0: every write is committed to the file before it is acknowledged (group commit); "
-                                + "N: writes are acknowledged at once and committed at most N ms later"),
+                        "0: each write is committed to the store file before it is acknowledged; N: acknowledged at "
+                        + "once, committed within N ms"),
                 Setting.bool("fsync", false,
-                        "also force each commit to the disk (survives power loss, not only a process crash); with "
-                                + "commit_interval_ms N, force the file every N ms"),
+                        "also force each commit to the disk (survives power loss, not only a crash); with "
+                        + "`commit_interval_ms` N, force the file every N ms"),
                 Setting.integer("purge_interval_ms", 10_000, 100, 3_600_000,
-                        "how often expired items are removed in the background"),
+                        "how often expired items are removed in the background; a pass reads the items of the parts "
+                        + "of the table that hold items with an expiry (none, where no item expires), paced to a "
+                        + "tenth of a core (a sleep after each 100 µs of work), and locks a part only where it saw an "
+                        + "expired item there, so that it never holds up the network threads on a small machine"),
                 Setting.integer("cache_mb", 64, 1, 1 << 20,
-                        "MVStore page cache for a file store, in MiB"),
+                        "page cache of the store file, in MiB"),
                 Setting.size("memory_limit", "0", 0, 1L << 50,
-                        "in memory: what the items may take before the least recently used are evicted (0: half "
-                                + "of the JVM's largest heap)"));
+                        "in memory (`:memory:`): what the items may take before the least recently used are evicted, "
+                        + "as memcached's `-m` (0: half of the JVM's largest heap)"));
     }
 
     @Override

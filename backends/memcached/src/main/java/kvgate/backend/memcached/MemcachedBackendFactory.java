@@ -20,33 +20,41 @@ public final class MemcachedBackendFactory implements BackendFactory {
     }
 
     @Override
+    public String description() {
+        return "A pool of real memcached servers, keys placed by ketama as libmemcached and "
+                + "twemproxy place them; see [The memcached backend](memcached-backend.md).";
+    }
+
+    @Override
     public List<Setting> settings() {
         return List.of(
                 Setting.text("servers", "127.0.0.1:11211",
-                        "comma-separated host:port[:weight][ name] of the memcached servers, or /path[:weight][ name] "
-                                + "for one on a Unix domain socket; keys are placed by ketama consistent hashing "
-                                + "(md5) as twemproxy places them, by name where given"),
+                        "the memcached backend's servers, `host:port[:weight][ name],...` (IPv6 hosts in brackets; "
+                        + "the name, as in twemproxy, is what ketama hashes), or `/path[:weight][ name]` for a "
+                        + "memcached on a Unix domain socket of this host"),
                 Setting.integer("timeout_ms", 1000, 1, 600_000,
-                        "a request without a reply within this many milliseconds fails with a temporary failure "
-                                + "and its connection is re-established"),
+                        "a request to a memcached server unanswered this long fails with a temporary failure, and "
+                        + "the connection is re-established"),
                 Setting.integer("failure_limit", 3, 1, 1_000_000,
                         "failures in a row (timeouts, refused or lost connections) that eject a server"),
                 Setting.integer("retry_ms", 1000, 10, 3_600_000,
-                        "an ejected server's requests fail at once; it is probed again after this many "
-                                + "milliseconds"),
+                        "an ejected server's requests fail at once; it is probed again after this long"),
                 Setting.text("sasl_user", "",
-                        "the user every connection authenticates as, for servers started with SASL (-S); empty: "
-                                + "the servers do not ask"),
-                Setting.secret("sasl_password", "that user's password"),
-                Setting.bool("server_tls", false, "speak TLS to every server reached over TCP (memcached -Z), "
-                        + "checking its certificate"),
-                Setting.text("server_ca", "", "CA certificates (PEM) the servers' certificates must chain to "
-                        + "(empty: the JVM's trusted CAs)"),
+                        "the user every connection authenticates as, for servers started with SASL (`-S`); empty: "
+                        + "the servers do not ask"),
+                Setting.secret("sasl_password", "that user's password (keep the configuration file readable by the "
+                        + "gateway's user alone)"),
+                Setting.bool("server_tls", false, "speak TLS to every server reached over TCP (memcached `-Z`), "
+                        + "checking its certificate; Unix-socket servers stay plain (see [TLS to the "
+                        + "servers](memcached-backend.md))"),
+                Setting.text("server_ca", "", "CA certificates (PEM) the servers' certificates must chain to (empty: "
+                        + "the JVM's trusted CAs)"),
                 Setting.bool("server_verify_host", true, "check that a server's certificate names the host or "
-                        + "address it is listed by in memcached.servers"),
-                Setting.text("server_cert", "", "a client certificate chain (PEM) to present to servers that "
-                        + "require one (ssl_verify_mode=2), with memcached.server_key"),
-                Setting.text("server_key", "", "its private key (PEM), readable by this user alone"));
+                        + "address it is listed by in `memcached.servers`"),
+                Setting.text("server_cert", "", "a client certificate chain (PEM) presented to servers that require "
+                        + "one (`ssl_verify_mode=2`), with `memcached.server_key`"),
+                Setting.text("server_key", "", "its private key (PEM); a key other users may read stops the start "
+                        + "(`chmod 600`)"));
     }
 
     @Override

@@ -23,33 +23,43 @@ public final class OkuyamaBackendFactory implements BackendFactory {
     }
 
     @Override
+    public String description() {
+        return "A running okuyama cluster, reached through its MasterNodes and listed through "
+                + "its DataNodes' exports, most often the old store of a migration; see [The okuyama "
+                + "backend](okuyama-backend.md).";
+    }
+
+    @Override
     public List<Setting> settings() {
         return List.of(
                 Setting.text("masters", "127.0.0.1:8888",
-                        "comma-separated host:port of the cluster's MasterNodes; each event loop prefers one and "
-                                + "moves to the next while it is down"),
+                        "the okuyama backend's MasterNodes, `host:port,...` (IPv6 hosts in brackets); each network "
+                        + "thread prefers one and moves to the next while it is down (see [The okuyama "
+                        + "backend](okuyama-backend.md))"),
                 Setting.text("datanodes", "",
-                        "comma-separated host:port of the main DataNodes, whose exports list the cluster's items, "
-                                + "each optionally followed by its sub and third DataNodes joined with | (read when "
-                                + "it cannot be); empty: the cluster is not listed"),
+                        "the main DataNodes whose data exports list the cluster's items, `host:port,...`, each "
+                        + "optionally followed by its sub and third DataNodes joined with `|` "
+                        + "(`h1:5553|h1s:6553,h2:5554`), read in its place when it cannot be; empty: the cluster is "
+                        + "not listed (no backfill from it, no flush)"),
                 Setting.text("cluster_namespace", "default",
                         "the gateway namespace whose keys are the cluster's own keys, as okuyama's clients see them "
-                                + "(the okuyama port's okuyama.namespace); other namespaces are stored behind their "
-                                + "name"),
+                        + "(keep it equal to `okuyama.namespace`); other namespaces are stored behind their name, "
+                        + "with flags and expiry"),
                 Setting.text("isolation_prefix", "",
-                        "the five characters of the MasterNodes' IsolationPrefix, when they isolate this tenant: "
-                                + "the DataNodes' exports are read for keys behind it alone"),
+                        "the five characters of the MasterNodes' `IsolationPrefix` when they isolate this tenant: "
+                        + "the exports are read for keys behind it alone"),
                 Setting.integer("connections", 4, 1, 64,
                         "connections to each MasterNode per network thread; each carries one request at a time, as "
-                                + "okuyama's own clients do"),
+                        + "okuyama's own clients do (a MasterNode delays a second reply on a connection until the "
+                        + "first is acknowledged)"),
                 Setting.integer("timeout_ms", 1000, 1, 600_000,
-                        "a request without a reply within this many milliseconds fails with a temporary failure "
-                                + "and its connection is re-established"),
+                        "a request to a MasterNode unanswered this long fails with a temporary failure, and the "
+                        + "connection is re-established"),
                 Setting.integer("failure_limit", 3, 1, 1_000_000,
                         "failures in a row (timeouts, refused or lost connections) that eject a MasterNode"),
                 Setting.integer("retry_ms", 1000, 10, 3_600_000,
                         "an ejected MasterNode's requests go to the next one at once; it is probed again after this "
-                                + "many milliseconds"));
+                        + "long"));
     }
 
     @Override

@@ -21,36 +21,43 @@ public final class RedisBackendFactory implements BackendFactory {
     }
 
     @Override
+    public String description() {
+        return "A Redis server or a Redis Cluster, which many gateways can share; see [The Redis "
+                + "backend](redis-backend.md).";
+    }
+
+    @Override
     public List<Setting> settings() {
         return List.of(
                 Setting.text("uri", "",
-                        "a standalone Redis server, redis://[password@]host:port[/database] (rediss:// for TLS), "
-                                + "or redis-socket:///path[?database=N] on a Unix domain socket; set this or "
-                                + "redis.cluster, not both"),
+                        "the Redis backend's standalone server, `redis://[password@]host:port[/database]` "
+                        + "(`rediss://` for TLS), or `redis-socket:///path[?database=N]` on a Unix domain socket of "
+                        + "this host; set this or `redis.cluster`"),
                 Setting.text("cluster", "",
-                        "the seed nodes of a Redis Cluster, host:port,...; the topology is learnt from them and "
-                                + "followed through failovers"),
+                        "the seed nodes of a Redis Cluster, `host:port,...`; the topology is learnt from them and "
+                        + "followed through failovers"),
                 Setting.integer("timeout_ms", 1000, 1, 600_000,
-                        "a command without a reply within this many milliseconds fails: a temporary failure for a "
-                                + "read, a backend error for a change (whose outcome is then unknown); "
-                                + "also the connect timeout"),
+                        "a Redis command unanswered this long fails: a temporary failure for a read, a backend error "
+                        + "for a change (whose outcome is then unknown); also the connect timeout"),
                 Setting.integer("migration_wait_ms", 1000, 0, 600_000,
-                        "an item's write or a counter's operation that a cluster refuses with TRYAGAIN while its "
-                                + "slot migrates is tried again for up to this many milliseconds, in its client's "
-                                + "order, before it fails with a temporary failure (0: at once)"),
+                        "how long an item's write or a counter's operation that a cluster refuses with `TRYAGAIN` "
+                        + "(its slot is migrating) is tried again, in its client's order, before it fails with a "
+                        + "temporary failure; 0: at once (see [Resharding](redis-backend.md#the-redis-backend))"),
                 Setting.integer("topology_refresh_ms", 10_000, 100, 3_600_000,
-                        "a cluster's topology is read again this often, besides at once on MOVED, ASK and "
-                                + "reconnections"),
-                Setting.choice("layout", "gateway", "how items are kept: gateway (the gateway's own layout: flags, "
-                        + "CAS, namespaces, tags, counters, shared by every gateway) or plain (a Redis an application "
-                        + "filled itself: its string keys as the default namespace's items, without flags or CAS; "
-                        + "for a warm-up node's old store)", "gateway", "plain"),
+                        "how often a cluster's topology is read again, besides at once on MOVED, ASK and "
+                        + "reconnections"),
+                Setting.choice("layout", "gateway", "how items are kept: `gateway` (the gateway's own layout: flags, "
+                        + "CAS, namespaces, tags, counters, shared by every gateway) or `plain` (a Redis an "
+                        + "application filled itself: its string keys as the default namespace's items, without flags "
+                        + "or CAS, for a warm-up node's `old`; see [The plain "
+                        + "layout](redis-backend.md#the-plain-layout-an-applications-own-redis))", "gateway", "plain"),
                 Setting.integer("failure_limit", 3, 1, 1_000_000,
-                        "requests in a row a server (a cluster node) leaves unanswered (timeouts, lost or refused "
-                                + "connections) before its keys' requests fail at once with a temporary failure"),
+                        "requests in a row a Redis server (a cluster master) leaves unanswered (timeouts, lost or "
+                        + "refused connections) before its keys' requests fail at once with a temporary failure (see "
+                        + "[Failing fast](redis-backend.md))"),
                 Setting.integer("retry_ms", 1000, 10, 3_600_000,
-                        "while a server's requests fail at once, it is sent a PING this often; its answer ends "
-                                + "the failing fast"));
+                        "while a server's requests fail at once, it is sent a `PING` this often; its answer ends the "
+                        + "failing fast"));
     }
 
     @Override

@@ -21,6 +21,13 @@ public final class ExampleBackendFactory implements BackendFactory {
         return "example";
     }
 
+    /** What the configuration reference and {@code bin/gateway --help} say of it, above its settings. */
+    @Override
+    public String description() {
+        return "An example to start a backend plugin from: items in a map in memory; see "
+                + "[Writing a plugin](plugins.md).";
+    }
+
     /**
      * The settings this backend reads, configured as {@code example.<key>}. The gateway checks every configured
      * value against these declarations (and refuses keys nobody declared) before {@link #open} runs, so
