@@ -1,0 +1,18 @@
+package kvgate.load.bench;
+
+/**
+ * Part 3: one open-loop run at half of a gateway's peak, of that gateway or of memcached beside it.
+ *
+ * @param reference the gateway whose peak set the rate
+ * @param target the reference or memcached
+ * @param rate requests a second asked
+ * @param crawls how many of memcached's LRU crawls started about the run's measured period; null when unknown
+ */
+public record HalfRow(String reference, String target, long rate, int connections, int depth, int round,
+                      LoadFigures figures, Long crawls) {
+
+    /** Whether either run of a round with this p99.9 had a stall: 20 ms or more. */
+    public static boolean stalled(long p999Us) {
+        return p999Us >= 20_000;
+    }
+}
