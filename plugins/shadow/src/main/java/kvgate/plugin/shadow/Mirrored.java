@@ -14,7 +14,7 @@ final class Mirrored {
     private final CompletionStage<Result> answer;
     private final CompletableFuture<Void> place = new CompletableFuture<>();
     /** A read's place in its key's order ({@link ReadOrder}); null for anything else. Set once, before it is sent. */
-    private ReadOrder.Ticket ticket;
+    private volatile ReadOrder.Ticket ticket;
     /** A write's (or a flush's) number in the order of its key (or namespace) ({@link ReadOrder}). */
     private long number;
 

@@ -24,8 +24,9 @@ import kvgate.spi.Operation;
  * cannot reach the shadow first: otherwise a shadow slower than the client's pace would answer the read with a value
  * the primary had not yet been given, the comparison would be lost to a race, and the held read, waiting for that
  * later write too, would never catch up. A lane is released in order as soon as its head may go, each run as one
- * list (a backend keeps a list's order for a key). A flush does not wait: what is held in its namespace is released
- * before it, in order, as the primary applied it before the flush.
+ * list (a backend keeps a list's order for a key), and what is picked of the key while a run is being sent waits
+ * until it has been ({@link #handedOn}). A flush does not wait: what is held in its namespace is released before it,
+ * in order, as the primary applied it before the flush.
  *
  * <p>What ordering cannot settle is a read that raced a write: one picked while a write of its key (or a flush of its
  * namespace) was still unanswered by the primary, or one whose key was written again (or namespace flushed) before
@@ -52,9 +53,14 @@ final class ReadOrder {
         int reads;
         /** Operations waiting to go, in the order picked: a read first, then whatever followed it. */
         final ArrayDeque<Mirrored> held = new ArrayDeque<>();
+        /**
+         * A thread has taken a run out of {@link #held} and not yet sent it: until it has ({@link #handedOn}), what
+         * is picked of the key waits too, and only that thread takes more, so that nothing overtakes the run.
+         */
+        boolean releasing;
 
         boolean unused() {
-            return atShadow.isEmpty() && atPrimary == 0 && reads == 0 && held.isEmpty();
+            return atShadow.isEmpty() && atPrimary == 0 && reads == 0 && held.isEmpty() && !releasing;
         }
 
         long oldestAtShadow() {
@@ -109,9 +115,11 @@ final class ReadOrder {
 
     /**
      * A flush of {@code flush}'s namespace without a delay was picked; {@link #flushAnswered}, {@link #flushDone}
-     * follow. Returns what was held in the namespace, in each key's order, to go to the shadow before the flush.
+     * follow. Returns what was held in the namespace, in each key's order, to go to the shadow before the flush (the
+     * caller then calls {@link #handedOn} for each of their keys); adds to {@code overtaken} what was held behind a
+     * run another thread is sending, which the flush will overtake.
      */
-    List<Mirrored> flushPicked(Mirrored flush) {
+    List<Mirrored> flushPicked(Mirrored flush, List<Mirrored> overtaken) {
         Space space = space(flush.operation().namespace());
         // Counted at the primary before it is numbered, and a read looks the other way round: a read that finds
         // this flush's number finds it at the primary too, so it counts as raced if it was not held behind it.
@@ -121,7 +129,14 @@ final class ReadOrder {
         List<Mirrored> released = new ArrayList<>();
         for (ItemKey key : space.holding) {
             keys.computeIfPresent(key, (k, state) -> {
-                released.addAll(state.held);
+                if (state.releasing) {
+                    // Another thread is sending a run of the key: what waits behind that run cannot go before this
+                    // flush without overtaking it, so the caller counts it as overtaken instead.
+                    overtaken.addAll(state.held);
+                } else {
+                    released.addAll(state.held);
+                    state.releasing = !state.held.isEmpty();
+                }
                 state.held.clear();
                 space.holding.remove(k);
                 return state.unused() ? null : state;
@@ -155,14 +170,16 @@ final class ReadOrder {
      */
     boolean writePicked(Mirrored write) {
         ItemKey key = ItemKey.of(write.operation());
+        Space space = space(key.namespace());
         boolean[] held = {false};
         keys.compute(key, (k, state) -> {
             Key counted = state == null ? new Key() : state;
             write.number(++counted.picked);
             counted.atShadow.add(write.number());
             counted.atPrimary++;
-            if (!counted.held.isEmpty()) {
+            if (!counted.held.isEmpty() || counted.releasing) {
                 counted.held.add(write);
+                space.holding.add(k); // a flush releases it, or leaves it as overtaken
                 held[0] = true;
             }
             return counted;
@@ -208,10 +225,12 @@ final class ReadOrder {
             counted.reads++;
             // Listed as holding before the flushes are looked at: a flush ending meanwhile then finds the key.
             space.holding.add(k);
-            boolean waits = !counted.held.isEmpty() || !counted.atShadow.isEmpty()
+            boolean waits = !counted.held.isEmpty() || counted.releasing || !counted.atShadow.isEmpty()
                     || space.oldestAtShadow() <= flushesBefore;
             ticket[0] = new Ticket(counted, counted.picked, flushesBefore, flushRaced || counted.atPrimary > 0,
                     waits);
+            // Set before the read is held: a release on another thread, in a later compute of the key, reads it.
+            read.ticket(ticket[0]);
             if (waits) {
                 counted.held.add(read);
             } else {
@@ -219,7 +238,6 @@ final class ReadOrder {
             }
             return counted;
         });
-        read.ticket(ticket[0]);
         return ticket[0];
     }
 
@@ -228,6 +246,10 @@ final class ReadOrder {
      * done at the shadow; a read that must still wait stops the run.
      */
     private static Key release(ItemKey key, Key state, Space space, List<Mirrored> released) {
+        if (state.releasing) {
+            return state; // the thread sending the key's run takes what may go next (handedOn)
+        }
+        int before = released.size();
         while (!state.held.isEmpty()) {
             Mirrored head = state.held.peek();
             Ticket ticket = head.ticket();
@@ -237,10 +259,25 @@ final class ReadOrder {
             }
             released.add(state.held.poll());
         }
+        state.releasing = released.size() > before;
         if (state.held.isEmpty()) {
             space.holding.remove(key);
         }
         return state.unused() ? null : state;
+    }
+
+    /**
+     * The run taken of {@code key} has been sent: returns what of the key may go next, to be sent in turn (and
+     * handed on again), or nothing, which ends the key's release.
+     */
+    List<Mirrored> handedOn(ItemKey key) {
+        Space space = space(key.namespace());
+        List<Mirrored> next = new ArrayList<>();
+        keys.computeIfPresent(key, (k, state) -> {
+            state.releasing = false;
+            return release(k, state, space, next);
+        });
+        return next;
     }
 
     /**

@@ -3,9 +3,11 @@ package kvgate.plugin.shadow;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -153,7 +155,14 @@ final class ShadowRoute implements Route {
             background.track(picked.place());
             if (flushesNow(picked.operation())) {
                 // What its namespace holds goes before it, as the primary applied it before the flush.
-                now = queued(order.flushPicked(picked), now);
+                List<Mirrored> overtaken = new ArrayList<>();
+                List<Mirrored> before = order.flushPicked(picked, overtaken);
+                if (!before.isEmpty()) {
+                    send(now);
+                    now = new ArrayList<>(operations.size() - i);
+                    sendReleased(before);
+                }
+                overtaken.forEach(this::drop);
                 dropWaitingBefore((Operation.Flush) picked.operation());
                 Namespace namespace = picked.operation().namespace();
                 picked.answer().whenComplete((result, error) -> order.flushAnswered(namespace));
@@ -239,8 +248,40 @@ final class ShadowRoute implements Route {
         List<Mirrored> released = ReadOrder.isWrite(picked.operation()) ? order.writeDone(picked)
                 : flushesNow(picked.operation()) ? order.flushDone(picked) : List.of();
         if (!released.isEmpty()) {
-            send(queued(released, new ArrayList<>(released.size())));
+            sendReleased(released);
         }
+    }
+
+    /**
+     * Sends operations released from the {@link ReadOrder}, then, key by key, what was picked of their keys while
+     * they were on the way ({@link ReadOrder#handedOn}), until nothing more may go.
+     */
+    private void sendReleased(List<Mirrored> released) {
+        List<Mirrored> run = released;
+        while (!run.isEmpty()) {
+            send(queued(run, new ArrayList<>(run.size())));
+            Set<ItemKey> keys = new LinkedHashSet<>();
+            run.forEach(picked -> keys.add(ItemKey.of(picked.operation())));
+            List<Mirrored> next = new ArrayList<>();
+            keys.forEach(key -> next.addAll(order.handedOn(key)));
+            run = next;
+        }
+    }
+
+    /**
+     * Drops an operation a flush overtook: held behind a run of its key that another thread is sending, it could
+     * reach the shadow only after the flush, which the primary applied after it. Counted as skipped; a write leaves
+     * the shadow behind on its item, as a skipped write does.
+     */
+    private void drop(Mirrored overtaken) {
+        skipped.increment();
+        Operation operation = overtaken.operation();
+        if (ReadOrder.isRead(operation)) {
+            order.readJudged(ItemKey.of(operation), overtaken.ticket());
+        } else {
+            behind.fellBehind(operation);
+        }
+        freePlace(overtaken);
     }
 
     /** A flush that empties its namespace at once: a write of every key in it, for {@link ReadOrder}. */
