@@ -37,7 +37,8 @@ public final class SettingGroups {
                 "One listener serves them all, as memcached does: a connection's first byte decides. See "
                         + "[memcached](memcached.md) and [the text and meta protocols](memcached-text.md)."},
             "counter", new String[] {"Counter protocol (the yrmcds counter extension)",
-                "Distributed resource counters; see [Counters](counter.md)."},
+                "Distributed resource counters; see [Counters](counter.md). Off by default, as in the extension's "
+                        + "document."},
             "okuyama", new String[] {"okuyama protocol",
                 "okuyama's text protocol, with tags, versions, search, lists and locks; see [okuyama](okuyama.md)."},
             "mpdb", new String[] {"MPDB: MsgPack maps over UDP",
@@ -66,7 +67,8 @@ public final class SettingGroups {
                 + "`bin/admin reload` (or SIGHUP) puts an edited tree in force.",
                 gateway(GatewaySettings.BACKEND, GatewaySettings.ROUTE, GatewaySettings.PLUGINS_DIR,
                         GatewaySettings.SCAN_DIRECTORY),
-                List.of("backends.pool.type = memcached", "backends.pool.servers = 10.0.0.1:11211,10.0.0.2:11211",
+                List.of("# Two more stores, and requests mapped to them by namespace and key prefix:",
+                        "backends.pool.type = memcached", "backends.pool.servers = 10.0.0.1:11211,10.0.0.2:11211",
                         "route = top", "routes.top.type = namespace",
                         "routes.top.namespaces = mpdb:*=pool, travel/*=safe, audit=copy",
                         "routes.top.default = split", "routes.split.type = prefix",
@@ -83,8 +85,8 @@ public final class SettingGroups {
         Map<String, BackendFactory> backends = new TreeMap<>();
         plugins.backends().forEach((type, found) -> backends.put(type, found.extension()));
         backends.forEach((type, factory) -> groups.add(backend(factory)));
-        groups.add(new SettingGroup("Limits", "Each limit of one connection has a budget over all of them; see "
-                + "[Overload](operating.md#overload).", gateway(GatewaySettings.MAX_ITEM_SIZE,
+        groups.add(new SettingGroup("Limits", "How much one request, one connection and all of them together may "
+                + "take, and for how long; see [Overload](operating.md#overload).", gateway(GatewaySettings.MAX_ITEM_SIZE,
                 GatewaySettings.MAX_CONNECTIONS, GatewaySettings.MAX_INFLIGHT, GatewaySettings.IDLE_TIMEOUT_S,
                 GatewaySettings.REQUEST_TIMEOUT_S, GatewaySettings.READ_BUDGET)));
         groups.add(new SettingGroup("Network threads and sockets", "", gateway(GatewaySettings.IO_THREADS,
@@ -100,7 +102,8 @@ public final class SettingGroups {
             groups.add(new SettingGroup(described[0], described[1], settings));
             if (protocol.name().equals("memcached")) {
                 groups.add(new SettingGroup("Buckets and Couchbase collections", "On the memcached listener; see "
-                        + "[Collections](memcached.md#collections).", CollectionsSettings.ALL));
+                        + "[Buckets and Couchbase collections](memcached.md#buckets-and-couchbase-collections).",
+                        CollectionsSettings.ALL));
             }
         }
         groups.add(new SettingGroup("Admin port", "A line protocol for operators: `explain`, `reload`, `routes`, "

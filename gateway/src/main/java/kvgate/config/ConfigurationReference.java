@@ -32,6 +32,11 @@ public final class ConfigurationReference {
             if (!group.about().isEmpty()) {
                 out.append(group.about()).append("\n\n");
             }
+            if (!group.example().isEmpty()) {
+                out.append("```\n");
+                group.example().forEach(line -> out.append(line).append('\n'));
+                out.append("```\n\n");
+            }
             out.append("| key | default | meaning |\n|---|---|---|\n");
             for (Setting setting : group.settings()) {
                 String meaning = setting.description();
@@ -41,11 +46,6 @@ public final class ConfigurationReference {
                 }
                 out.append("| `").append(setting.key()).append("` | ").append(code(shown(setting))).append(" | ")
                         .append(meaning.replace("|", "\\|")).append(" |\n");
-            }
-            if (!group.example().isEmpty()) {
-                out.append("\n```\n");
-                group.example().forEach(line -> out.append(line).append('\n'));
-                out.append("```\n");
             }
         }
         return out.append('\n').append(TABLES_END).append('\n').toString();
@@ -66,6 +66,17 @@ public final class ConfigurationReference {
             if (!group.about().isEmpty()) {
                 comment(out, plain(group.about()));
             }
+            for (String line : group.example()) {
+                // The example's own comments stay comments; its settings are shown indented.
+                if (line.startsWith("# ")) {
+                    comment(out, line.substring(2));
+                } else {
+                    out.append("#   ").append(line).append('\n');
+                }
+            }
+            if (!group.about().isEmpty() || !group.example().isEmpty()) {
+                out.append('\n');
+            }
             for (Setting setting : group.settings()) {
                 String given = shipped.get(setting.key());
                 comment(out, sentence(plain(setting.description())) + (given == null ? ""
@@ -74,17 +85,6 @@ public final class ConfigurationReference {
                 String value = given != null ? given
                         : setting.kind() == Setting.Kind.SECRET ? "" : setting.defaultValue();
                 out.append(setting.key()).append(value.isEmpty() ? " =" : " = " + value).append('\n');
-            }
-            if (!group.example().isEmpty()) {
-                out.append("# For example:\n");
-            }
-            for (String line : group.example()) {
-                // The example's own comments stay comments; its settings are shown indented.
-                if (line.startsWith("# ")) {
-                    comment(out, line.substring(2));
-                } else {
-                    out.append("#   ").append(line).append('\n');
-                }
             }
         }
         return out.toString();
@@ -105,13 +105,12 @@ public final class ConfigurationReference {
         return out.toString();
     }
 
-    /** A description as a sentence of its own: capitalised, and ended with a full stop. */
+    /**
+     * A description as a sentence of its own, ended with a full stop; not capitalised, as it may begin with a name
+     * written in lower case (okuyama, memcached).
+     */
     private static String sentence(String text) {
-        if (text.isEmpty()) {
-            return text;
-        }
-        String capitalised = Character.toUpperCase(text.charAt(0)) + text.substring(1);
-        return capitalised.endsWith(".") ? capitalised : capitalised + ".";
+        return text.isEmpty() || text.endsWith(".") ? text : text + ".";
     }
 
     /** A default as the table shows it. */
@@ -124,24 +123,22 @@ public final class ConfigurationReference {
     }
 
     /**
-     * Markdown as plain text: code marks dropped, a link as its text followed by the page it leads to (a link within
-     * docs/configuration.md names that page).
+     * Markdown as plain text: a link as its text followed by where it leads (a link within docs/configuration.md
+     * names that page); code marks stay, as they tell a key or a value from the words around it.
      */
     public static String plain(String markdown) {
         Matcher links = LINK.matcher(markdown);
         StringBuilder text = new StringBuilder();
         while (links.find()) {
             String target = links.group(2);
-            int anchor = target.indexOf('#');
-            String page = anchor < 0 ? target : target.substring(0, anchor);
-            if (page.isEmpty()) {
-                page = "configuration.md";
-            }
-            String where = page.startsWith("http") ? page : "docs/" + page;
-            links.appendReplacement(text, Matcher.quoteReplacement(links.group(1) + " (" + where + ")"));
+            String where = target.startsWith("http") ? target
+                    : "docs/" + (target.startsWith("#") ? "configuration.md" + target : target);
+            String said = links.group(1);
+            links.appendReplacement(text, Matcher.quoteReplacement(where.endsWith(said) ? where
+                    : said + " (" + where + ")"));
         }
         links.appendTail(text);
-        return text.toString().replace("`", "");
+        return text.toString();
     }
 
     /** {@code text} as comment lines, a paragraph (after a blank line in the text) starting a line of its own. */

@@ -37,11 +37,11 @@ public final class GatewaySettings {
     public static final List<Setting> ALL = List.of(
             Setting.text(BACKEND, "local", "the backend type to store data in: the type of a loaded backend plugin; "
                     + "with routes, the backend instance named `default`"),
-            Setting.text(ROUTE, "", "the root of the route tree: a route or backend instance name (none: every "
+            Setting.text(ROUTE, "", "the root of the route tree: a route or backend instance name (empty: every "
                     + "request goes to `backend`); see [Routes](routes.md#routes)"),
             Setting.text(PLUGINS_DIR, "plugins",
                     "comma-separated plugin directories; relative ones are under the gateway's home (the directory "
-                    + "holding `lib/` and `plugins/`)"),
+                    + "holding `lib/` and `plugins/`; in a build from source, `dist/target/kvgate`)"),
             Setting.size(MAX_ITEM_SIZE, "1m", 1024, 512L << 20, "largest value stored, in bytes (`k`, `m`, `g` "
                     + "suffixes)"),
             Setting.integer(MAX_CONNECTIONS, 4096, 0, 1_000_000,
@@ -131,11 +131,16 @@ public final class GatewaySettings {
      * @param what what a client of the listener does: "connect" (a stream listener) or "send" (a datagram one)
      */
     public static Setting allow(String listener, String what) {
+        return allow(listener, what, "the " + listener + " listener");
+    }
+
+    /** @param named the listener as the description names it ("the memcached (and Couchbase management) listener") */
+    public static Setting allow(String listener, String what, String named) {
         String refused = what.equals("send")
-                ? "the source networks whose datagrams the " + listener + " listener takes: comma-separated IPv4 and "
+                ? "the source networks whose datagrams " + named + " takes: comma-separated IPv4 and "
                         + "IPv6 addresses and CIDR blocks (`10.0.0.0/8, 2001:db8::/32`); others are dropped unanswered "
                         + "and counted as `kvgate_datagrams_dropped_total{reason=\"access_list\"}` (empty: any address)"
-                : "the client networks that may " + what + " to the " + listener + " listener: comma-separated IPv4 "
+                : "the client networks that may " + what + " to " + named + ": comma-separated IPv4 "
                         + "and IPv6 addresses and CIDR blocks (`10.0.0.0/8, 2001:db8::/32`); others are closed before "
                         + "anything of theirs is read, counted as `kvgate_refusals_total{cause=\"access_list\"}` and "
                         + "logged as refusals are (empty: any address; clients on a Unix socket are this host's, "
@@ -145,7 +150,12 @@ public final class GatewaySettings {
 
     /** A listener's TLS switch, {@code <listener>.tls}. */
     public static Setting tls(String listener) {
-        return Setting.bool(tlsKey(listener), false, "serve the " + listener + " listener over TLS only "
+        return tls(listener, "the " + listener + " listener");
+    }
+
+    /** @param named the listener as the description names it */
+    public static Setting tls(String listener, String named) {
+        return Setting.bool(tlsKey(listener), false, "serve " + named + " over TLS only "
                 + "(`tls.cert`, `tls.key`), on TCP and on its Unix socket (see [TLS](operating.md#tls))");
     }
 }

@@ -31,7 +31,7 @@ public final class CounterProtocol implements Protocol {
     @Override
     public List<Setting> settings() {
         List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME,
-                "the counter protocol (the yrmcds counter extension)", false, 11215));
+                "the counter protocol", false, 11215));
         settings.add(
                 Setting.integer(MAX_CONNECTIONS, 0, 0, 1_000_000,
                         "counter connections held at once; more are closed at once (0: no limit)"));

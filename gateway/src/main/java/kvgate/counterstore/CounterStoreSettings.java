@@ -24,7 +24,8 @@ public final class CounterStoreSettings {
             Setting.integer(BUCKETS, 1_000_000, 1, Integer.MAX_VALUE,
                     "expected number of counters (sizes the counter table)"),
             Setting.integer(STATS_INTERVAL, 86_400, 10, 86_400 * 366,
-                    "the interval, in seconds aligned to the epoch, over which Dump reports each counter's maximum; "
+                    "the interval, in seconds aligned to the epoch (86400: UTC days), over which Dump reports each "
+                    + "counter's maximum; "
                     + "`counter.stat_interval` (the reference server's spelling) is accepted too"),
             Setting.integer(LEASE_MS, 60_000, 300, 86_400_000,
                     "with a shared counter store (`counter.store = redis`): a gateway renews its connections' "

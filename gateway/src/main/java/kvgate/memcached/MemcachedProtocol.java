@@ -80,7 +80,7 @@ public final class MemcachedProtocol implements Protocol {
     @Override
     public List<Setting> settings() {
         List<Setting> settings = new ArrayList<>(ListenerSettings.stream(NAME, "the memcached protocols",
-                true, 11211));
+                "the memcached (and Couchbase management) listener", true, 11211));
         settings.addAll(List.of(
                 Setting.bool(TEXT, true, "serve memcached's text protocol on the memcached listeners beside the "
                         + "binary one, as memcached does: a connection's first byte decides (0x80 binary, anything "
@@ -92,7 +92,8 @@ public final class MemcachedProtocol implements Protocol {
                         "password file of the users who may authenticate (a line `user:password` each, as "
                         + "memcached's `MEMCACHED_SASL_PWDB`); when set, a connection must authenticate before "
                         + "anything but the handshake (see [Authentication](memcached.md#authentication-sasl)); "
-                        + "empty: no authentication required"),
+                        + "empty: no authentication required. It guards the memcached listeners only: okuyama, MPDB "
+                        + "and the counter protocol have no authentication, so keep them on loopback"),
                 Setting.choice(CERT_USER, "none", "the field of a verified client certificate that names the user a "
                         + "TLS connection logs in as, without SASL, as Couchbase maps certificates: `none`, "
                         + "`subject.cn`, `san.uri`, `san.email` or `san.dnsname`; the user must be in "

@@ -36,8 +36,8 @@ public final class MpdbProtocol implements Protocol {
 
     @Override
     public List<Setting> settings() {
-        List<Setting> settings = new ArrayList<>(ListenerSettings.datagram(NAME, "MPDB (MsgPack maps over UDP)", false,
-                7000));
+        List<Setting> settings = new ArrayList<>(ListenerSettings.datagram(NAME, "MPDB", "the MPDB listener",
+                false, 7000));
         settings.addAll(List.of(
                 Setting.text(NAMESPACE_PREFIX, "mpdb:",
                         "collection `c` lives in namespace `<prefix>c`, node `n`'s private bucket in "
@@ -49,8 +49,8 @@ public final class MpdbProtocol implements Protocol {
                         "echo tags buffered ahead of the last one run (later ones are dropped), and replies kept to "
                         + "answer resends"),
                 Setting.size(MAX_DATAGRAM, "65507", 512, 65507,
-                        "longest request datagram taken and reply sent; a longer request gets an error reply when "
-                        + "its echo can be read"),
+                        "longest request datagram taken and reply sent (65507 is the most UDP carries); a longer "
+                        + "request gets an error reply when its echo can be read"),
                 Setting.integer(CLIENT_EXPIRY_S, 120, 1, 86_400 * 7,
                         "a client's ordering state is forgotten after this many seconds without a datagram from it "
                         + "that was run or answered"),

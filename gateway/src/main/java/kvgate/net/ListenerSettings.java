@@ -19,27 +19,33 @@ public final class ListenerSettings {
      * @param served what is served, for the descriptions ("the okuyama text protocol")
      */
     public static List<Setting> stream(String protocol, String served, boolean enabled, int port) {
-        return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
-                GatewaySettings.allow(protocol, "connect"), GatewaySettings.tls(protocol),
+        return stream(protocol, served, "the " + protocol + " listener", enabled, port);
+    }
+
+    /** @param named the listener, as the descriptions name it ("the memcached (and Couchbase management) listener") */
+    public static List<Setting> stream(String protocol, String served, String named, boolean enabled, int port) {
+        return List.of(enable(protocol, served, enabled), bind(protocol, named), port(protocol, served, port),
+                GatewaySettings.allow(protocol, "connect", named), GatewaySettings.tls(protocol, named),
                 Setting.text(UnixSockets.key(protocol), "", "a Unix domain socket (a path) to serve "
                         + served + " on as well, for clients on this host, as memcached's `-s` (empty: none); see "
                         + "[Unix domain sockets](#unix-domain-sockets)"));
     }
 
     /** A datagram protocol's: served on UDP. */
-    public static List<Setting> datagram(String protocol, String served, boolean enabled, int port) {
-        return List.of(enable(protocol, served, enabled), bind(protocol), port(protocol, served, port),
-                GatewaySettings.allow(protocol, "send"));
+    public static List<Setting> datagram(String protocol, String served, String named, boolean enabled, int port) {
+        return List.of(enable(protocol, served, enabled), bind(protocol, named), port(protocol, served, port),
+                GatewaySettings.allow(protocol, "send", named));
     }
 
     private static Setting enable(String protocol, String served, boolean enabled) {
         return Setting.bool(Protocol.enableKey(protocol), enabled, "serve " + served);
     }
 
-    private static Setting bind(String protocol) {
-        return Setting.text(protocol + ".bind", "0.0.0.0", "address of the " + protocol + " listener; `0.0.0.0` "
-                + "takes IPv4 and, where the host has it, IPv6 (one dual-stack socket); opened beyond loopback, it "
-                + "takes the networks of `" + GatewaySettings.allowKey(protocol) + "`");
+    private static Setting bind(String protocol, String named) {
+        return Setting.text(protocol + ".bind", "0.0.0.0", "address of " + named + "; `0.0.0.0` takes IPv4 and, "
+                + "where the host has it, IPv6 (one dual-stack socket); to serve clients beyond this host, bind an "
+                + "address they reach and list their networks in `" + GatewaySettings.allowKey(protocol)
+                + "` (empty, it takes any)");
     }
 
     private static Setting port(String protocol, String served, int port) {

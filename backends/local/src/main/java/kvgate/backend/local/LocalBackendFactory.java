@@ -36,15 +36,16 @@ public final class LocalBackendFactory implements BackendFactory {
                         "also force each commit to the disk (survives power loss, not only a crash); with "
                         + "`commit_interval_ms` N, force the file every N ms"),
                 Setting.integer("purge_interval_ms", 10_000, 100, 3_600_000,
-                        "how often expired items are removed in the background; a pass reads the items of the parts "
+                        "how often, in milliseconds, expired items are removed in the background; a pass reads the items of the parts "
                         + "of the table that hold items with an expiry (none, where no item expires), paced to a "
                         + "tenth of a core (a sleep after each 100 µs of work), and locks a part only where it saw an "
                         + "expired item there, so that it never holds up the network threads on a small machine"),
                 Setting.integer("cache_mb", 64, 1, 1 << 20,
                         "page cache of the store file, in MiB"),
                 Setting.size("memory_limit", "0", 0, 1L << 50,
-                        "in memory (`:memory:`): what the items may take before the least recently used are evicted, "
-                        + "as memcached's `-m` (0: half of the JVM's largest heap)"));
+                        "in memory (`:memory:`): what the items may take (`512m`, `4g`) before the least recently used "
+                        + "are evicted, as memcached's `-m` (0: half of the JVM's largest heap, `-Xmx` in "
+                        + "`KVGATE_JAVA_OPTS`)"));
     }
 
     @Override
