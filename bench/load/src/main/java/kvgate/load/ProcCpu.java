@@ -10,8 +10,8 @@ import java.util.List;
  * of other processes watched during the measured period (the server, its backend), and of the whole machine.
  * Elsewhere, or for a process that is gone, -1.
  */
-final class ProcCpu {
-    static final double TICKS_PER_SECOND = 100;
+public final class ProcCpu {
+    public static final double TICKS_PER_SECOND = 100;
 
     private ProcCpu() {
     }
@@ -20,7 +20,7 @@ final class ProcCpu {
      * utime + stime of a process, all its threads ({@code PID}), or of one of its threads ({@code PID/TID}: /proc/PID
      * alone would give a thread's id the whole process's figures).
      */
-    static long process(String id) {
+    public static long process(String id) {
         int slash = id.indexOf('/');
         Path path = slash < 0 ? Path.of("/proc", id, "stat")
                 : Path.of("/proc", id.substring(0, slash), "task", id.substring(slash + 1), "stat");
@@ -35,13 +35,13 @@ final class ProcCpu {
     }
 
     /** What all CPUs spent on processes: user, nice, system, and steal (taken by the hypervisor). */
-    static long machineProcesses() {
+    public static long machineProcesses() {
         long[] f = machineFields();
         return f == null ? -1 : f[1] + f[2] + f[3] + f[8];
     }
 
     /** What all CPUs spent on interrupts (irq, softirq), charged to no process: loopback networking is mostly that. */
-    static long machineInterrupts() {
+    public static long machineInterrupts() {
         long[] f = machineFields();
         return f == null ? -1 : f[6] + f[7];
     }
@@ -61,7 +61,7 @@ final class ProcCpu {
     }
 
     /** Percent of one core used between two readings {@code seconds} apart; -1 when either is unknown. */
-    static double percent(long before, long after, double seconds) {
+    public static double percent(long before, long after, double seconds) {
         if (before < 0 || after < 0 || seconds <= 0) {
             return -1;
         }

@@ -11,8 +11,11 @@ package kvgate.load.bench;
 public record HalfRow(String reference, String target, long rate, int connections, int depth, int round,
                       LoadFigures figures, Long crawls) {
 
+    /** A p99.9 of this many µs or more is a stall. */
+    public static final long STALL_US = 20_000;
+
     /** Whether either run of a round with this p99.9 had a stall: 20 ms or more. */
     public static boolean stalled(long p999Us) {
-        return p999Us >= 20_000;
+        return p999Us >= STALL_US;
     }
 }

@@ -1,0 +1,227 @@
+package kvgate.load.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The processes a bench run starts (servers, and the load tool's runs), each with its output in a log file of its
+ * own: pinned to the servers' cores or the tool's, awaited until they answer, and stopped, by their process ids, when
+ * the run ends however it ends (a shutdown hook covers Ctrl-C and SIGTERM).
+ */
+final class Servers implements AutoCloseable {
+    private final Path logs;
+    private final List<String> serverPin;
+    private final List<String> toolPin;
+    private final Map<Long, Started> running = new LinkedHashMap<>();
+    private final Set<Integer> portsHandedOut = new HashSet<>();
+    private final Thread stopAtExit = new Thread(this::stopAll, "bench-stop");
+
+    /** A process started, under the name its log and the report use. */
+    record Started(String name, Process process, Path log) {
+        long pid() {
+            return process.pid();
+        }
+
+        boolean alive() {
+            return process.isAlive();
+        }
+    }
+
+    /**
+     * @param logs where each process's output goes, as NAME.log
+     * @param serverPin the taskset prefix that puts a server on its cores (empty: none)
+     * @param toolPin the same for the load tool
+     */
+    Servers(Path logs, List<String> serverPin, List<String> toolPin) throws IOException {
+        this.logs = Files.createDirectories(logs);
+        this.serverPin = List.copyOf(serverPin);
+        this.toolPin = List.copyOf(toolPin);
+        Runtime.getRuntime().addShutdownHook(stopAtExit);
+    }
+
+    /** Starts a server on the servers' cores; {@code environment} adds to the inherited environment. */
+    synchronized Started server(String name, List<String> command, Map<String, String> environment, Path directory)
+            throws IOException {
+        return start(name, serverPin, command, environment, directory);
+    }
+
+    /** Starts the load tool on its cores, its output in its log. */
+    synchronized Started tool(String name, List<String> command) throws IOException {
+        return start(name, toolPin, command, Map.of(), null);
+    }
+
+    /** Starts the load tool on its cores, its standard output to {@code out}, its errors to its log. */
+    synchronized Started tool(String name, List<String> command, Path out) throws IOException {
+        Started started = start(name, toolPin, command, Map.of(), null, out);
+        return started;
+    }
+
+    /** The processes running now, by id. */
+    synchronized Set<Long> pids() {
+        forgetEnded();
+        return new HashSet<>(running.keySet());
+    }
+
+    /** Forgets the processes that have ended by themselves, as each run of the load tool does. */
+    private void forgetEnded() {
+        running.values().removeIf(started -> !started.alive());
+    }
+
+    private Started start(String name, List<String> pin, List<String> command, Map<String, String> environment,
+                          Path directory) throws IOException {
+        return start(name, pin, command, environment, directory, null);
+    }
+
+    /** @param out where standard output goes; null: to the log, with the errors */
+    private Started start(String name, List<String> pin, List<String> command, Map<String, String> environment,
+                          Path directory, Path out) throws IOException {
+        List<String> pinned = new ArrayList<>(pin);
+        pinned.addAll(command);
+        Path log = logs.resolve(name.replace('/', '-') + ".log");
+        ProcessBuilder builder = new ProcessBuilder(pinned);
+        if (out == null) {
+            builder.redirectErrorStream(true).redirectOutput(log.toFile());
+        } else {
+            builder.redirectOutput(out.toFile()).redirectError(log.toFile());
+        }
+        builder.environment().putAll(environment);
+        if (directory != null) {
+            builder.directory(Files.createDirectories(directory).toFile());
+        }
+        Started started = new Started(name, builder.start(), log);
+        running.put(started.pid(), started);
+        return started;
+    }
+
+    /** The last lines of a process's output, for a message about it. */
+    static String tail(Started started, int lines) {
+        try {
+            List<String> all = Files.readAllLines(started.log(), StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * Waits until the server answers on {@code port} ({@code binary}: a noop; {@code text}: a get; {@code tls}: it
+     * takes connections), for up to 30 s; fails with its output if it stops or never answers.
+     */
+    static void await(Started server, int port, String protocol) throws InterruptedException {
+        for (int tries = 0; tries < 300; tries++) {
+            if (answers(port, protocol)) {
+                return;
+            }
+            if (!server.alive()) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException(server.name() + " did not come up on port " + port + "; its output:\n"
+                + tail(server, 20));
+    }
+
+    static boolean answers(int port, String protocol) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            socket.setSoTimeout(2000);
+            if (protocol.equals("tls")) {
+                return true;
+            }
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            if (protocol.equals("binary")) {
+                byte[] noop = new byte[24];
+                noop[0] = (byte) 0x80;
+                noop[1] = 0x0a;
+                out.write(noop);
+                return in.read() == 0x81;
+            }
+            out.write("get kvgate-bench-probe\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] end = new byte[5];
+            return in.readNBytes(end, 0, 5) == 5 && new String(end, StandardCharsets.US_ASCII).equals("END\r\n");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A loopback port nothing listens on and not handed out before in this run. */
+    synchronized int freePort() throws IOException {
+        while (true) {
+            try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                if (portsHandedOut.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
+        }
+    }
+
+    /** Stops one process before the end: TERM, up to 10 s, then KILL. */
+    synchronized void stop(Started started) {
+        stopNow(List.of(started));
+        running.remove(started.pid());
+    }
+
+    /** Whether every one of these processes still runs; throws, with the first stopped one's output, if not. */
+    static void checkAlive(Started... servers) {
+        for (Started server : servers) {
+            if (server != null && !server.alive()) {
+                throw new IllegalStateException(server.name() + " (pid " + server.pid()
+                        + ") has stopped during the run; its output:\n" + tail(server, 20));
+            }
+        }
+    }
+
+    private static void stopNow(List<Started> processes) {
+        for (Started started : processes) {
+            started.process().descendants().forEach(ProcessHandle::destroy);
+            started.process().destroy();
+        }
+        for (Started started : processes) {
+            try {
+                if (!started.process().waitFor(10, TimeUnit.SECONDS)) {
+                    started.process().descendants().forEach(ProcessHandle::destroyForcibly);
+                    started.process().destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                started.process().destroyForcibly();
+            }
+        }
+    }
+
+    private synchronized void stopAll() {
+        forgetEnded();
+        List<Started> all = new ArrayList<>(running.values());
+        stopNow(all);
+        running.clear();
+        if (!all.isEmpty()) {
+            System.err.println("bench: stopped " + String.join(" ", all.stream()
+                    .map(started -> started.name() + " (" + started.pid() + ")").toList()));
+        }
+    }
+
+    @Override
+    public void close() {
+        stopAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        } catch (IllegalStateException e) {
+            // shutting down already: the hook runs
+        }
+    }
+}
