@@ -168,7 +168,7 @@ public final class Bench {
     }
 
     Results run() throws Exception {
-        String loadStart = loadAverage();
+        String loadStart = Machine.loadAverage();
         String started = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"))
                 + " UTC";
         startServers();
@@ -178,12 +178,13 @@ public final class Bench {
         partFour();
         partFive();
         partSix();
-        Setup setup = new Setup(started, cores, cpuModel(), memory(), output("uname", "-r"), loadStart,
-                loadAverage(), output("git", "-C", root.toString(), "describe", "--always", "--dirty"),
-                firstLine(output("java", "-version")), resolvedTransport(), firstLine(output(
-                tools.memcached().toString(), "-V")), firstLine(output(tools.nutcracker().toString(), "-V"))
-                .replace("This is ", ""), firstLine(output(tools.memaslap().toString(), "-V")) + " ("
-                + tools.memaslap().getFileName() + ")", pinning, elapsed());
+        String memaslapVersion = Machine.firstLine(Machine.output(tools.memaslap().toString(), "-V"));
+        Setup setup = new Setup(started, cores, Machine.cpuModel(), Machine.memory(), Machine.output("uname", "-r"),
+                loadStart, Machine.loadAverage(), Machine.output("git", "-C", root.toString(), "describe", "--always",
+                "--dirty"), Machine.firstLine(Machine.output("java", "-version")), resolvedTransport(),
+                Machine.firstLine(Machine.output(tools.memcached().toString(), "-V")),
+                Machine.firstLine(Machine.output(tools.nutcracker().toString(), "-V")).replace("This is ", ""),
+                memaslapVersion + " (" + tools.memaslap().getFileName() + ")", pinning, elapsed());
         return new Results(settings, setup, toolRows, loadRows, halfRows, memoryRows, protocolRows, tlsRows,
                 skipped);
     }
@@ -452,15 +453,16 @@ public final class Bench {
     private void halfSeries(Target reference, long rate, int connections, int depth, int rounds) throws Exception {
         say(reference.name() + " and memcached: kvgate-load at " + rate + " ops/s (half of " + reference.name()
                 + "'s peak), " + connections + " connections x depth " + depth + " in batches of " + depth + ", "
-                + rounds + " rounds of " + settings.halfSeconds() + "s");
+                + rounds + " rounds of " + number(settings.halfSeconds()) + "s");
         Crawls crawls = Crawls.poll(memcached.port());
         List<JsonNode> runs;
         try {
             runs = generator.run(raw.resolve("half-" + reference.name().replace('/', '-')), "--protocol=binary",
                     "--port=" + reference.port() + "," + memcached.port(),
                     "--watch=" + Generator.watch(reference) + ";" + Generator.watch(memcached),
-                    "--rounds=" + rounds, "--rewarm=" + settings.halfRewarm(), "--connections=" + connections,
-                    "--depth=" + depth, "--batch=" + depth, "--rate=" + rate, "--seconds=" + settings.halfSeconds(),
+                    "--rounds=" + rounds, "--rewarm=" + number(settings.halfRewarm()), "--connections=" + connections,
+                    "--depth=" + depth, "--batch=" + depth, "--rate=" + rate,
+                    "--seconds=" + number(settings.halfSeconds()),
                     "--warmup=" + settings.warmup());
             Thread.sleep(300); // one reading of the crawls more, begun after the last run's measured period
         } finally {
@@ -556,10 +558,10 @@ public final class Bench {
             throws Exception {
         int[] level = BenchSettings.level(settings.protocolLevel());
         say("kvgate-load " + label + " (protocol " + protocol + "), " + level[0] + " connections x depth " + level[1]
-                + ", " + settings.protocolSeconds() + "s");
+                + ", " + number(settings.protocolSeconds()) + "s");
         List<JsonNode> runs = generator.run(raw.resolve("protocol-" + label), "--protocol=" + protocol,
                 "--port=" + port, "--watch=" + server.pid(), "--connections=" + level[0], "--depth=" + level[1],
-                "--seconds=" + settings.protocolSeconds(), "--warmup=" + settings.warmup());
+                "--seconds=" + number(settings.protocolSeconds()), "--warmup=" + settings.warmup());
         Servers.checkAlive(server);
         if (runs.isEmpty()) {
             say("  kvgate-load failed, see " + raw);
@@ -575,7 +577,7 @@ public final class Bench {
     // --- Part 6: TLS --------------------------------------------------------------------------------------------
 
     private void partSix() throws Exception {
-        if (!onPath("openssl") || !output(tools.memcached().toString(), "-h").contains("--enable-ssl")) {
+        if (!onPath("openssl") || !Machine.output(tools.memcached().toString(), "-h").contains("--enable-ssl")) {
             skipped.add("TLS (no openssl command, or a memcached without TLS)");
             return;
         }
@@ -602,41 +604,15 @@ public final class Bench {
         }
     }
 
+    /** A setting's number as it was given: 3 for 3.0, 1.5 as it is. */
+    static String number(double value) {
+        return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+    }
+
     /** A run's figures in a progress line. */
     private static String summary(LoadFigures figures) {
         return String.format(Locale.ROOT, "%d ops/s, p50 %d µs, p99 %d µs, %d errors, limit %s",
                 figures.opsPerSecond(), figures.p50Us(), figures.p99Us(), figures.errors(), figures.cpu().limit());
-    }
-
-    // --- The machine --------------------------------------------------------------------------------------------
-
-    private static String loadAverage() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return fields[0] + " " + fields[1] + " " + fields[2];
-        } catch (IOException | RuntimeException e) {
-            return "?";
-        }
-    }
-
-    private static String cpuModel() {
-        try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(line -> line.startsWith("model name"))
-                    .map(line -> line.substring(line.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
-
-    private static String memory() {
-        try {
-            return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(line -> line.startsWith("MemTotal"))
-                    .map(line -> String.format(Locale.ROOT, "%.0f GiB",
-                            Long.parseLong(line.replaceAll("[^0-9]", "")) / 1048576.0))
-                    .findFirst().orElse("?");
-        } catch (IOException | RuntimeException e) {
-            return "?";
-        }
     }
 
     /** " (epoll)": the transport the local store's gateway said it came to at its start; "" unknown. */
@@ -647,25 +623,5 @@ public final class Bench {
         } catch (IOException e) {
             return "";
         }
-    }
-
-    /** What a command printed (both streams), "?" when it could not run. */
-    static String output(String... command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            process.waitFor();
-            return text;
-        } catch (IOException e) {
-            return "?";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "?";
-        }
-    }
-
-    private static String firstLine(String text) {
-        int end = text.indexOf('\n');
-        return end < 0 ? text : text.substring(0, end);
     }
 }

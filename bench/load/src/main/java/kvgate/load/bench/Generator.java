@@ -95,7 +95,8 @@ final class Generator {
                 settings.loadThreads(), serverCores, Math.min(settings.serverThreads(), machineCores), machineCores);
         return new LoadFigures(Math.round(run.path("ops_per_s").asDouble()), Math.round(run.path("p50_us").asDouble()),
                 Math.round(run.path("p99_us").asDouble()), Math.round(run.path("p999_us").asDouble()),
-                run.path("errors").asLong(), run.path("unsent").asLong(), Math.round(run.path("late_max_us").asDouble()),
+                run.path("errors").asLong(), run.path("unsent").asLong(),
+                Math.round(run.path("late_max_us").asDouble()),
                 (long) run.path("sent_p99_us").asDouble(), run.path("from_ms").asLong(), run.path("seconds").asDouble(),
                 run.path("port").asInt(), run.path("round").asInt(1),
                 new Cpu(tool, server, backend, other, jit, limit));

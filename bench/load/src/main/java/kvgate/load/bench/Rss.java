@@ -29,10 +29,10 @@ final class Rss {
      * Null when jcmd is not there or says nothing of the heap.
      */
     static Long heapAfterGc(long pid) {
-        if (Bench.output("jcmd", Long.toString(pid), "GC.run").equals("?")) {
+        if (Machine.output("jcmd", Long.toString(pid), "GC.run").equals("?")) {
             return null;
         }
-        String info = Bench.output("jcmd", Long.toString(pid), "GC.heap_info");
+        String info = Machine.output("jcmd", Long.toString(pid), "GC.heap_info");
         long sum = 0;
         boolean found = false;
         for (String line : info.split("\n")) {

@@ -74,7 +74,7 @@ class BenchTest {
                 assertEquals(0, row.path("figures").path("errors").asLong(), part + ": " + row);
             }
         }
-        boolean tls = Bench.output(tools.memcached().toString(), "-h").contains("--enable-ssl");
+        boolean tls = Machine.output(tools.memcached().toString(), "-h").contains("--enable-ssl");
         assertEquals(tls, report.contains("### 6. TLS"), report);
         assertEquals(tls ? 2 : 0, results.path("tls").size(), report);
     }

@@ -1,0 +1,62 @@
+package kvgate.load.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** What the report says of the machine and the programs measured: read from /proc, or as a command prints it. */
+final class Machine {
+    private Machine() {
+    }
+
+    static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(line -> line.startsWith("model name"))
+                    .map(line -> line.substring(line.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    static String memory() {
+        try {
+            return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(line -> line.startsWith("MemTotal"))
+                    .map(line -> String.format(Locale.ROOT, "%.0f GiB",
+                            Long.parseLong(line.replaceAll("[^0-9]", "")) / 1048576.0))
+                    .findFirst().orElse("?");
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    /** What a command printed (both streams), "?" when it could not run. */
+    static String output(String... command) {
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            process.waitFor();
+            return text;
+        } catch (IOException e) {
+            return "?";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "?";
+        }
+    }
+
+    static String firstLine(String text) {
+        int end = text.indexOf('\n');
+        return end < 0 ? text : text.substring(0, end);
+    }
+}
