@@ -10,14 +10,16 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A tiny bench, end to end: real memcached, nutcracker, memaslap and gateways (the built one, dist/target/kvgate),
- * every part at one short level, and the report and results.json it writes. It checks that each part measured what
- * it should, not how fast: figures on a shared test machine say nothing.
+ * A tiny bench, end to end: real memcached, nutcracker, memaslap and gateway processes (this module's build, with
+ * the plugins its tests load), every part at one short level, and the report and results.json it writes. It checks
+ * that each part measured what it should, not how fast: figures on a shared test machine say nothing. It lives here,
+ * beside the gateway it starts, as the bench driver's module is built before the gateway.
  */
 @Tag("servers")
 class BenchTest {
@@ -26,19 +28,19 @@ class BenchTest {
 
     @Test
     void aTinyBenchRunsEveryPartAndReportsThem() throws Exception {
-        Path root = Path.of("").toAbsolutePath().getParent().getParent();
-        Path dist = root.resolve("dist/target/kvgate");
-        assertTrue(Files.isDirectory(dist.resolve("lib")), "the gateway is built (module dist) before this test");
+        Path root = Path.of("").toAbsolutePath().getParent();
         Map<String, String> env = new HashMap<>(Map.of("BENCH_SECONDS", "1", "BENCH_ROUNDS", "1", "BENCH_WARMUP",
                 "0", "BENCH_LEVELS", "4", "BENCH_BATCH", "0", "BENCH_LOAD_LEVELS", "4x2", "BENCH_HALF_ROUNDS", "1",
                 "BENCH_HALF_SECONDS", "0.5", "BENCH_HALF_REWARM", "0.2", "BENCH_PROTOCOL_SECONDS", "1"));
         env.putAll(Map.of("BENCH_PROTOCOL_LEVEL", "2x2", "BENCH_MEMORY_ITEMS", "2000", "BENCH_BUDGET", "600",
                 "BENCH_PIN", "0", "BENCH_SERVER_THREADS", "1", "BENCH_OUT", out.toString()));
         BenchSettings settings = BenchSettings.from(env, root, 2);
+        // The gateway as this module's tests run it: its classes and the plugins they load, in a process of its own.
         List<String> gateway = List.of("java", "-Xmx256m", "-Dio.netty.tryReflectionSetAccessible=true",
                 "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-                "-Dkvgate.home=" + dist, "-cp", dist.resolve("lib") + "/*", "kvgate.app.GatewayMain",
-                "--config=" + root.resolve("conf/gateway.conf"));
+                "-cp", System.getProperty("java.class.path"), "kvgate.app.GatewayMain",
+                "--config=" + root.resolve("conf/gateway.conf"),
+                "--plugins.dir=" + TestGateway.pluginsDirectory().toAbsolutePath());
         List<String> generator = List.of("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 "kvgate.load.LoadMain");
         Bench.Tools tools = new Bench.Tools(Bench.Tools.find("memaslap", "memcaslap"), Bench.Tools.find("memcached"),
