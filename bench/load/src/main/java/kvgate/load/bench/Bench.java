@@ -68,18 +68,27 @@ public final class Bench {
 
         /** The first of these programs on the PATH or in /usr/sbin. */
         static Path find(String... names) {
-            List<String> path = new ArrayList<>(Arrays.asList(System.getenv().getOrDefault("PATH", "").split(":")));
-            path.add("/usr/sbin");
             for (String name : names) {
-                for (String directory : path) {
-                    Path candidate = Path.of(directory, name);
-                    if (!directory.isEmpty() && Files.isExecutable(candidate)) {
-                        return candidate;
-                    }
+                Path found = locate(name);
+                if (found != null) {
+                    return found;
                 }
             }
             throw new IllegalStateException("no " + String.join(" or ", names) + " on the PATH (bin/bench installs "
                     + "memcached, nutcracker and libmemcached-tools where it can)");
+        }
+
+        /** A program on the PATH or in /usr/sbin (where Debian puts nutcracker); null when there is none. */
+        static Path locate(String name) {
+            List<String> path = new ArrayList<>(Arrays.asList(System.getenv().getOrDefault("PATH", "").split(":")));
+            path.add("/usr/sbin");
+            for (String directory : path) {
+                Path candidate = Path.of(directory, name);
+                if (!directory.isEmpty() && Files.isExecutable(candidate)) {
+                    return candidate;
+                }
+            }
+            return null;
         }
     }
 
@@ -123,7 +132,7 @@ public final class Bench {
             System.exit(2);
         }
         Path root = Path.of(System.getProperty("kvgate.root", "")).toAbsolutePath();
-        int cores = Runtime.getRuntime().availableProcessors();
+        int cores = Machine.cores();
         BenchSettings settings = BenchSettings.from(System.getenv(), root, cores);
         System.out.print(run(settings, root, Tools.find(root, settings), cores));
         say("raw output in " + settings.out().resolve("raw") + "; results in " + settings.out().resolve("results.md"));
@@ -153,8 +162,7 @@ public final class Bench {
     }
 
     private static boolean onPath(String name) {
-        return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":"))
-                .anyMatch(directory -> !directory.isEmpty() && Files.isExecutable(Path.of(directory, name)));
+        return Tools.locate(name) != null;
     }
 
     /** Seconds since the start. */
@@ -183,7 +191,7 @@ public final class Bench {
                 loadStart, Machine.loadAverage(), Machine.output("git", "-C", root.toString(), "describe", "--always",
                 "--dirty"), Machine.firstLine(Machine.output("java", "-version")), resolvedTransport(),
                 Machine.firstLine(Machine.output(tools.memcached().toString(), "-V")),
-                Machine.firstLine(Machine.output(tools.nutcracker().toString(), "-V")).replace("This is ", ""),
+                Machine.firstLine(Machine.output(tools.nutcracker().toString(), "-V")),
                 memaslapVersion + " (" + tools.memaslap().getFileName() + ")", pinning, elapsed());
         return new Results(settings, setup, toolRows, loadRows, halfRows, memoryRows, protocolRows, tlsRows,
                 skipped);
@@ -233,13 +241,12 @@ public final class Bench {
         Servers.Started started = servers.server(name, command, Map.of("KVGATE_JAVA_OPTS", javaOpts),
                 tmp.resolve(name.replace('/', '-')));
         // One at a time: each expands the plugin zips in the shared plugins directory on its first start.
-        Servers.await(started, port, overrides.length > 0 && Arrays.asList(overrides).contains("--memcached.tls=true")
-                ? "tls" : "binary");
+        Servers.await(started, port, Arrays.asList(overrides).contains("--memcached.tls=true") ? "tls" : "binary");
         return started;
     }
 
     private void startServers() throws IOException, InterruptedException {
-        int cores = Math.min(settings.serverThreads(), this.cores); // the cores each server can use: its threads
+        int cores = settings.serverCores(this.cores);
         int mcPort = servers.freePort();
         Servers.Started mc = startMemcached("memcached", mcPort, "binary");
         // The gateway on the local store serves every protocol, for part 5; nothing else uses the other listeners.
@@ -335,7 +342,7 @@ public final class Bench {
             return;
         }
         measured.add(clients + "x" + batch);
-        int seconds = (int) Math.round(settings.seconds());
+        int seconds = (int) settings.seconds();
         for (int round = 1; round <= settings.rounds(); round++) {
             for (String name : inOrder(round, new ArrayList<>(targets.keySet()))) {
                 if (overBudget(seconds + 2)) {
@@ -385,10 +392,11 @@ public final class Bench {
      */
     private void levelRounds(List<String> names, int connections, int depth, List<LoadRow> rows, String rawPrefix,
                              String what, List<String> more) throws Exception {
-        int seconds = (int) Math.round(settings.seconds());
+        int seconds = (int) settings.seconds();
         for (int round = 1; round <= settings.rounds(); round++) {
             for (String name : inOrder(round, names)) {
-                if (overBudget(settings.warmup() + seconds + 3)) {
+                // Part 6 checked its whole time before it began, and runs whole.
+                if (!rawPrefix.equals("tls") && overBudget(settings.warmup() + seconds + 3)) {
                     skipped.add(what + ": " + name + " at " + connections + " x " + depth + ", round " + round);
                     continue;
                 }
@@ -453,16 +461,16 @@ public final class Bench {
     private void halfSeries(Target reference, long rate, int connections, int depth, int rounds) throws Exception {
         say(reference.name() + " and memcached: kvgate-load at " + rate + " ops/s (half of " + reference.name()
                 + "'s peak), " + connections + " connections x depth " + depth + " in batches of " + depth + ", "
-                + rounds + " rounds of " + number(settings.halfSeconds()) + "s");
+                + rounds + " rounds of " + BenchSettings.number(settings.halfSeconds()) + "s");
         Crawls crawls = Crawls.poll(memcached.port());
         List<JsonNode> runs;
         try {
             runs = generator.run(raw.resolve("half-" + reference.name().replace('/', '-')), "--protocol=binary",
                     "--port=" + reference.port() + "," + memcached.port(),
                     "--watch=" + Generator.watch(reference) + ";" + Generator.watch(memcached),
-                    "--rounds=" + rounds, "--rewarm=" + number(settings.halfRewarm()), "--connections=" + connections,
+                    "--rounds=" + rounds, "--rewarm=" + BenchSettings.number(settings.halfRewarm()), "--connections=" + connections,
                     "--depth=" + depth, "--batch=" + depth, "--rate=" + rate,
-                    "--seconds=" + number(settings.halfSeconds()),
+                    "--seconds=" + BenchSettings.number(settings.halfSeconds()),
                     "--warmup=" + settings.warmup());
             Thread.sleep(300); // one reading of the crawls more, begun after the last run's measured period
         } finally {
@@ -516,9 +524,9 @@ public final class Bench {
         long after = Rss.of(server.pid());
         Long heap = null;
         Long settled = null;
-        if (name.startsWith("gateway")) {
-            heap = Rss.heapAfterGc(server.pid());
-            settled = heap == null ? null : Rss.of(server.pid());
+        if (name.startsWith("gateway") && Rss.collect(server.pid())) {
+            heap = Rss.heapUsed(server.pid());
+            settled = Rss.of(server.pid());
         }
         memoryRows.add(new MemoryRow(name, runs.get(runs.size() - 1).path("ops").asLong(), before, after, heap,
                 settled));
@@ -558,10 +566,10 @@ public final class Bench {
             throws Exception {
         int[] level = BenchSettings.level(settings.protocolLevel());
         say("kvgate-load " + label + " (protocol " + protocol + "), " + level[0] + " connections x depth " + level[1]
-                + ", " + number(settings.protocolSeconds()) + "s");
+                + ", " + BenchSettings.number(settings.protocolSeconds()) + "s");
         List<JsonNode> runs = generator.run(raw.resolve("protocol-" + label), "--protocol=" + protocol,
                 "--port=" + port, "--watch=" + server.pid(), "--connections=" + level[0], "--depth=" + level[1],
-                "--seconds=" + number(settings.protocolSeconds()), "--warmup=" + settings.warmup());
+                "--seconds=" + BenchSettings.number(settings.protocolSeconds()), "--warmup=" + settings.warmup());
         Servers.checkAlive(server);
         if (runs.isEmpty()) {
             say("  kvgate-load failed, see " + raw);
@@ -594,7 +602,7 @@ public final class Bench {
         Servers.Started gateway = startGateway("gateway-tls", gatewayPort, settings.javaOpts(),
                 "--memcached.tls=true", "--tls.cert=" + tls.resolve("server.pem"),
                 "--tls.key=" + tls.resolve("server.key"));
-        int serverCores = Math.min(settings.serverThreads(), cores);
+        int serverCores = settings.serverCores(cores);
         targets.put("memcached-tls", new Target("memcached-tls", mczPort, "binary", mcz, null, serverCores));
         targets.put("gateway-tls", new Target("gateway-tls", gatewayPort, "binary", gateway, null, serverCores));
         for (String level : settings.loadLevels()) {
@@ -604,18 +612,13 @@ public final class Bench {
         }
     }
 
-    /** A setting's number as it was given: 3 for 3.0, 1.5 as it is. */
-    static String number(double value) {
-        return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
-    }
-
     /** A run's figures in a progress line. */
     private static String summary(LoadFigures figures) {
         return String.format(Locale.ROOT, "%d ops/s, p50 %d µs, p99 %d µs, %d errors, limit %s",
                 figures.opsPerSecond(), figures.p50Us(), figures.p99Us(), figures.errors(), figures.cpu().limit());
     }
 
-    /** " (epoll)": the transport the local store's gateway said it came to at its start; "" unknown. */
+    /** The transport the local store's gateway said it came to at its start ("epoll"); "" unknown. */
     private String resolvedTransport() {
         try {
             Matcher said = TRANSPORT.matcher(Files.readString(local.server().log()));

@@ -67,14 +67,14 @@ public final class BenchReport {
                 orElse(setup.kvgate(), "?"), setup.java(), settings.javaOpts(), settings.serverThreads(),
                 settings.ioTransport(), transport.isEmpty() ? "" : " (" + transport + ")"));
         // The options as memcached was given them: one word after another, one space apart.
-        String memcachedOpts = String.join(" ", words(settings.memcachedOpts()));
+        String memcachedOpts = String.join(" ", BenchSettings.words(settings.memcachedOpts()));
         line("- %s (`-t %d -m 1024%s`), %s, %s".formatted(setup.memcached(), settings.serverThreads(),
                 memcachedOpts.isEmpty() ? "" : " " + memcachedOpts, nutcracker(setup.nutcracker()),
                 setup.memaslap()));
         boolean textProtocol = "text".equals(settings.toolProtocol());
         line(("- load: memaslap, %d thread(s), %ss a run, %d round(s), after %d warm-up runs of 1s (per target and"
                 + " batch size), %d%% get / %d%% set, keys %d bytes, values %d bytes; %s protocol (twemproxy: text)%s")
-                .formatted(settings.toolThreads(), plain(settings.seconds()), settings.rounds(), settings.warmup(),
+                .formatted(settings.toolThreads(), BenchSettings.number(settings.seconds()), settings.rounds(), settings.warmup(),
                         settings.getPercent(), 100 - settings.getPercent(), settings.keySize(), settings.valueSize(),
                         settings.toolProtocol(),
                         textProtocol ? ", and gateway/local-binary: the local store's gateway in binary" : ""));
@@ -154,7 +154,7 @@ public final class BenchReport {
         line();
         line(("kvgate-load (%d network thread(s), JVM `%s`): %ss a run after a %ds warm-up in the same run; the %d"
                 + " keys stored once before each run, so gets hit; then %d%% get / %d%% set of random keys.").formatted(
-                settings.loadThreads(), settings.loadJavaOpts(), plain(settings.seconds()), settings.warmup(),
+                settings.loadThreads(), settings.loadJavaOpts(), BenchSettings.number(settings.seconds()), settings.warmup(),
                 settings.loadKeys(), settings.getPercent(), 100 - settings.getPercent()));
         line();
         line("| connections | depth | round | target | ops/s | p50 µs | p99 µs | p99.9 µs | errors | tool CPU"
@@ -210,7 +210,7 @@ public final class BenchReport {
                 server's run as well, which favours neither: a crawl in memcached's run raises its p99, one in the \
                 gateway's raises the gateway's. The gateway's own purge of expired items is not marked: paced to a \
                 tenth of a core, it takes little from whichever server runs meanwhile.""".formatted(
-                settings.halfRounds(), plain(settings.halfSeconds()), plain(settings.halfRewarm()),
+                settings.halfRounds(), BenchSettings.number(settings.halfSeconds()), BenchSettings.number(settings.halfRewarm()),
                 HalfRow.STALL_US / 1000));
         line();
         line("| half of the peak of | round | target | rate | ops/s | p50 µs | p99 µs | p99.9 µs | p99 from send µs"
@@ -314,7 +314,7 @@ public final class BenchReport {
                 releaseLockData of one of %d keys in a transaction per connection, on a gateway with \
                 okuyama.transactions (a lock another connection holds is a miss); okuyama-transactions: the okuyama \
                 mix on that gateway, where each write first reads its key's lock.""".formatted(
-                plain(settings.protocolSeconds()), settings.warmup(), settings.loadKeys(), settings.loadKeys(),
+                BenchSettings.number(settings.protocolSeconds()), settings.warmup(), settings.loadKeys(), settings.loadKeys(),
                 settings.loadKeys()));
         line();
         line("| protocol | connections | depth | ops/s | p50 µs | p99 µs | p99.9 µs | errors | tool CPU | server CPU"
@@ -337,7 +337,7 @@ public final class BenchReport {
                 kvgate-load over TLS (TLS 1.3, the certificate checked against a CA made for the run), binary \
                 protocol, closed loop, the same mix and %ss runs as part 2: memcached -Z and the gateway on the \
                 local store with memcached.tls (OpenSSL). plain: the same server's ops/s in part 2 at the same level \
-                and round.""".formatted(plain(settings.seconds())));
+                and round.""".formatted(BenchSettings.number(settings.seconds())));
         line();
         line("| target | connections | depth | round | ops/s | p50 µs | p99 µs | p99.9 µs | tool CPU | server CPU"
                 + " | limit | plain ops/s | TLS / plain | gateway / memcached |");
@@ -435,11 +435,6 @@ public final class BenchReport {
     }
 
     /** A setting's number as it was written: "3", not "3.0". */
-    private static String plain(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
-                : Double.toString(value);
-    }
-
     private static String orDash(String value) {
         return value == null ? "-" : value;
     }
@@ -453,7 +448,4 @@ public final class BenchReport {
         return version.replaceFirst("This is ", "");
     }
 
-    private static List<String> words(String text) {
-        return Arrays.stream(text.trim().split("\\s+")).filter(word -> !word.isEmpty()).toList();
-    }
 }

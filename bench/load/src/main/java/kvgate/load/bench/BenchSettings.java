@@ -20,7 +20,7 @@ public record BenchSettings(double seconds, int rounds, int warmup, List<String>
     public static BenchSettings from(Map<String, String> env, Path root, int cores) {
         int toolThreads = integer(env, "BENCH_THREADS", 1);
         return new BenchSettings(
-                decimal(env, "BENCH_SECONDS", 3),
+                integer(env, "BENCH_SECONDS", 3), // whole seconds: memaslap takes no fraction
                 integer(env, "BENCH_ROUNDS", 2),
                 integer(env, "BENCH_WARMUP", 2),
                 words(env.getOrDefault("BENCH_LEVELS", "32 32x16")),
@@ -28,7 +28,7 @@ public record BenchSettings(double seconds, int rounds, int warmup, List<String>
                 toolThreads,
                 env.getOrDefault("BENCH_PROTOCOL", "text"),
                 integer(env, "BENCH_SERVER_THREADS", Math.max(1, cores - toolThreads)),
-                !"0".equals(env.getOrDefault("BENCH_PIN", "1")),
+                "1".equals(env.getOrDefault("BENCH_PIN", "1")),
                 env.getOrDefault("BENCH_JAVA_OPTS", "-Xms1g -Xmx1g -Xmn64m -XX:+AlwaysPreTouch -XX:+UseParallelGC"),
                 env.getOrDefault("BENCH_IO_TRANSPORT", "auto"),
                 words(env.getOrDefault("BENCH_LOAD_LEVELS", "32x1 32x16")),
@@ -64,7 +64,19 @@ public record BenchSettings(double seconds, int rounds, int warmup, List<String>
         }
     }
 
-    private static List<String> words(String text) {
+    /** The cores each server can use: its threads, on a machine of {@code machineCores}. */
+    public int serverCores(int machineCores) {
+        return Math.min(serverThreads, machineCores);
+    }
+
+    /** A setting's number as it was given: 3 for 3.0, 1.5 as it is. */
+    public static String number(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
+                : Double.toString(value);
+    }
+
+    /** The words of a setting that lists several, separated by blanks. */
+    public static List<String> words(String text) {
         return Arrays.stream(text.trim().split("\\s+")).filter(word -> !word.isEmpty()).toList();
     }
 

@@ -1,5 +1,6 @@
 package kvgate.load.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs of kvgate-load, the project's own generator, as a process of its own on the tool's cores (its own JVM, as a
@@ -49,12 +51,19 @@ final class Generator {
         Path json = raw.resolveSibling(raw.getFileName() + ".json");
         Files.writeString(text, String.join(" ", command) + "\n");
         Servers.Started tool = servers.tool("kvgate-load", command, json);
-        tool.process().waitFor();
-        Files.writeString(text, Files.readString(tool.log(), StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+        // No run of the generator outlasts the bench's whole budget: one that does has hung, and is stopped.
+        if (!tool.process().waitFor(settings.budgetSeconds(), TimeUnit.SECONDS)) {
+            servers.stop(tool);
+        }
+        Files.write(text, Files.readAllBytes(tool.log()), StandardOpenOption.APPEND);
         List<JsonNode> lines = new ArrayList<>();
-        for (String line : Files.readAllLines(json, StandardCharsets.UTF_8)) {
+        for (String line : new String(Files.readAllBytes(json), StandardCharsets.UTF_8).split("\n")) {
             if (line.startsWith("{")) {
-                lines.add(JSON.readTree(line));
+                try {
+                    lines.add(JSON.readTree(line));
+                } catch (JsonProcessingException e) {
+                    // cut short (the generator stopped while it wrote): not a run
+                }
             }
         }
         return lines;
@@ -92,7 +101,7 @@ final class Generator {
         double machine = run.path("machine_cpu").asDouble();
         double other = Math.max(0, machine - tool - server - (backend == null ? 0 : backend));
         String limit = Cpu.limit(tool, server, backend, other, machine + run.path("interrupt_cpu").asDouble(),
-                settings.loadThreads(), serverCores, Math.min(settings.serverThreads(), machineCores), machineCores);
+                settings.loadThreads(), serverCores, settings.serverCores(machineCores), machineCores);
         return new LoadFigures(Math.round(run.path("ops_per_s").asDouble()), Math.round(run.path("p50_us").asDouble()),
                 Math.round(run.path("p99_us").asDouble()), Math.round(run.path("p999_us").asDouble()),
                 run.path("errors").asLong(), run.path("unsent").asLong(),

@@ -11,6 +11,18 @@ final class Machine {
     private Machine() {
     }
 
+    /**
+     * The cores the bench may use, as nproc counts them (the CPUs this process may run on): what /proc/stat's
+     * totals and the taskset ranges are about, where the JVM's own count would also take a container's quota off.
+     */
+    static int cores() {
+        try {
+            return Integer.parseInt(output("nproc"));
+        } catch (NumberFormatException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
     static String loadAverage() {
         try {
             String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
@@ -40,13 +52,17 @@ final class Machine {
         }
     }
 
-    /** What a command printed (both streams), "?" when it could not run. */
+    /** What a command printed (both streams), "?" when it could not run, failed, or took over 30 s. */
     static String output(String... command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            process.waitFor();
-            return text;
+            byte[] printed = process.getInputStream().readAllBytes();
+            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                return "?";
+            }
+            return process.exitValue() == 0 || command[0].endsWith("java") || command[0].contains("memcaslap")
+                    || command[0].contains("memaslap") ? new String(printed, StandardCharsets.UTF_8).trim() : "?";
         } catch (IOException e) {
             return "?";
         } catch (InterruptedException e) {

@@ -71,10 +71,12 @@ final class Memaslap {
         long b0 = target.backend() == null ? 0 : Ticks.of(Long.toString(target.backend().pid()));
         long[] m0 = Ticks.machine();
         Set<Long> ours = ours();
-        Servers.Started tool = servers.tool("memaslap", command);
-        ours.add(tool.pid());
+        // Other load is read, and the clock started, before the tool starts: its CPU counts from its start, and
+        // the time it is divided by must too.
         Map<Long, Long> foreignStart = Ticks.foreign(ours);
         long t0 = System.nanoTime();
+        Servers.Started tool = servers.tool("memaslap", command);
+        ours.add(tool.pid());
         long s1 = s0;
         long b1 = b0;
         long[] m1 = m0;
@@ -113,7 +115,7 @@ final class Memaslap {
         if (!tool.process().waitFor(5, TimeUnit.SECONDS)) {
             servers.stop(tool);
         }
-        Files.writeString(output, Files.readString(tool.log(), StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+        Files.write(output, Files.readAllBytes(tool.log()), StandardOpenOption.APPEND);
         Servers.checkAlive(target.server(), target.backend());
         double active = (t1 - t0) / 1e9;
         return parse(output, target, clients, batch, round, active, Math.max(seen, 0), s1 - s0,
@@ -133,42 +135,17 @@ final class Memaslap {
      */
     ToolRow parse(Path output, Target target, int clients, int batch, int round, double active, long tool,
                   long server, Long backend, long other, long[] m0, long[] m1, Long jit) throws IOException {
-        TreeMap<Integer, Long> histogram = new TreeMap<>();
-        String avg = null;
-        long gets = 0;
-        long sets = 0;
-        long misses = 0;
-        double run = 0;
-        Long tps = null;
-        boolean total = false;
-        for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
-            String[] f = line.trim().split("\\s+");
-            if (line.startsWith("Total Statistics (")) {
-                total = true;
-            } else if (total && line.isBlank() && avg != null) {
-                total = false;
-            } else if (total && f[0].equals("Avg:")) {
-                avg = f[1];
-            } else if (total && f[0].matches("[0-9]+:")) {
-                int first = Integer.parseInt(f[0].substring(0, f[0].length() - 1));
-                for (int i = 1; i < f.length; i++) {
-                    histogram.put(first + i - 1, Long.parseLong(f[i]));
-                }
-            } else if (f[0].equals("cmd_get:")) {
-                gets = Long.parseLong(f[1]);
-            } else if (f[0].equals("cmd_set:")) {
-                sets = Long.parseLong(f[1]);
-            } else if (f[0].equals("get_misses:")) {
-                misses = Long.parseLong(f[1]);
-            } else if (line.startsWith("Run time:") && f.length >= 7) {
-                run = Double.parseDouble(f[2].replace("s", ""));
-                tps = Long.parseLong(f[6]);
-            }
+        Output printed;
+        try {
+            printed = Output.read(output);
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            printed = null; // a line memaslap did not print as it does: this run failed, not the bench
         }
-        if (run <= 0 || tps == null) {
+        if (printed == null || printed.run() <= 0 || printed.tps() == null) {
             return new ToolRow(target.name(), clients, batch, target.protocol(), round, null, null, null, null, null,
                     null, null);
         }
+        double run = printed.run();
         double seconds = active > 0 ? active : run;
         double toolShare = Ticks.percent(tool, seconds);
         double serverShare = Ticks.percent(server, seconds);
@@ -178,22 +155,63 @@ final class Memaslap {
         double interrupts = Ticks.percent(m1[1] - m0[1], seconds);
         Double jitShare = jit == null ? null : Ticks.percent(jit, seconds);
         String limit = Cpu.limit(toolShare, serverShare, backendShare, otherShare, processes + interrupts,
-                settings.toolThreads(), target.cores(), target.backend() == null ? 0 : cores(target), machineCores);
+                settings.toolThreads(), target.cores(), target.backend() == null ? 0 : settings.serverCores(machineCores), machineCores);
         // The CPU accounting, in percent of one core, is appended to the raw output for whoever checks a row.
         Files.writeString(output, String.format(Locale.ROOT, "%nbench: %.2fs measured; CPU %%: tool %.1f, server %.1f "
                 + "(JIT %s), backend %.1f, other processes %.1f; machine: processes %.1f, interrupts %.1f%n", seconds,
                 toolShare, serverShare, jitShare == null ? "-" : String.format(Locale.ROOT, "%.0f", jitShare),
                 backendShare == null ? 0 : backendShare, otherShare, processes, interrupts),
                 StandardOpenOption.APPEND);
-        return new ToolRow(target.name(), clients, batch, target.protocol(), round, tps,
-                gets + sets == 0 ? 0.0 : 100.0 * gets / (gets + sets), percentile(histogram, 0.5),
-                percentile(histogram, 0.99), avg == null ? "-" : avg, misses,
+        long gets = printed.gets();
+        long sets = printed.sets();
+        return new ToolRow(target.name(), clients, batch, target.protocol(), round, printed.tps(),
+                gets + sets == 0 ? 0.0 : 100.0 * gets / (gets + sets), percentile(printed.histogram(), 0.5),
+                percentile(printed.histogram(), 0.99), printed.avg() == null ? "-" : printed.avg(), printed.misses(),
                 new Cpu(toolShare, serverShare, backendShare, otherShare, jitShare, limit));
     }
 
-    /** The backend's cores: memcached behind a proxy has the servers' threads. */
-    private int cores(Target target) {
-        return Math.min(settings.serverThreads(), machineCores);
+    /**
+     * What memaslap printed of its whole run: its "Total Statistics" (average, log2 latency histogram), its counts
+     * of commands and misses, and its run time and throughput (null when it printed none).
+     */
+    record Output(TreeMap<Integer, Long> histogram, String avg, long gets, long sets, long misses, double run,
+                  Long tps) {
+        /** Reads the output leniently as to bytes (not UTF-8 becomes a replacement character). */
+        static Output read(Path output) throws IOException {
+            TreeMap<Integer, Long> histogram = new TreeMap<>();
+            String avg = null;
+            long gets = 0;
+            long sets = 0;
+            long misses = 0;
+            double run = 0;
+            Long tps = null;
+            boolean total = false;
+            for (String line : new String(Files.readAllBytes(output), StandardCharsets.UTF_8).split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (line.startsWith("Total Statistics (")) {
+                    total = true;
+                } else if (total && line.isBlank() && avg != null) {
+                    total = false;
+                } else if (total && f[0].equals("Avg:")) {
+                    avg = f[1];
+                } else if (total && f[0].matches("[0-9]+:")) {
+                    int first = Integer.parseInt(f[0].substring(0, f[0].length() - 1));
+                    for (int i = 1; i < f.length; i++) {
+                        histogram.put(first + i - 1, Long.parseLong(f[i]));
+                    }
+                } else if (f[0].equals("cmd_get:")) {
+                    gets = Long.parseLong(f[1]);
+                } else if (f[0].equals("cmd_set:")) {
+                    sets = Long.parseLong(f[1]);
+                } else if (f[0].equals("get_misses:")) {
+                    misses = Long.parseLong(f[1]);
+                } else if (line.startsWith("Run time:") && f.length >= 7) {
+                    run = Double.parseDouble(f[2].replace("s", ""));
+                    tps = Long.parseLong(f[6]);
+                }
+            }
+            return new Output(histogram, avg, gets, sets, misses, run, tps);
+        }
     }
 
     /** "≤2^i" µs for the log2 bucket i that holds quantile q; "-" for an empty histogram. */

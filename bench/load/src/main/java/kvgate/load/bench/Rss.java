@@ -23,15 +23,16 @@ final class Rss {
         return 0;
     }
 
+    /** Asks a JVM for a full collection (jcmd GC.run); false when jcmd is not there or could not reach it. */
+    static boolean collect(long pid) {
+        return !Machine.output("jcmd", Long.toString(pid), "GC.run").equals("?");
+    }
+
     /**
-     * Asks a JVM for a full collection (jcmd GC.run), then what its heap holds, in KiB: the heap's lines of
-     * GC.heap_info (G1: one; serial and parallel: one per generation) each say "used NK"; Metaspace's do not count.
-     * Null when jcmd is not there or says nothing of the heap.
+     * What a JVM's heap holds, in KiB: the heap's lines of GC.heap_info (G1: one; serial and parallel: one per
+     * generation) each say "used NK"; Metaspace's do not count. Null when it says nothing of the heap.
      */
-    static Long heapAfterGc(long pid) {
-        if (Machine.output("jcmd", Long.toString(pid), "GC.run").equals("?")) {
-            return null;
-        }
+    static Long heapUsed(long pid) {
         String info = Machine.output("jcmd", Long.toString(pid), "GC.heap_info");
         long sum = 0;
         boolean found = false;

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The processes a bench run starts (servers, and the load tool's runs), each with its output in a log file of its
  * own: pinned to the servers' cores or the tool's, awaited until they answer, and stopped, by their process ids, when
- * the run ends however it ends (a shutdown hook covers Ctrl-C and SIGTERM).
+ * the run ends however it ends (a shutdown hook covers Ctrl-C and SIGTERM; once it has begun, nothing more starts).
  */
 final class Servers implements AutoCloseable {
     private final Path logs;
@@ -29,6 +28,11 @@ final class Servers implements AutoCloseable {
     private final Map<Long, Started> running = new LinkedHashMap<>();
     private final Set<Integer> portsHandedOut = new HashSet<>();
     private final Thread stopAtExit = new Thread(this::stopAll, "bench-stop");
+    /** Set once everything is being stopped: nothing is started after, so nothing outlives the run. */
+    private boolean closing;
+    /** Ports below the kernel's range for outgoing connections, which could take a port between its check and use. */
+    private final int portsBelow = portsBelow();
+    private final java.util.Random random = new java.util.Random();
 
     /** A process started, under the name its log and the report use. */
     record Started(String name, Process process, Path log) {
@@ -102,6 +106,9 @@ final class Servers implements AutoCloseable {
         if (directory != null) {
             builder.directory(Files.createDirectories(directory).toFile());
         }
+        if (closing) {
+            throw new IllegalStateException("the bench is stopping: " + name + " is not started");
+        }
         Started started = new Started(name, builder.start(), log);
         running.put(started.pid(), started);
         return started;
@@ -122,7 +129,8 @@ final class Servers implements AutoCloseable {
      * takes connections), for up to 30 s; fails with its output if it stops or never answers.
      */
     static void await(Started server, int port, String protocol) throws InterruptedException {
-        for (int tries = 0; tries < 300; tries++) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
             if (answers(port, protocol)) {
                 return;
             }
@@ -159,14 +167,38 @@ final class Servers implements AutoCloseable {
         }
     }
 
-    /** A loopback port nothing listens on and not handed out before in this run. */
-    synchronized int freePort() throws IOException {
+    /**
+     * A loopback port nothing listens on and not handed out before in this run, below the kernel's range for
+     * outgoing connections: a port in that range can be taken by a connection between being found free and being
+     * listened on.
+     */
+    synchronized int freePort() {
         while (true) {
-            try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                if (portsHandedOut.add(socket.getLocalPort())) {
-                    return socket.getLocalPort();
-                }
+            int port = 10_000 + random.nextInt(portsBelow - 10_000);
+            if (!portsHandedOut.contains(port) && !listening(port)) {
+                portsHandedOut.add(port);
+                return port;
             }
+        }
+    }
+
+    private static boolean listening(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The first port of the kernel's range for outgoing connections (40000 when it starts too low to leave room). */
+    private static int portsBelow() {
+        try {
+            int first = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                    .trim().split("\\s+")[0]);
+            return first < 12_000 ? 40_000 : first;
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
         }
     }
 
@@ -205,6 +237,7 @@ final class Servers implements AutoCloseable {
     }
 
     private synchronized void stopAll() {
+        closing = true;
         forgetEnded();
         List<Started> all = new ArrayList<>(running.values());
         stopNow(all);
