@@ -50,6 +50,8 @@ public final class Bench {
     private Target memcached;
     private Target local;
     private Map<String, Integer> protocolPorts = Map.of();
+    /** Part 6's check that a TLS server is up: a handshake with the run's CA, then a version asked. */
+    private javax.net.ssl.SSLSocketFactory tlsProbe;
 
     /**
      * The programs a run starts: memaslap, memcached and nutcracker, found on the PATH or in /usr/sbin; how a gateway
@@ -225,7 +227,7 @@ public final class Bench {
     private Servers.Started startMemcached(String name, int port, String probe, String... more)
             throws IOException, InterruptedException {
         Servers.Started started = servers.server(name, memcachedCommand(port, more), Map.of(), null);
-        Servers.await(started, port, probe);
+        Servers.await(started, port, probe, probe.equals("tls") ? tlsProbe : null);
         return started;
     }
 
@@ -241,7 +243,11 @@ public final class Bench {
         Servers.Started started = servers.server(name, command, Map.of("KVGATE_JAVA_OPTS", javaOpts),
                 tmp.resolve(name.replace('/', '-')));
         // One at a time: each expands the plugin zips in the shared plugins directory on its first start.
-        Servers.await(started, port, Arrays.asList(overrides).contains("--memcached.tls=true") ? "tls" : "binary");
+        if (Arrays.asList(overrides).contains("--memcached.tls=true")) {
+            Servers.await(started, port, "tls", tlsProbe);
+        } else {
+            Servers.await(started, port, "binary");
+        }
         return started;
     }
 
@@ -595,6 +601,7 @@ public final class Bench {
         }
         Path tls = Files.createDirectories(tmp.resolve("tls"));
         Certificates.make(tls);
+        tlsProbe = Certificates.trusting(tls.resolve("ca.pem"));
         int mczPort = servers.freePort();
         Servers.Started mcz = startMemcached("memcached-tls", mczPort, "tls", "-Z", "-o", "ssl_chain_cert="
                 + tls.resolve("server.pem") + ",ssl_key=" + tls.resolve("server.key"));

@@ -1,6 +1,13 @@
 package kvgate.load.bench;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -21,6 +28,20 @@ final class Certificates {
         run(directory, "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
                 "-CAcreateserial", "-out", "server.pem", "-days", "30", "-extfile", "san.ext");
         Files.setPosixFilePermissions(directory.resolve("server.key"), PosixFilePermissions.fromString("rw-------"));
+    }
+
+    /** Sockets that trust the CA of {@code ca} (PEM) alone, to ask the run's TLS servers whether they are up. */
+    static SSLSocketFactory trusting(Path ca) throws IOException, GeneralSecurityException {
+        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+        trusted.load(null, null);
+        try (InputStream in = Files.newInputStream(ca)) {
+            trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context.getSocketFactory();
     }
 
     private static void run(Path directory, String... command) throws IOException, InterruptedException {

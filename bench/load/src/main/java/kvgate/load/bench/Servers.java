@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * The processes a bench run starts (servers, and the load tool's runs), each with its output in a log file of its
@@ -125,13 +127,21 @@ final class Servers implements AutoCloseable {
     }
 
     /**
-     * Waits until the server answers on {@code port} ({@code binary}: a noop; {@code text}: a get; {@code tls}: it
-     * takes connections), for up to 30 s; fails with its output if it stops or never answers.
+     * Waits until the server answers on {@code port} ({@code binary}: a noop; {@code text}: a get), for up to 30 s;
+     * fails with its output if it stops or never answers.
      */
     static void await(Started server, int port, String protocol) throws InterruptedException {
+        await(server, port, protocol, null);
+    }
+
+    /**
+     * The same for a server that speaks TLS: {@code tls} makes the handshake with {@code tls}'s trust, then asks
+     * the version in the text protocol.
+     */
+    static void await(Started server, int port, String protocol, SSLSocketFactory tls) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            if (answers(port, protocol)) {
+            if (answers(port, protocol, tls)) {
                 return;
             }
             if (!server.alive()) {
@@ -143,15 +153,24 @@ final class Servers implements AutoCloseable {
                 + tail(server, 20));
     }
 
-    static boolean answers(int port, String protocol) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-            socket.setSoTimeout(2000);
-            if (protocol.equals("tls")) {
-                return true;
+    static boolean answers(int port, String protocol, SSLSocketFactory tls) {
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            plain.setSoTimeout(2000);
+            Socket socket = plain;
+            if (tls != null) {
+                SSLSocket secured = (SSLSocket) tls.createSocket(plain, "127.0.0.1", port, true);
+                secured.startHandshake();
+                socket = secured;
             }
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
+            if (protocol.equals("tls")) {
+                out.write("version\r\n".getBytes(StandardCharsets.US_ASCII));
+                byte[] said = new byte[8];
+                return in.readNBytes(said, 0, 8) == 8
+                        && new String(said, StandardCharsets.US_ASCII).equals("VERSION ");
+            }
             if (protocol.equals("binary")) {
                 byte[] noop = new byte[24];
                 noop[0] = (byte) 0x80;
