@@ -43,8 +43,8 @@ class BenchTest {
                 "--plugins.dir=" + TestGateway.pluginsDirectory().toAbsolutePath());
         List<String> generator = List.of("java", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 "kvgate.load.LoadMain");
-        Bench.Tools tools = new Bench.Tools(Bench.Tools.find("memaslap", "memcaslap"), Bench.Tools.find("memcached"),
-                Bench.Tools.find("nutcracker"), gateway, generator);
+        Tools tools = new Tools(Tools.find("memaslap", "memcaslap"), Tools.find("memcached"),
+                Tools.find("nutcracker"), gateway, generator);
 
         String report = Bench.run(settings, root, tools, 2);
 

@@ -1,5 +1,7 @@
 package kvgate.load.bench;
 
+import static kvgate.load.bench.BenchSettings.number;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,6 +38,7 @@ public final class Bench {
     private final Path tmp;
     private final Path raw;
     private final Servers servers;
+    private final Lineup lineup;
     private final Memaslap memaslap;
     private final Generator generator;
     private final Map<String, Target> targets = new LinkedHashMap<>();
@@ -50,49 +53,6 @@ public final class Bench {
     private Target memcached;
     private Target local;
     private Map<String, Integer> protocolPorts = Map.of();
-    /** Part 6's check that a TLS server is up: a handshake with the run's CA, then a version asked. */
-    private javax.net.ssl.SSLSocketFactory tlsProbe;
-
-    /**
-     * The programs a run starts: memaslap, memcached and nutcracker, found on the PATH or in /usr/sbin; how a gateway
-     * is started, to which its configuration overrides are added; and how kvgate-load is started, to which its
-     * arguments are added (its JVM options included).
-     */
-    record Tools(Path memaslap, Path memcached, Path nutcracker, List<String> gateway, List<String> generator) {
-        /** The tools bin/bench runs: bin/gateway, and the generator's jar with the bench's JVM options for it. */
-        static Tools find(Path root, BenchSettings settings) {
-            List<String> generator = new ArrayList<>(List.of("java"));
-            generator.addAll(Arrays.asList(settings.loadJavaOpts().split(" ")));
-            generator.addAll(List.of("-jar", root.resolve("bench/load/target/kvgate-load.jar").toString()));
-            return new Tools(find("memaslap", "memcaslap"), find("memcached"), find("nutcracker"),
-                    List.of(root.resolve("bin/gateway").toString()), generator);
-        }
-
-        /** The first of these programs on the PATH or in /usr/sbin. */
-        static Path find(String... names) {
-            for (String name : names) {
-                Path found = locate(name);
-                if (found != null) {
-                    return found;
-                }
-            }
-            throw new IllegalStateException("no " + String.join(" or ", names) + " on the PATH (bin/bench installs "
-                    + "memcached, nutcracker and libmemcached-tools where it can)");
-        }
-
-        /** A program on the PATH or in /usr/sbin (where Debian puts nutcracker); null when there is none. */
-        static Path locate(String name) {
-            List<String> path = new ArrayList<>(Arrays.asList(System.getenv().getOrDefault("PATH", "").split(":")));
-            path.add("/usr/sbin");
-            for (String directory : path) {
-                Path candidate = Path.of(directory, name);
-                if (!directory.isEmpty() && Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-            return null;
-        }
-    }
 
     Bench(BenchSettings settings, Path root, Tools tools, int cores) throws IOException {
         this.settings = settings;
@@ -118,6 +78,7 @@ public final class Bench {
         }
         this.pinning = laid;
         this.servers = new Servers(tmp, serverPin, toolPin);
+        this.lineup = new Lineup(servers, tools, settings, tmp);
         Path config = tmp.resolve("memaslap.cfg");
         Files.writeString(config, Memaslap.distribution(settings));
         this.memaslap = new Memaslap(tools.memaslap(), config, raw, servers, settings, cores);
@@ -210,75 +171,26 @@ public final class Bench {
 
     // --- The servers --------------------------------------------------------------------------------------------
 
-    private List<String> memcachedCommand(int port, String... more) {
-        List<String> command = new ArrayList<>(List.of(tools.memcached().toString(), "-l", "127.0.0.1", "-p",
-                Integer.toString(port), "-U", "0", "-m", "1024", "-t", Integer.toString(settings.serverThreads()),
-                "-c", "4096"));
-        command.addAll(Arrays.asList(more));
-        if (!settings.memcachedOpts().isBlank()) {
-            command.addAll(Arrays.asList(settings.memcachedOpts().trim().split("\\s+")));
-        }
-        if ("root".equals(System.getProperty("user.name"))) {
-            command.addAll(List.of("-u", "root")); // memcached refuses root unless told
-        }
-        return command;
-    }
-
-    private Servers.Started startMemcached(String name, int port, String probe, String... more)
-            throws IOException, InterruptedException {
-        Servers.Started started = servers.server(name, memcachedCommand(port, more), Map.of(), null);
-        Servers.await(started, port, probe, probe.equals("tls") ? tlsProbe : null);
-        return started;
-    }
-
-    /** A gateway on loopback, listening only where {@code overrides} say beside the memcached port. */
-    private Servers.Started startGateway(String name, int port, String javaOpts, String... overrides)
-            throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(tools.gateway());
-        command.addAll(List.of("--memcached.bind=127.0.0.1", "--memcached.port=" + port, "--okuyama.enable=false",
-                "--counter.enable=false", "--mpdb.enable=false", "--admin.enable=false", "--metrics.enable=false",
-                "--io_threads=" + settings.serverThreads(), "--io_transport=" + settings.ioTransport(),
-                "--local.path=:memory:"));
-        command.addAll(Arrays.asList(overrides));
-        Servers.Started started = servers.server(name, command, Map.of("KVGATE_JAVA_OPTS", javaOpts),
-                tmp.resolve(name.replace('/', '-')));
-        // One at a time: each expands the plugin zips in the shared plugins directory on its first start.
-        if (Arrays.asList(overrides).contains("--memcached.tls=true")) {
-            Servers.await(started, port, "tls", tlsProbe);
-        } else {
-            Servers.await(started, port, "binary");
-        }
-        return started;
-    }
-
     private void startServers() throws IOException, InterruptedException {
         int cores = settings.serverCores(this.cores);
         int mcPort = servers.freePort();
-        Servers.Started mc = startMemcached("memcached", mcPort, "binary");
+        Servers.Started mc = lineup.memcached("memcached", mcPort, "binary");
         // The gateway on the local store serves every protocol, for part 5; nothing else uses the other listeners.
         int localPort = servers.freePort();
         int counterPort = servers.freePort();
         int okuyamaPort = servers.freePort();
         int mpdbPort = servers.freePort();
-        Servers.Started gatewayLocal = startGateway("gateway-local", localPort, settings.javaOpts(),
+        Servers.Started gatewayLocal = lineup.gateway("gateway-local", localPort, settings.javaOpts(),
                 "--counter.enable=true", "--counter.bind=127.0.0.1", "--counter.port=" + counterPort,
                 "--okuyama.enable=true", "--okuyama.bind=127.0.0.1", "--okuyama.port=" + okuyamaPort,
                 "--mpdb.enable=true", "--mpdb.bind=127.0.0.1", "--mpdb.port=" + mpdbPort);
         protocolPorts = Map.of("counter", counterPort, "okuyama", okuyamaPort, "okuyama-lists", okuyamaPort,
                 "mpdb", mpdbPort, "collections", localPort);
         int proxyPort = servers.freePort();
-        Servers.Started proxy = startGateway("gateway-proxy", proxyPort, settings.javaOpts(), "--backend=memcached",
+        Servers.Started proxy = lineup.gateway("gateway-proxy", proxyPort, settings.javaOpts(), "--backend=memcached",
                 "--memcached.servers=127.0.0.1:" + mcPort);
         int twPort = servers.freePort();
-        int twStats = servers.freePort();
-        Path yml = tmp.resolve("nutcracker.yml");
-        Files.writeString(yml, "pool:\n  listen: 127.0.0.1:" + twPort + "\n  hash: md5\n  distribution: ketama\n"
-                + "  auto_eject_hosts: false\n  servers:\n   - 127.0.0.1:" + mcPort + ":1\n");
-        Servers.Started twemproxy = servers.server("twemproxy", List.of(tools.nutcracker().toString(), "-c",
-                yml.toString(), "-s", Integer.toString(twStats), "-a", "127.0.0.1", "-o",
-                tmp.resolve("nutcracker.log").toString(), "-p", tmp.resolve("nutcracker.pid").toString()), Map.of(),
-                null);
-        Servers.await(twemproxy, twPort, "text");
+        Servers.Started twemproxy = lineup.twemproxy(twPort, servers.freePort(), mcPort);
         String protocol = settings.toolProtocol();
         memcached = new Target("memcached", mcPort, protocol, mc, null, cores);
         local = new Target("gateway/local", localPort, protocol, gatewayLocal, null, cores);
@@ -467,16 +379,16 @@ public final class Bench {
     private void halfSeries(Target reference, long rate, int connections, int depth, int rounds) throws Exception {
         say(reference.name() + " and memcached: kvgate-load at " + rate + " ops/s (half of " + reference.name()
                 + "'s peak), " + connections + " connections x depth " + depth + " in batches of " + depth + ", "
-                + rounds + " rounds of " + BenchSettings.number(settings.halfSeconds()) + "s");
+                + rounds + " rounds of " + number(settings.halfSeconds()) + "s");
         Crawls crawls = Crawls.poll(memcached.port());
         List<JsonNode> runs;
         try {
             runs = generator.run(raw.resolve("half-" + reference.name().replace('/', '-')), "--protocol=binary",
                     "--port=" + reference.port() + "," + memcached.port(),
                     "--watch=" + Generator.watch(reference) + ";" + Generator.watch(memcached),
-                    "--rounds=" + rounds, "--rewarm=" + BenchSettings.number(settings.halfRewarm()), "--connections=" + connections,
+                    "--rounds=" + rounds, "--rewarm=" + number(settings.halfRewarm()), "--connections=" + connections,
                     "--depth=" + depth, "--batch=" + depth, "--rate=" + rate,
-                    "--seconds=" + BenchSettings.number(settings.halfSeconds()),
+                    "--seconds=" + number(settings.halfSeconds()),
                     "--warmup=" + settings.warmup());
             Thread.sleep(300); // one reading of the crawls more, begun after the last run's measured period
         } finally {
@@ -506,12 +418,12 @@ public final class Bench {
             return;
         }
         int port = servers.freePort();
-        Servers.Started mc = startMemcached("memcached-memory", port, "binary");
+        Servers.Started mc = lineup.memcached("memcached-memory", port, "binary");
         memoryFill("memcached", mc, port);
         servers.stop(mc);
         port = servers.freePort();
         // The store's limit as memcached's -m is its: above the items. The default, half the heap, is below them.
-        Servers.Started gateway = startGateway("gateway-memory", port, settings.memoryJavaOpts(),
+        Servers.Started gateway = lineup.gateway("gateway-memory", port, settings.memoryJavaOpts(),
                 "--local.memory_limit=240m");
         memoryFill("gateway", gateway, port);
         servers.stop(gateway);
@@ -558,7 +470,7 @@ public final class Bench {
         }
         int port = servers.freePort();
         int okuyamaPort = servers.freePort();
-        Servers.Started gateway = startGateway("gateway-transactions", port, settings.javaOpts(),
+        Servers.Started gateway = lineup.gateway("gateway-transactions", port, settings.javaOpts(),
                 "--okuyama.enable=true", "--okuyama.bind=127.0.0.1", "--okuyama.port=" + okuyamaPort,
                 "--okuyama.transactions=true");
         // A new JVM: the okuyama mix once unrecorded, so that its rows compare with the local gateway's, warm by now.
@@ -572,10 +484,10 @@ public final class Bench {
             throws Exception {
         int[] level = BenchSettings.level(settings.protocolLevel());
         say("kvgate-load " + label + " (protocol " + protocol + "), " + level[0] + " connections x depth " + level[1]
-                + ", " + BenchSettings.number(settings.protocolSeconds()) + "s");
+                + ", " + number(settings.protocolSeconds()) + "s");
         List<JsonNode> runs = generator.run(raw.resolve("protocol-" + label), "--protocol=" + protocol,
                 "--port=" + port, "--watch=" + server.pid(), "--connections=" + level[0], "--depth=" + level[1],
-                "--seconds=" + BenchSettings.number(settings.protocolSeconds()), "--warmup=" + settings.warmup());
+                "--seconds=" + number(settings.protocolSeconds()), "--warmup=" + settings.warmup());
         Servers.checkAlive(server);
         if (runs.isEmpty()) {
             say("  kvgate-load failed, see " + raw);
@@ -601,12 +513,12 @@ public final class Bench {
         }
         Path tls = Files.createDirectories(tmp.resolve("tls"));
         Certificates.make(tls);
-        tlsProbe = Certificates.trusting(tls.resolve("ca.pem"));
+        lineup.tlsProbe(Certificates.trusting(tls.resolve("ca.pem")));
         int mczPort = servers.freePort();
-        Servers.Started mcz = startMemcached("memcached-tls", mczPort, "tls", "-Z", "-o", "ssl_chain_cert="
+        Servers.Started mcz = lineup.memcached("memcached-tls", mczPort, "tls", "-Z", "-o", "ssl_chain_cert="
                 + tls.resolve("server.pem") + ",ssl_key=" + tls.resolve("server.key"));
         int gatewayPort = servers.freePort();
-        Servers.Started gateway = startGateway("gateway-tls", gatewayPort, settings.javaOpts(),
+        Servers.Started gateway = lineup.gateway("gateway-tls", gatewayPort, settings.javaOpts(),
                 "--memcached.tls=true", "--tls.cert=" + tls.resolve("server.pem"),
                 "--tls.key=" + tls.resolve("server.key"));
         int serverCores = settings.serverCores(cores);

@@ -1,5 +1,7 @@
 package kvgate.load.bench;
 
+import static kvgate.load.bench.BenchSettings.number;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -74,7 +76,7 @@ public final class BenchReport {
         boolean textProtocol = "text".equals(settings.toolProtocol());
         line(("- load: memaslap, %d thread(s), %ss a run, %d round(s), after %d warm-up runs of 1s (per target and"
                 + " batch size), %d%% get / %d%% set, keys %d bytes, values %d bytes; %s protocol (twemproxy: text)%s")
-                .formatted(settings.toolThreads(), BenchSettings.number(settings.seconds()), settings.rounds(), settings.warmup(),
+                .formatted(settings.toolThreads(), number(settings.seconds()), settings.rounds(), settings.warmup(),
                         settings.getPercent(), 100 - settings.getPercent(), settings.keySize(), settings.valueSize(),
                         settings.toolProtocol(),
                         textProtocol ? ", and gateway/local-binary: the local store's gateway in binary" : ""));
@@ -154,7 +156,7 @@ public final class BenchReport {
         line();
         line(("kvgate-load (%d network thread(s), JVM `%s`): %ss a run after a %ds warm-up in the same run; the %d"
                 + " keys stored once before each run, so gets hit; then %d%% get / %d%% set of random keys.").formatted(
-                settings.loadThreads(), settings.loadJavaOpts(), BenchSettings.number(settings.seconds()), settings.warmup(),
+                settings.loadThreads(), settings.loadJavaOpts(), number(settings.seconds()), settings.warmup(),
                 settings.loadKeys(), settings.getPercent(), 100 - settings.getPercent()));
         line();
         line("| connections | depth | round | target | ops/s | p50 µs | p99 µs | p99.9 µs | errors | tool CPU"
@@ -210,7 +212,7 @@ public final class BenchReport {
                 server's run as well, which favours neither: a crawl in memcached's run raises its p99, one in the \
                 gateway's raises the gateway's. The gateway's own purge of expired items is not marked: paced to a \
                 tenth of a core, it takes little from whichever server runs meanwhile.""".formatted(
-                settings.halfRounds(), BenchSettings.number(settings.halfSeconds()), BenchSettings.number(settings.halfRewarm()),
+                settings.halfRounds(), number(settings.halfSeconds()), number(settings.halfRewarm()),
                 HalfRow.STALL_US / 1000));
         line();
         line("| half of the peak of | round | target | rate | ops/s | p50 µs | p99 µs | p99.9 µs | p99 from send µs"
@@ -314,7 +316,7 @@ public final class BenchReport {
                 releaseLockData of one of %d keys in a transaction per connection, on a gateway with \
                 okuyama.transactions (a lock another connection holds is a miss); okuyama-transactions: the okuyama \
                 mix on that gateway, where each write first reads its key's lock.""".formatted(
-                BenchSettings.number(settings.protocolSeconds()), settings.warmup(), settings.loadKeys(), settings.loadKeys(),
+                number(settings.protocolSeconds()), settings.warmup(), settings.loadKeys(), settings.loadKeys(),
                 settings.loadKeys()));
         line();
         line("| protocol | connections | depth | ops/s | p50 µs | p99 µs | p99.9 µs | errors | tool CPU | server CPU"
@@ -337,7 +339,7 @@ public final class BenchReport {
                 kvgate-load over TLS (TLS 1.3, the certificate checked against a CA made for the run), binary \
                 protocol, closed loop, the same mix and %ss runs as part 2: memcached -Z and the gateway on the \
                 local store with memcached.tls (OpenSSL). plain: the same server's ops/s in part 2 at the same level \
-                and round.""".formatted(BenchSettings.number(settings.seconds())));
+                and round.""".formatted(number(settings.seconds())));
         line();
         line("| target | connections | depth | round | ops/s | p50 µs | p99 µs | p99.9 µs | tool CPU | server CPU"
                 + " | limit | plain ops/s | TLS / plain | gateway / memcached |");

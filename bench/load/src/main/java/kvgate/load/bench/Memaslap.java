@@ -154,8 +154,9 @@ final class Memaslap {
         double processes = Ticks.percent(m1[0] - m0[0], seconds);
         double interrupts = Ticks.percent(m1[1] - m0[1], seconds);
         Double jitShare = jit == null ? null : Ticks.percent(jit, seconds);
+        int backendCores = target.backend() == null ? 0 : settings.serverCores(machineCores);
         String limit = Cpu.limit(toolShare, serverShare, backendShare, otherShare, processes + interrupts,
-                settings.toolThreads(), target.cores(), target.backend() == null ? 0 : settings.serverCores(machineCores), machineCores);
+                settings.toolThreads(), target.cores(), backendCores, machineCores);
         // The CPU accounting, in percent of one core, is appended to the raw output for whoever checks a row.
         Files.writeString(output, String.format(Locale.ROOT, "%nbench: %.2fs measured; CPU %%: tool %.1f, server %.1f "
                 + "(JIT %s), backend %.1f, other processes %.1f; machine: processes %.1f, interrupts %.1f%n", seconds,
