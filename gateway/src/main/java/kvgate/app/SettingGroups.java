@@ -1,7 +1,6 @@
 package kvgate.app;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,7 +26,7 @@ public final class SettingGroups {
      * The shipped conf/gateway.conf's values that differ from the defaults: every listener on loopback, and the
      * protocols and operators' ports a first start should show on.
      */
-    public static final Map<String, String> SHIPPED = shipped("memcached.bind", "127.0.0.1", "okuyama.enable", "true",
+    public static final Map<String, String> SHIPPED = Map.of("memcached.bind", "127.0.0.1", "okuyama.enable", "true",
             "okuyama.bind", "127.0.0.1", "mpdb.bind", "127.0.0.1", "counter.enable", "true", "counter.bind",
             "127.0.0.1", GatewaySettings.ADMIN_ENABLE, "true", GatewaySettings.METRICS_ENABLE, "true");
 
@@ -47,14 +46,6 @@ public final class SettingGroups {
                         + "Turn it on where its clients need it, with an access list."});
 
     private SettingGroups() {
-    }
-
-    private static Map<String, String> shipped(String... pairs) {
-        Map<String, String> shipped = new LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            shipped.put(pairs[i], pairs[i + 1]);
-        }
-        return Map.copyOf(shipped);
     }
 
     /** The groups of the gateway's own keys and of the loaded backend plugins' keys, in the order shown. */
@@ -86,9 +77,10 @@ public final class SettingGroups {
         plugins.backends().forEach((type, found) -> backends.put(type, found.extension()));
         backends.forEach((type, factory) -> groups.add(backend(factory)));
         groups.add(new SettingGroup("Limits", "How much one request, one connection and all of them together may "
-                + "take, and for how long; see [Overload](operating.md#overload).", gateway(GatewaySettings.MAX_ITEM_SIZE,
-                GatewaySettings.MAX_CONNECTIONS, GatewaySettings.MAX_INFLIGHT, GatewaySettings.IDLE_TIMEOUT_S,
-                GatewaySettings.REQUEST_TIMEOUT_S, GatewaySettings.READ_BUDGET)));
+                + "take, and for how long; see [Overload](operating.md#overload).",
+                gateway(GatewaySettings.MAX_ITEM_SIZE, GatewaySettings.MAX_CONNECTIONS, GatewaySettings.MAX_INFLIGHT,
+                        GatewaySettings.IDLE_TIMEOUT_S, GatewaySettings.REQUEST_TIMEOUT_S,
+                        GatewaySettings.READ_BUDGET)));
         groups.add(new SettingGroup("Network threads and sockets", "", gateway(GatewaySettings.IO_THREADS,
                 GatewaySettings.IO_TRANSPORT, GatewaySettings.SOCKET_MODE)));
         groups.add(new SettingGroup("TLS", "What every listener with `<listener>.tls` on presents, and what it asks "
@@ -110,7 +102,8 @@ public final class SettingGroups {
                 + "`stats`, `version` (`help` lists them); `bin/admin` sends one command. See [Explain, reload and "
                 + "the admin port](operating.md#explain-reload-and-the-admin-port).",
                 gateway(GatewaySettings.ADMIN_ENABLE, GatewaySettings.ADMIN_BIND, GatewaySettings.ADMIN_PORT,
-                        GatewaySettings.allowKey(GatewaySettings.ADMIN), GatewaySettings.tlsKey(GatewaySettings.ADMIN))));
+                        GatewaySettings.allowKey(GatewaySettings.ADMIN),
+                        GatewaySettings.tlsKey(GatewaySettings.ADMIN))));
         groups.add(new SettingGroup("Metrics for Prometheus", "`GET /metrics` answers the gateway's meters (and the "
                 + "JVM's) in Prometheus's text format; see [Metrics for Prometheus]"
                 + "(operating.md#metrics-for-prometheus).",

@@ -126,7 +126,7 @@ public final class ConfigurationReference {
      * Markdown as plain text: a link as its text followed by where it leads (a link within docs/configuration.md
      * names that page); code marks stay, as they tell a key or a value from the words around it.
      */
-    public static String plain(String markdown) {
+    private static String plain(String markdown) {
         Matcher links = LINK.matcher(markdown);
         StringBuilder text = new StringBuilder();
         while (links.find()) {
@@ -149,7 +149,7 @@ public final class ConfigurationReference {
     }
 
     /** Appends {@code text} in lines of at most {@code width} characters, each after {@code indent}. */
-    public static void wrap(StringBuilder out, String text, String indent, int width) {
+    private static void wrap(StringBuilder out, String text, String indent, int width) {
         StringBuilder line = new StringBuilder(indent);
         for (String word : text.split(" ")) {
             if (word.isEmpty()) {

@@ -25,13 +25,29 @@ public final class ProcCpu {
         Path path = slash < 0 ? Path.of("/proc", id, "stat")
                 : Path.of("/proc", id.substring(0, slash), "task", id.substring(slash + 1), "stat");
         try {
-            String stat = Files.readString(path);
-            // The command name, in parentheses, may hold spaces: fields are counted after its closing one.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            return used(fields(Files.readString(path)));
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /**
+     * The fields of a /proc stat line after the command name, from the state on (the name, in parentheses, may
+     * hold spaces: fields are counted after its closing one).
+     */
+    public static String[] fields(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    }
+
+    /** utime + stime from {@link #fields}. */
+    public static long used(String[] fields) {
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /** {@link #machineProcesses} and {@link #machineInterrupts} from one reading; -1 each when unknown. */
+    public static long[] machine() {
+        long[] f = machineFields();
+        return f == null ? new long[] {-1, -1} : new long[] {f[1] + f[2] + f[3] + f[8], f[6] + f[7]};
     }
 
     /** What all CPUs spent on processes: user, nice, system, and steal (taken by the hypervisor). */

@@ -106,8 +106,7 @@ public final class Bench {
         Bench bench = new Bench(settings, root, tools, cores);
         try {
             Results results = bench.run();
-            BenchReport.write(results, settings.out());
-            return BenchReport.markdown(results);
+            return BenchReport.write(results, settings.out());
         } finally {
             bench.close();
         }
@@ -149,7 +148,7 @@ public final class Bench {
         partFour();
         partFive();
         partSix();
-        String memaslapVersion = Machine.firstLine(Machine.output(tools.memaslap().toString(), "-V"));
+        String memaslapVersion = Machine.firstLine(Machine.outputAnyExit(tools.memaslap().toString(), "-V"));
         Setup setup = new Setup(started, cores, Machine.cpuModel(), Machine.memory(), Machine.output("uname", "-r"),
                 loadStart, Machine.loadAverage(), Machine.output("git", "-C", root.toString(), "describe", "--always",
                 "--dirty"), Machine.firstLine(Machine.output("java", "-version")), resolvedTransport(),
@@ -338,7 +337,7 @@ public final class Bench {
     // --- Part 3: p99 at half of peak ----------------------------------------------------------------------------
 
     private void partThree() throws Exception {
-        List<String> references = List.of("gateway/local", "gateway-proxy");
+        List<String> references = HalfRow.REFERENCES;
         for (String reference : references) {
             LoadRow peak = null;
             for (LoadRow row : loadRows) {
@@ -518,8 +517,8 @@ public final class Bench {
         Servers.Started mcz = lineup.memcached("memcached-tls", mczPort, "tls", "-Z", "-o", "ssl_chain_cert="
                 + tls.resolve("server.pem") + ",ssl_key=" + tls.resolve("server.key"));
         int gatewayPort = servers.freePort();
-        Servers.Started gateway = lineup.gateway("gateway-tls", gatewayPort, settings.javaOpts(),
-                "--memcached.tls=true", "--tls.cert=" + tls.resolve("server.pem"),
+        Servers.Started gateway = lineup.tlsGateway("gateway-tls", gatewayPort, settings.javaOpts(),
+                "--tls.cert=" + tls.resolve("server.pem"),
                 "--tls.key=" + tls.resolve("server.key"));
         int serverCores = settings.serverCores(cores);
         targets.put("memcached-tls", new Target("memcached-tls", mczPort, "binary", mcz, null, serverCores));

@@ -19,7 +19,6 @@ import java.util.stream.Collectors;
  */
 public final class BenchReport {
     /** The gateways whose peak in part 2 set part 3's rates, in the order part 3 shows their rows. */
-    private static final List<String> HALF_REFERENCES = List.of("gateway/local", "gateway-proxy");
 
     private final Results results;
     private final BenchSettings settings;
@@ -35,12 +34,17 @@ public final class BenchReport {
         return new BenchReport(results).render();
     }
 
-    /** Writes results.md and results.json into {@code out}, making the directory when it is missing. */
-    public static void write(Results results, Path out) throws IOException {
+    /**
+     * Writes results.md and results.json into {@code out}, making the directory when it is missing; returns the
+     * Markdown written.
+     */
+    public static String write(Results results, Path out) throws IOException {
         Files.createDirectories(out);
-        Files.writeString(out.resolve("results.md"), markdown(results));
+        String markdown = markdown(results);
+        Files.writeString(out.resolve("results.md"), markdown);
         String json = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(results);
         Files.writeString(out.resolve("results.json"), json + "\n");
+        return markdown;
     }
 
     private String render() {
@@ -227,7 +231,7 @@ public final class BenchReport {
                 + " server's run)", levelName);
         Ratios fromSend = new Ratios("p99 from each request's send (the tool's lateness and full pipelines left out)",
                 levelName);
-        for (String reference : HALF_REFERENCES) {
+        for (String reference : HalfRow.REFERENCES) {
             for (HalfRow row : results.half()) {
                 if (row.reference().equals(reference)) {
                     halfRow(row, ratios, calm, quiet, fromSend);

@@ -1,5 +1,7 @@
 package kvgate.load.bench;
 
+import java.util.List;
+
 /**
  * Part 3: one open-loop run at half of a gateway's peak, of that gateway or of memcached beside it.
  *
@@ -10,6 +12,8 @@ package kvgate.load.bench;
  */
 public record HalfRow(String reference, String target, long rate, int connections, int depth, int round,
                       LoadFigures figures, Long crawls) {
+    /** The gateways whose peaks set part 3's rates, in the order they run and are reported. */
+    public static final List<String> REFERENCES = List.of("gateway/local", "gateway-proxy");
 
     /** A p99.9 of this many µs or more is a stall. */
     public static final long STALL_US = 20_000;

@@ -55,6 +55,19 @@ final class Lineup {
     /** A gateway on loopback, listening only where {@code overrides} say beside the memcached port. */
     Servers.Started gateway(String name, int port, String javaOpts, String... overrides)
             throws IOException, InterruptedException {
+        return gateway(name, port, javaOpts, false, overrides);
+    }
+
+    /** The same, serving its memcached port over TLS only, with the certificate {@code overrides} name. */
+    Servers.Started tlsGateway(String name, int port, String javaOpts, String... overrides)
+            throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of("--memcached.tls=true"));
+        all.addAll(Arrays.asList(overrides));
+        return gateway(name, port, javaOpts, true, all.toArray(String[]::new));
+    }
+
+    private Servers.Started gateway(String name, int port, String javaOpts, boolean tls, String... overrides)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(tools.gateway());
         command.addAll(List.of("--memcached.bind=127.0.0.1", "--memcached.port=" + port, "--okuyama.enable=false",
                 "--counter.enable=false", "--mpdb.enable=false", "--admin.enable=false", "--metrics.enable=false",
@@ -64,7 +77,7 @@ final class Lineup {
         Servers.Started started = servers.server(name, command, Map.of("KVGATE_JAVA_OPTS", javaOpts),
                 tmp.resolve(name.replace('/', '-')));
         // One at a time: each expands the plugin zips in the shared plugins directory on its first start.
-        if (Arrays.asList(overrides).contains("--memcached.tls=true")) {
+        if (tls) {
             Servers.await(started, port, "tls", tlsProbe);
         } else {
             Servers.await(started, port, "binary");

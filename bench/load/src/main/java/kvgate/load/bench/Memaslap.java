@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import kvgate.load.ProcCpu;
 
 /**
  * Part 1's runs: memaslap, the external tool, against one target at a time, with the CPU of the tool, the server,
@@ -67,9 +68,9 @@ final class Memaslap {
         long server = target.server().pid();
         List<String> jit = Ticks.jitThreads(server);
         Long j0 = Ticks.sum(jit);
-        long s0 = Ticks.of(Long.toString(server));
-        long b0 = target.backend() == null ? 0 : Ticks.of(Long.toString(target.backend().pid()));
-        long[] m0 = Ticks.machine();
+        long s0 = ProcCpu.process(Long.toString(server));
+        long b0 = target.backend() == null ? 0 : ProcCpu.process(Long.toString(target.backend().pid()));
+        long[] m0 = ProcCpu.machine();
         Set<Long> ours = ours();
         // Other load is read, and the clock started, before the tool starts: its CPU counts from its start, and
         // the time it is divided by must too.
@@ -93,16 +94,16 @@ final class Memaslap {
             if (other != null) {
                 continue;
             }
-            long used = Ticks.of(Long.toString(tool.pid()));
+            long used = ProcCpu.process(Long.toString(tool.pid()));
             if (used < 0) {
                 break;
             }
             long now = System.nanoTime();
             if (used != seen) {
                 seen = used;
-                s1 = Ticks.of(Long.toString(server));
-                b1 = target.backend() == null ? 0 : Ticks.of(Long.toString(target.backend().pid()));
-                m1 = Ticks.machine();
+                s1 = ProcCpu.process(Long.toString(server));
+                b1 = target.backend() == null ? 0 : ProcCpu.process(Long.toString(target.backend().pid()));
+                m1 = ProcCpu.machine();
                 j1 = Ticks.sum(jit);
                 t1 = now;
             } else if (now - t0 >= TimeUnit.SECONDS.toNanos(seconds)) {

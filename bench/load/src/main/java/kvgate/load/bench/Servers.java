@@ -62,18 +62,17 @@ final class Servers implements AutoCloseable {
     /** Starts a server on the servers' cores; {@code environment} adds to the inherited environment. */
     synchronized Started server(String name, List<String> command, Map<String, String> environment, Path directory)
             throws IOException {
-        return start(name, serverPin, command, environment, directory);
+        return start(name, serverPin, command, environment, directory, null);
     }
 
     /** Starts the load tool on its cores, its output in its log. */
     synchronized Started tool(String name, List<String> command) throws IOException {
-        return start(name, toolPin, command, Map.of(), null);
+        return tool(name, command, null);
     }
 
-    /** Starts the load tool on its cores, its standard output to {@code out}, its errors to its log. */
+    /** Starts the load tool on its cores, its standard output to {@code out} (null: its log), its errors to its log. */
     synchronized Started tool(String name, List<String> command, Path out) throws IOException {
-        Started started = start(name, toolPin, command, Map.of(), null, out);
-        return started;
+        return start(name, toolPin, command, Map.of(), null, out);
     }
 
     /** The processes running now, by id. */
@@ -85,11 +84,6 @@ final class Servers implements AutoCloseable {
     /** Forgets the processes that have ended by themselves, as each run of the load tool does. */
     private void forgetEnded() {
         running.values().removeIf(started -> !started.alive());
-    }
-
-    private Started start(String name, List<String> pin, List<String> command, Map<String, String> environment,
-                          Path directory) throws IOException {
-        return start(name, pin, command, environment, directory, null);
     }
 
     /** @param out where standard output goes; null: to the log, with the errors */

@@ -19,11 +19,6 @@ final class Ticks {
     private Ticks() {
     }
 
-    /** utime + stime of a process or a thread ("PID/TID"); -1 once it is gone. */
-    static long of(String id) {
-        return ProcCpu.process(id);
-    }
-
     /**
      * A JVM's JIT compiler threads, as "PID/TID" (empty for a process that is no JVM). A JVM still compiling (its
      * hot paths change when connections open and close) is not at its steady state; the JIT column shows how far
@@ -51,14 +46,9 @@ final class Ticks {
         }
         long sum = 0;
         for (String thread : threads) {
-            sum += Math.max(0, of(thread));
+            sum += Math.max(0, ProcCpu.process(thread));
         }
         return sum;
-    }
-
-    /** What the machine's processes used (user, nice, system, steal) and its interrupts, all CPUs: {processes, irq}. */
-    static long[] machine() {
-        return new long[] {ProcCpu.machineProcesses(), ProcCpu.machineInterrupts()};
     }
 
     /**
@@ -74,12 +64,11 @@ final class Ticks {
                     continue;
                 }
                 try {
-                    String stat = Files.readString(process.resolve("stat"));
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    String[] fields = ProcCpu.fields(Files.readString(process.resolve("stat")));
                     if (fields[1].equals("2")) {
                         continue; // a kernel thread
                     }
-                    used.put(pid, Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+                    used.put(pid, ProcCpu.used(fields));
                 } catch (IOException | RuntimeException e) {
                     // ended meanwhile
                 }
