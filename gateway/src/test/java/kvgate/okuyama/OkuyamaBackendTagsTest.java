@@ -76,4 +76,17 @@ class OkuyamaBackendTagsTest {
         assertEquals("43,false,", direct.call("43," + b64("again") + ",1,(B),3"), "off the cluster's index too");
         assertEquals("43,true," + b64("new"), client.call("43," + b64("hello") + ",1,(B),3"));
     }
+
+    @Test
+    void hitsBeyondOneWaveOfReadsAreAllFound() throws Exception {
+        // More hits than the backend reads at once: each is read and kept, in the cluster's order.
+        for (int i = 0; i < 300; i++) {
+            assertEquals("42,true,OK", direct.call("42," + b64("wave" + i) + ",(B),0," + b64("many hits " + i)));
+        }
+        assertEquals("1,true,OK", direct.call("1," + b64("wave7") + ",(B),0," + b64("changed")));
+        String listed = direct.call("43," + b64("many") + ",1,(B),3");
+        assertEquals(299, listed.substring("43,true,".length()).split(":").length);
+        assertEquals(listed, client.call("43," + b64("many") + ",1,(B),3"),
+                "every hit but the changed one, in the cluster's order");
+    }
 }

@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import kvgate.spi.Backend;
 import kvgate.spi.BlockingWork;
 import kvgate.spi.Capability;
@@ -47,8 +49,8 @@ import kvgate.spi.StoreMode;
 final class OkuyamaBackend implements Backend {
     /** okuyama's stand-in for an empty value. */
     static final String BLANK = "(B)";
-    /** Deletes of a flush under way at once. */
-    private static final int FLUSH_WAVE = 256;
+    /** Requests of a flush or a search under way at once. */
+    private static final int WAVE = 256;
     /** Races lost to other writers before a read-modify-write gives up. */
     private static final int ATTEMPTS = 10;
 
@@ -160,15 +162,7 @@ final class OkuyamaBackend implements Backend {
             if (reply instanceof Reply.Line line) {
                 String[] fields = line.fields("4", 3);
                 if (fields != null && fields[1].equals("true")) {
-                    List<byte[]> found = new ArrayList<>();
-                    for (String encoded : fields[2].split(":")) {
-                        byte[] key = encoded.isEmpty() || encoded.equals(BLANK) ? null
-                                : keys.decoded(query.namespace(), encoded);
-                        if (key != null) {
-                            found.add(key);
-                        }
-                    }
-                    return new Result.Keys(found);
+                    return new Result.Keys(listedKeys(query.namespace(), fields[2]));
                 }
                 if (fields != null && fields[1].equals("false")) {
                     return new Result.Keys(List.of());
@@ -213,7 +207,7 @@ final class OkuyamaBackend implements Backend {
             if (reply instanceof Reply.Line answer) {
                 String[] fields = answer.fields("43", 3);
                 if (fields != null && fields[1].equals("true")) {
-                    return matching(query, fields[2].split(":"));
+                    return matching(query, listedKeys(query.namespace(), fields[2]));
                 }
                 if (fields != null && fields[1].equals("false")) {
                     return done(new Result.Keys(List.of()));
@@ -223,27 +217,35 @@ final class OkuyamaBackend implements Backend {
         });
     }
 
-    /** The hits whose current value holds the words, read in the order found. */
-    private CompletionStage<Result> matching(Operation.Search query, String[] hits) {
-        List<CompletableFuture<byte[]>> kept = new ArrayList<>();
-        for (String encoded : hits) {
-            byte[] key = encoded.isEmpty() ? null : keys.decoded(query.namespace(), encoded);
-            if (key == null) {
-                continue;
+    /**
+     * The keys of a namespace in a list okuyama answers (keys joined by ':'), in its order; the blank stand-in and the
+     * keys of other namespaces are left out.
+     */
+    private List<byte[]> listedKeys(Namespace namespace, String listed) {
+        List<byte[]> found = new ArrayList<>();
+        for (String encoded : listed.split(":")) {
+            byte[] key = encoded.isEmpty() || encoded.equals(BLANK) ? null : keys.decoded(namespace, encoded);
+            if (key != null) {
+                found.add(key);
             }
-            kept.add(read(keys.encode(query.namespace(), key), true).toCompletableFuture().thenApply(read ->
-                    read instanceof Result.Value value
-                            && query.matches(new String(value.item().value(), StandardCharsets.UTF_8)) ? key : null));
         }
-        return CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
-            List<byte[]> found = new ArrayList<>();
-            for (CompletableFuture<byte[]> key : kept) {
-                if (key.join() != null) {
-                    found.add(key.join());
-                }
-            }
-            return new Result.Keys(found);
-        });
+        return found;
+    }
+
+    /** The hits whose current value holds the words, in the order found, read a wave at a time. */
+    private CompletionStage<Result> matching(Operation.Search query, List<byte[]> hits) {
+        return inWaves(hits, key -> read(keys.encode(query.namespace(), key), true).thenApply(read ->
+                read instanceof Result.Value value
+                        && query.matches(new String(value.item().value(), StandardCharsets.UTF_8)) ? key : null),
+                kept -> false).thenApply(kept -> {
+                    List<byte[]> found = new ArrayList<>(kept.size());
+                    for (byte[] key : kept) {
+                        if (key != null) {
+                            found.add(key);
+                        }
+                    }
+                    return new Result.Keys(found);
+                });
     }
 
     /** Takes a key off okuyama's own n-gram index (44, removeSearchIndex), which cuts its current value itself. */
@@ -546,31 +548,48 @@ final class OkuyamaBackend implements Backend {
                         "okuyama empties a namespace only by listing it: " + ((Result.Failure) listed).message())
                         : listed);
             }
-            return deleteFrom(flush.namespace(), entries.entries(), 0);
+            return inWaves(entries.entries(), entry -> execute(new Operation.Delete(flush.namespace(), entry.key(), 0)),
+                    OkuyamaBackend::failedDelete).thenApply(deleted -> {
+                        // the first failure ends the flush, and is its answer
+                        Result last = deleted.isEmpty() ? Result.DONE : deleted.get(deleted.size() - 1);
+                        return failedDelete(last) ? last : Result.DONE;
+                    });
         });
     }
 
+    private static boolean failedDelete(Result delete) {
+        return !delete.ok() && delete.status() != Status.NOT_FOUND;
+    }
+
     /**
-     * Deletes the listed keys from {@code next} on, a wave of {@link #FLUSH_WAVE} at a time, so that a large namespace
-     * does not queue all its deletes on the connections at once; the first failure ends the flush.
+     * Runs {@code step} on each item, a wave of {@link #WAVE} at a time, so that a long list (a flush's keys, a
+     * search's hits) does not queue all its requests on the MasterNode connections at once. The results come in the
+     * items' order; the first result {@code ends} accepts is the last.
      */
-    private CompletionStage<Result> deleteFrom(Namespace namespace, List<Result.Entry> listed, int next) {
-        if (next >= listed.size()) {
-            return done(Result.DONE);
+    private static <T, R> CompletionStage<List<R>> inWaves(List<T> items, Function<T, CompletionStage<R>> step,
+            Predicate<R> ends) {
+        return wave(items, 0, step, ends, new ArrayList<>(items.size()));
+    }
+
+    private static <T, R> CompletionStage<List<R>> wave(List<T> items, int next, Function<T, CompletionStage<R>> step,
+            Predicate<R> ends, List<R> results) {
+        if (next >= items.size()) {
+            return CompletableFuture.completedFuture(results);
         }
-        int end = Math.min(listed.size(), next + FLUSH_WAVE);
-        List<CompletableFuture<Result>> deletes = new ArrayList<>(end - next);
-        for (Result.Entry entry : listed.subList(next, end)) {
-            deletes.add(execute(new Operation.Delete(namespace, entry.key(), 0)).toCompletableFuture());
+        int end = Math.min(items.size(), next + WAVE);
+        List<CompletableFuture<R>> wave = new ArrayList<>(end - next);
+        for (T item : items.subList(next, end)) {
+            wave.add(step.apply(item).toCompletableFuture());
         }
-        return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
-            for (CompletableFuture<Result> delete : deletes) {
-                Result result = delete.join();
-                if (!result.ok() && result.status() != Status.NOT_FOUND) {
-                    return done(result);
+        return CompletableFuture.allOf(wave.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
+            for (CompletableFuture<R> each : wave) {
+                R result = each.join();
+                results.add(result);
+                if (ends.test(result)) {
+                    return CompletableFuture.completedFuture(results);
                 }
             }
-            return deleteFrom(namespace, listed, end);
+            return wave(items, end, step, ends, results);
         });
     }
 
