@@ -453,8 +453,7 @@ public final class LoadRun {
         private final long start = System.nanoTime();
         private final double cpu = cpuNanos();
         private final long[] watched = options.watch().stream().mapToLong(ProcCpu::process).toArray();
-        private final long machine = ProcCpu.machineProcesses();
-        private final long interrupts = ProcCpu.machineInterrupts();
+        private final ProcCpu.MachineTicks machine = ProcCpu.machine();
 
         Measured end() {
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -462,9 +461,10 @@ public final class LoadRun {
             for (int i = 0; i < watched.length; i++) {
                 watchedCpu.add(ProcCpu.percent(watched[i], ProcCpu.process(options.watch().get(i)), seconds));
             }
+            ProcCpu.MachineTicks now = ProcCpu.machine();
             return new Measured(fromMillis, seconds, (cpuNanos() - cpu) / 1e9 / seconds * 100, watchedCpu,
-                    ProcCpu.percent(machine, ProcCpu.machineProcesses(), seconds),
-                    ProcCpu.percent(interrupts, ProcCpu.machineInterrupts(), seconds));
+                    ProcCpu.percent(machine.processes(), now.processes(), seconds),
+                    ProcCpu.percent(machine.interrupts(), now.interrupts(), seconds));
         }
     }
 

@@ -44,22 +44,18 @@ public final class ProcCpu {
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 
-    /** {@link #machineProcesses} and {@link #machineInterrupts} from one reading; -1 each when unknown. */
-    public static long[] machine() {
-        long[] f = machineFields();
-        return f == null ? new long[] {-1, -1} : new long[] {f[1] + f[2] + f[3] + f[8], f[6] + f[7]};
+    /**
+     * What all CPUs had spent, in ticks, when read: on processes (user, nice, system, and steal, taken by the
+     * hypervisor), and on interrupts (irq, softirq), charged to no process: loopback networking is mostly that.
+     * Both from one reading; -1 each when unknown.
+     */
+    public record MachineTicks(long processes, long interrupts) {
     }
 
-    /** What all CPUs spent on processes: user, nice, system, and steal (taken by the hypervisor). */
-    public static long machineProcesses() {
+    /** The machine's {@link MachineTicks} now. */
+    public static MachineTicks machine() {
         long[] f = machineFields();
-        return f == null ? -1 : f[1] + f[2] + f[3] + f[8];
-    }
-
-    /** What all CPUs spent on interrupts (irq, softirq), charged to no process: loopback networking is mostly that. */
-    public static long machineInterrupts() {
-        long[] f = machineFields();
-        return f == null ? -1 : f[6] + f[7];
+        return f == null ? new MachineTicks(-1, -1) : new MachineTicks(f[1] + f[2] + f[3] + f[8], f[6] + f[7]);
     }
 
     private static long[] machineFields() {

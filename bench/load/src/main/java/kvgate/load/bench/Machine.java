@@ -63,19 +63,31 @@ final class Machine {
     }
 
     private static String output(boolean anyExit, String... command) {
+        Path printed = null;
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            byte[] printed = process.getInputStream().readAllBytes();
+            // to a file, not a pipe: reading a pipe to its end would wait out a command that hangs
+            printed = Files.createTempFile("kvgate-bench", ".out");
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(printed.toFile()).start();
             if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 return "?";
             }
-            return anyExit || process.exitValue() == 0 ? new String(printed, StandardCharsets.UTF_8).trim() : "?";
+            return anyExit || process.exitValue() == 0
+                    ? new String(Files.readAllBytes(printed), StandardCharsets.UTF_8).trim() : "?";
         } catch (IOException e) {
             return "?";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "?";
+        } finally {
+            if (printed != null) {
+                try {
+                    Files.deleteIfExists(printed);
+                } catch (IOException e) {
+                    // a temporary file left behind
+                }
+            }
         }
     }
 

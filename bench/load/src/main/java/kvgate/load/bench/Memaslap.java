@@ -70,7 +70,7 @@ final class Memaslap {
         Long j0 = Ticks.sum(jit);
         long s0 = ProcCpu.process(Long.toString(server));
         long b0 = target.backend() == null ? 0 : ProcCpu.process(Long.toString(target.backend().pid()));
-        long[] m0 = ProcCpu.machine();
+        ProcCpu.MachineTicks m0 = ProcCpu.machine();
         Set<Long> ours = ours();
         // Other load is read, and the clock started, before the tool starts: its CPU counts from its start, and
         // the time it is divided by must too.
@@ -80,7 +80,7 @@ final class Memaslap {
         ours.add(tool.pid());
         long s1 = s0;
         long b1 = b0;
-        long[] m1 = m0;
+        ProcCpu.MachineTicks m1 = m0;
         Long j1 = j0;
         long t1 = t0;
         long seen = -1;
@@ -135,7 +135,7 @@ final class Memaslap {
      * p99 of its log2 latency histogram (the upper edge of the bucket that holds them), its average, misses.
      */
     ToolRow parse(Path output, Target target, int clients, int batch, int round, double active, long tool,
-                  long server, Long backend, long other, long[] m0, long[] m1, Long jit) throws IOException {
+                  long server, Long backend, long other, ProcCpu.MachineTicks m0, ProcCpu.MachineTicks m1, Long jit) throws IOException {
         Output printed;
         try {
             printed = Output.read(output);
@@ -152,8 +152,8 @@ final class Memaslap {
         double serverShare = Ticks.percent(server, seconds);
         Double backendShare = backend == null ? null : Ticks.percent(backend, seconds);
         double otherShare = Ticks.percent(other, seconds);
-        double processes = Ticks.percent(m1[0] - m0[0], seconds);
-        double interrupts = Ticks.percent(m1[1] - m0[1], seconds);
+        double processes = Ticks.percent(m1.processes() - m0.processes(), seconds);
+        double interrupts = Ticks.percent(m1.interrupts() - m0.interrupts(), seconds);
         Double jitShare = jit == null ? null : Ticks.percent(jit, seconds);
         int backendCores = target.backend() == null ? 0 : settings.serverCores(machineCores);
         String limit = Cpu.limit(toolShare, serverShare, backendShare, otherShare, processes + interrupts,
