@@ -49,6 +49,17 @@ public enum Verb {
         }
 
         @Override
+        public Verb leaseGet(Operation.LeaseGet get) {
+            // memcached counts a meta get that touches among its touches
+            return get.touchExpiresAt() == null ? GET : TOUCH;
+        }
+
+        @Override
+        public Verb invalidate(Operation.Invalidate invalidate) {
+            return DELETE;
+        }
+
+        @Override
         public Verb flush(Operation.Flush flush) {
             return FLUSH;
         }

@@ -36,6 +36,7 @@ public final class BackendRoute implements Route {
     private final GenericSearch search;
     /** Whether the backend keeps an item's expiry through a store that asks it to; such stores are refused if not. */
     private final boolean keepsExpiry;
+    private final boolean keepsLeases;
     /**
      * The kinds of operation the backend's visitor has no method for, learnt the first time one threw: a tag query on
      * a backend that keeps no tags of its own is then not asked again, and costs no exception each time.
@@ -59,6 +60,7 @@ public final class BackendRoute implements Route {
         this.tags = native_.contains(Capability.TAGS) ? null : new GenericTags(lists);
         this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
         this.keepsExpiry = native_.contains(Capability.KEEP_EXPIRY);
+        this.keepsLeases = native_.contains(Capability.LEASES);
     }
 
     /**
@@ -111,7 +113,10 @@ public final class BackendRoute implements Route {
     /** Whether the generic layer, not the backend, carries out (or refuses) this operation. */
     private boolean isGeneric(Operation operation) {
         if (operation instanceof Operation.Store store) {
-            return store.keepExpiry() && !keepsExpiry;
+            return store.keepExpiry() && !keepsExpiry || store.staleIfOlder() && !keepsLeases;
+        }
+        if (operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate) {
+            return !keepsLeases;
         }
         if (operation instanceof Operation.Scan) {
             return directory != null;
@@ -128,7 +133,12 @@ public final class BackendRoute implements Route {
     }
 
     private CompletionStage<Result> generic(Operation operation) {
-        if (operation instanceof Operation.Store) {
+        if (operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
+                || operation instanceof Operation.Store store && store.staleIfOlder() && !keepsLeases) {
+            // The translators ask only when every backend keeps leases; a reload may have brought one that does not.
+            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
+                    + type + ") keeps no stale items or recache wins"));
+        } else if (operation instanceof Operation.Store) {
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
                     + type + ") cannot keep an item's expiry through a store"));
         } else if (operation instanceof Operation.Scan scan) {
@@ -244,14 +254,19 @@ public final class BackendRoute implements Route {
      * item.
      */
     private CompletionStage<Result> listed(Operation operation, CompletionStage<Result> stored) {
-        if (directory == null || !(operation instanceof Operation.Store || operation instanceof Operation.Arithmetic)
-                || !directory.tracks(operation.namespace())) {
+        if (directory == null || !mayCreate(operation) || !directory.tracks(operation.namespace())) {
             return stored;
         }
         byte[] key = ((Operation.KeyOperation) operation).key();
         return stored.thenCompose(result -> result.ok()
                 ? directory.register(operation.namespace(), key).thenApply(listing -> listing.ok() ? result : listing)
                 : CompletableFuture.completedFuture(result));
+    }
+
+    /** Whether the operation may create its key's item: what the key directory lists. */
+    private static boolean mayCreate(Operation operation) {
+        return operation instanceof Operation.Store || operation instanceof Operation.Arithmetic
+                || operation instanceof Operation.LeaseGet get && get.vivifyExpiresAt() != null;
     }
 
     /** Closes the backend, committing what it acknowledged; a failure to close is logged, never thrown. */
@@ -269,8 +284,7 @@ public final class BackendRoute implements Route {
     public Step explain(Operation operation) {
         String by = isGeneric(operation) ? "carried out by the gateway's generic layer over the backend's basic "
                 + "operations" : "sent to the backend";
-        String listing = directory != null && (operation instanceof Operation.Store
-                || operation instanceof Operation.Arithmetic) && directory.tracks(operation.namespace())
+        String listing = directory != null && mayCreate(operation) && directory.tracks(operation.namespace())
                 ? ", then its key listed in the key directory" : "";
         return new Step("backend instance of type " + type + " " + backend.capabilities() + ": " + by + listing,
                 List.of());

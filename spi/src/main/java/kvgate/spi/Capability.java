@@ -38,5 +38,14 @@ public enum Capability {
      * The backend keeps the full-text index itself: it executes {@link Operation.Index} and
      * {@link Operation.Search}.
      */
-    SEARCH
+    SEARCH,
+    /**
+     * The backend keeps each item's {@link Lease} (memcached's stale items and recache wins): it executes
+     * {@link Operation.LeaseGet} and {@link Operation.Invalidate}, and a {@link Operation.Store} with
+     * {@link Operation.Store#staleIfOlder()}, deciding each in the same atomic step as the item's other writes. A
+     * backend applying {@link ItemTransition} has the work done by it, and need only keep the lease with the item.
+     * Without it, memcached's meta flags that need the state are refused as memcached refuses a flag it does not
+     * know.
+     */
+    LEASES
 }

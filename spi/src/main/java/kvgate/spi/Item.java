@@ -12,8 +12,10 @@ package kvgate.spi;
  *     the item (a CAS check compares one key's values only; a pool of memcached servers may give two keys on
  *     different servers the same value)
  * @param expiresAt when the item expires, in milliseconds since the Unix epoch; {@link #NEVER} for never
+ * @param lease its recache state, kept by a backend declaring {@link Capability#LEASES}; {@link Lease#NONE}
+ *     elsewhere, and for every item a write makes (a touch and memcached's in-place arithmetic keep it)
  */
-public record Item(byte[] value, int flags, long cas, long expiresAt) {
+public record Item(byte[] value, int flags, long cas, long expiresAt, Lease lease) {
     /** {@link #expiresAt()} of an item that never expires. */
     public static final long NEVER = 0;
 
@@ -21,6 +23,14 @@ public record Item(byte[] value, int flags, long cas, long expiresAt) {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null");
         }
+        if (lease == null) {
+            throw new IllegalArgumentException("lease must not be null");
+        }
+    }
+
+    /** An item as a write makes it: neither stale nor handed out. */
+    public Item(byte[] value, int flags, long cas, long expiresAt) {
+        this(value, flags, cas, expiresAt, Lease.NONE);
     }
 
     /** Whether the item is expired at {@code nowMillis}; an expired item must behave exactly like a missing one. */

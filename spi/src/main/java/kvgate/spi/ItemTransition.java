@@ -67,11 +67,9 @@ public record ItemTransition(Effect effect, Item next, Result result) {
 
             @Override
             public ItemTransition delete(Operation.Delete delete) {
-                if (live == null) {
-                    return fail(Status.NOT_FOUND);
-                }
-                if (delete.cas() != 0 && delete.cas() != live.cas()) {
-                    return fail(Status.EXISTS);
+                ItemTransition refused = refusedByCas(live, delete.cas());
+                if (refused != null) {
+                    return refused;
                 }
                 return new ItemTransition(Effect.REMOVE, null, new Result.Removed(live));
             }
@@ -86,11 +84,29 @@ public record ItemTransition(Effect effect, Item next, Result result) {
                 if (live == null) {
                     return fail(Status.NOT_FOUND);
                 }
-                Item touched = new Item(live.value(), live.flags(), live.cas(), touch.expiresAt());
+                Item touched = new Item(live.value(), live.flags(), live.cas(), touch.expiresAt(), live.lease());
                 if (touched.isExpiredAt(nowMillis)) {
                     return new ItemTransition(Effect.REMOVE, null, new Result.Value(touched));
                 }
                 return new ItemTransition(Effect.PUT, touched, new Result.Value(touched));
+            }
+
+            @Override
+            public ItemTransition leaseGet(Operation.LeaseGet get) {
+                return applyLeaseGet(get, live, nowMillis, newCas);
+            }
+
+            @Override
+            public ItemTransition invalidate(Operation.Invalidate invalidate) {
+                ItemTransition refused = refusedByCas(live, invalidate.cas());
+                if (refused != null) {
+                    return refused;
+                }
+                long cas = newCas.getAsLong();
+                Item stale = new Item(live.value(), live.flags(), cas, invalidate.expiresAt() == null
+                        ? live.expiresAt() : invalidate.expiresAt(), Lease.STALE);
+                return stale.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, new Result.Stored(cas))
+                        : new ItemTransition(Effect.PUT, stale, new Result.Stored(cas));
             }
 
             @Override
@@ -115,6 +131,10 @@ public record ItemTransition(Effect effect, Item next, Result result) {
                 return fail(Status.EXISTS);
             }
             if (store.cas() != 0 && store.cas() != live.cas()) {
+                if (store.staleIfOlder() && mode == StoreMode.SET
+                        && Long.compareUnsigned(store.cas(), live.cas()) < 0) {
+                    return storeStale(store, live, nowMillis, newCas, maxItemSize);
+                }
                 return fail(Status.EXISTS);
             }
         }
@@ -148,6 +168,42 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         return new ItemTransition(Effect.PUT, next, new Result.Stored(cas));
     }
 
+    /** A late writer's value (an older CAS): kept, marked stale, with the item's expiry and handed-out state. */
+    private static ItemTransition storeStale(Operation.Store store, Item live, long nowMillis, LongSupplier newCas,
+                                             int maxItemSize) {
+        if (store.value().length > maxItemSize) {
+            return fail(Status.TOO_LARGE);
+        }
+        long cas = newCas.getAsLong();
+        Item next = new Item(store.value(), store.flags(), cas, live.expiresAt(),
+                live.lease().won() ? Lease.STALE_WON : Lease.STALE);
+        return next.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, new Result.Stored(cas))
+                : new ItemTransition(Effect.PUT, next, new Result.Stored(cas));
+    }
+
+    private static ItemTransition applyLeaseGet(Operation.LeaseGet get, Item live, long nowMillis,
+                                                LongSupplier newCas) {
+        if (live == null) {
+            if (get.vivifyExpiresAt() == null) {
+                return fail(Status.NOT_FOUND);
+            }
+            // memcached's placeholder: empty, flags 0, its lease handed to the get that made it.
+            Item created = new Item(new byte[0], 0, newCas.getAsLong(), get.vivifyExpiresAt(), Lease.WON);
+            return created.isExpiredAt(nowMillis) ? answer(new Result.Leased(created, true))
+                    : new ItemTransition(Effect.PUT, created, new Result.Leased(created, true));
+        }
+        Lease lease = live.lease();
+        boolean won = !lease.won() && (lease.stale() || get.recacheWithinMillis() != null
+                && live.expiresAt() != Item.NEVER && live.expiresAt() - nowMillis < get.recacheWithinMillis());
+        long expiresAt = get.touchExpiresAt() == null ? live.expiresAt() : get.touchExpiresAt();
+        if (!won && expiresAt == live.expiresAt()) {
+            return answer(new Result.Leased(live, false));
+        }
+        Item next = new Item(live.value(), live.flags(), live.cas(), expiresAt, won ? lease.handedOut() : lease);
+        return next.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, new Result.Leased(next, won))
+                : new ItemTransition(Effect.PUT, next, new Result.Leased(next, won));
+    }
+
     private static ItemTransition applyArithmetic(Operation.Arithmetic op, Item live, long nowMillis,
                                                   LongSupplier newCas) {
         if (live == null) {
@@ -178,7 +234,11 @@ public record ItemTransition(Effect effect, Item next, Result result) {
             updated = Long.compareUnsigned(number, op.delta()) < 0 ? 0 : number - op.delta();
         }
         long cas = newCas.getAsLong();
-        Item next = new Item(padded(decimal(updated), live.value().length), live.flags(), cas, live.expiresAt());
+        byte[] digits = decimal(updated);
+        // memcached writes a number no longer than the value in its place, keeping the item's lease; a longer one
+        // is a new item.
+        Lease lease = digits.length <= live.value().length ? live.lease() : Lease.NONE;
+        Item next = new Item(padded(digits, live.value().length), live.flags(), cas, live.expiresAt(), lease);
         return new ItemTransition(Effect.PUT, next, new Result.Number(updated, cas));
     }
 
@@ -234,6 +294,14 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         System.arraycopy(a, 0, out, 0, a.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
+    }
+
+    /** NOT_FOUND without an item, EXISTS when a CAS is given and is not the item's; null when neither. */
+    private static ItemTransition refusedByCas(Item live, long cas) {
+        if (live == null) {
+            return fail(Status.NOT_FOUND);
+        }
+        return cas != 0 && cas != live.cas() ? fail(Status.EXISTS) : null;
     }
 
     private static ItemTransition fail(Status status) {

@@ -50,9 +50,19 @@ public sealed interface Operation {
      * @param keepExpiry whether an item already there keeps its own expiry, {@code expiresAt} then applying only to
      *     an item created here (Couchbase's Preserve TTL); only a backend declaring {@link Capability#KEEP_EXPIRY}
      *     receives such a store, others are answered {@link Status#UNSUPPORTED} without being asked
+     * @param staleIfOlder with {@link StoreMode#SET} and a {@code cas}: a {@code cas} older (smaller) than the item's
+     *     stores the value all the same, marked {@link Lease#STALE} and keeping the item's expiry and whether its
+     *     lease was handed out (memcached's {@code ms} with {@code I}: a late writer's value, kept until the winner
+     *     recaches); only a backend declaring {@link Capability#LEASES} receives such a store
      */
     record Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt, long cas,
-                 boolean keepExpiry) implements KeyOperation {
+                 boolean keepExpiry, boolean staleIfOlder) implements KeyOperation {
+        /** A store that does not keep stale values. */
+        public Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt,
+                     long cas, boolean keepExpiry) {
+            this(namespace, key, mode, value, flags, expiresAt, cas, keepExpiry, false);
+        }
+
         /** A store whose {@code expiresAt} applies to the item whether or not one was there. */
         public Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt,
                      long cas) {
@@ -62,6 +72,41 @@ public sealed interface Operation {
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.store(this);
+        }
+    }
+
+    /**
+     * memcached's meta get on a backend keeping leases ({@link Capability#LEASES}): reads the item and may hand out
+     * the right to recache it. A stale item's lease goes to the first get after it was marked; with
+     * {@code recacheWithinMillis}, an item expiring sooner than that goes to the first get that sees it so; with
+     * {@code vivifyExpiresAt}, a missing item is created empty (flags 0) with that expiry, and its lease goes to
+     * this get. Completes with {@link Result.Leased}, or {@link Status#NOT_FOUND} for a missing item not created.
+     *
+     * @param touchExpiresAt null, or a new expiry for an item found (as {@link Touch})
+     * @param vivifyExpiresAt null, or the expiry of the empty item created when none is found
+     * @param recacheWithinMillis null, or how near its expiry an item found must be for this get to win its lease
+     */
+    record LeaseGet(Namespace namespace, byte[] key, Long touchExpiresAt, Long vivifyExpiresAt,
+                    Long recacheWithinMillis) implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.leaseGet(this);
+        }
+    }
+
+    /**
+     * Marks an item stale instead of removing it (memcached's {@code md} with {@code I}), on a backend keeping
+     * leases ({@link Capability#LEASES}): the item gets a new CAS, its lease is {@link Lease#STALE} (not handed out,
+     * so the next {@link LeaseGet} wins it), and it keeps its value and flags. Completes with
+     * {@link Result.Stored} carrying the new CAS, {@link Status#NOT_FOUND}, or {@link Status#EXISTS}.
+     *
+     * @param cas 0, or the CAS the existing item must have
+     * @param expiresAt null, or a new expiry: how long the stale item may still be served
+     */
+    record Invalidate(Namespace namespace, byte[] key, long cas, Long expiresAt) implements KeyOperation {
+        @Override
+        public <R> R accept(Visitor<R> visitor) {
+            return visitor.invalidate(this);
         }
     }
 
@@ -376,8 +421,8 @@ public sealed interface Operation {
     }
 
     /**
-     * One method per kind of operation; see {@link Operation#accept(Visitor)}. The methods for scans, tags, search
-     * and counters have defaults that refuse, because only a backend declaring the matching {@link Capability}
+     * One method per kind of operation; see {@link Operation#accept(Visitor)}. The methods for leases, scans, tags,
+     * search and counters have defaults that refuse, because only a backend declaring the matching {@link Capability}
      * ever receives those operations; such a backend overrides them.
      */
     interface Visitor<R> {
@@ -392,6 +437,14 @@ public sealed interface Operation {
         R touch(Touch touch);
 
         R flush(Flush flush);
+
+        default R leaseGet(LeaseGet leaseGet) {
+            throw new UnsupportedOperationException("lease operations go to a backend with Capability.LEASES");
+        }
+
+        default R invalidate(Invalidate invalidate) {
+            throw new UnsupportedOperationException("lease operations go to a backend with Capability.LEASES");
+        }
 
         default R scan(Scan scan) {
             throw new UnsupportedOperationException("scans go to a backend with Capability.SCAN");

@@ -24,6 +24,18 @@ public sealed interface Result {
         }
     }
 
+    /**
+     * A {@link Operation.LeaseGet}'s item, as the get left it (created, touched, handed out).
+     *
+     * @param won whether this get won the right to recache the item: the lease was handed out to it
+     */
+    record Leased(Item item, boolean won) implements Result {
+        @Override
+        public Status status() {
+            return Status.OK;
+        }
+    }
+
     /** The item was stored and now has this CAS. */
     record Stored(long cas) implements Result {
         @Override

@@ -6,26 +6,32 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import kvgate.spi.Item;
+import kvgate.spi.Lease;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.WriteBuffer;
 import org.h2.mvstore.type.BasicDataType;
 
 /**
- * An {@link Item} as the store keeps it: in memory one array, flags, CAS and expiry ahead of the value, so an item
- * costs one object and 20 bytes besides its value (an Item record and its value array would cost two objects and
+ * An {@link Item} as the store keeps it: in memory one array, flags, CAS, expiry and lease ahead of the value, so an
+ * item costs one object and 21 bytes besides its value (an Item record and its value array would cost two objects and
  * about 56 bytes: a million small items in memory must fit in twice what memcached needs). In memory mode that
  * array is the end of its key's entry ({@link EntryTable}), so an item and its key are one object. In the store
  * file: a format byte (so the layout can change without breaking old files), the value with its length, flags,
- * CAS and expiry.
+ * CAS and expiry, and in format 2 the lease (an item whose lease is {@link Lease#NONE} is written in format 1, which
+ * files written before leases hold).
  */
 final class ItemType extends BasicDataType<byte[]> {
     static final ItemType INSTANCE = new ItemType();
 
     private static final byte FORMAT_1 = 1;
+    /** Format 1 followed by the lease's ordinal. */
+    private static final byte FORMAT_2 = 2;
+    private static final Lease[] LEASES = Lease.values();
     private static final int FLAGS = 0;
     private static final int CAS = 4;
     private static final int EXPIRES_AT = 12;
-    private static final int VALUE = 20;
+    private static final int LEASE = 20;
+    private static final int VALUE = 21;
     /** The fields in big-endian order, as ByteBuffer wrote them before: a view, so that no buffer is allocated. */
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -53,6 +59,7 @@ final class ItemType extends BasicDataType<byte[]> {
         INTS.set(into, at + FLAGS, item.flags());
         LONGS.set(into, at + CAS, item.cas());
         LONGS.set(into, at + EXPIRES_AT, item.expiresAt());
+        into[at + LEASE] = (byte) item.lease().ordinal();
         System.arraycopy(value, 0, into, at + VALUE, value.length);
     }
 
@@ -64,7 +71,7 @@ final class ItemType extends BasicDataType<byte[]> {
     /** The item whose stored form fills {@code array} from {@code at} to its end. */
     static Item unpack(byte[] array, int at) {
         return new Item(Arrays.copyOfRange(array, at + VALUE, array.length), (int) INTS.get(array, at + FLAGS),
-                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT));
+                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT), LEASES[array[at + LEASE]]);
     }
 
     /** Whether a stored item has expired at {@code now}, read without unpacking it. */
@@ -89,18 +96,22 @@ final class ItemType extends BasicDataType<byte[]> {
 
     @Override
     public void write(WriteBuffer buffer, byte[] packed) {
-        buffer.put(FORMAT_1)
+        byte lease = packed[LEASE];
+        buffer.put(lease == 0 ? FORMAT_1 : FORMAT_2)
                 .putVarInt(packed.length - VALUE)
                 .put(packed, VALUE, packed.length - VALUE)
                 .putInt((int) INTS.get(packed, FLAGS))
                 .putLong((long) LONGS.get(packed, CAS))
                 .putVarLong((long) LONGS.get(packed, EXPIRES_AT));
+        if (lease != 0) {
+            buffer.put(lease);
+        }
     }
 
     @Override
     public byte[] read(ByteBuffer buffer) {
         byte format = buffer.get();
-        if (format != FORMAT_1) {
+        if (format != FORMAT_1 && format != FORMAT_2) {
             throw new IllegalStateException("unknown item format " + format + " in the store file");
         }
         int length = DataUtils.readVarInt(buffer);
@@ -109,6 +120,13 @@ final class ItemType extends BasicDataType<byte[]> {
         INTS.set(packed, FLAGS, buffer.getInt());
         LONGS.set(packed, CAS, buffer.getLong());
         LONGS.set(packed, EXPIRES_AT, DataUtils.readVarLong(buffer));
+        if (format == FORMAT_2) {
+            byte lease = buffer.get();
+            if (lease < 0 || lease >= LEASES.length) {
+                throw new IllegalStateException("unknown lease " + lease + " in the store file");
+            }
+            packed[LEASE] = lease;
+        }
         return packed;
     }
 

@@ -250,8 +250,8 @@ final class LocalStore implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return inMemory ? EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY)
-                : EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY);
+        return inMemory ? EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES)
+                : EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES);
     }
 
     @Override
@@ -320,6 +320,28 @@ final class LocalStore implements Backend {
         @Override
         public CompletionStage<Result> touch(Operation.Touch touch) {
             return mutate(touch);
+        }
+
+        @Override
+        public CompletionStage<Result> leaseGet(Operation.LeaseGet get) {
+            // Most lease gets only read: a live item, fresh or already handed out, asked for no touch or early
+            // recache. Those need no lock; the others decide under it, the item read again there.
+            if (get.touchExpiresAt() == null && get.recacheWithinMillis() == null) {
+                Items items = existingItems(get.namespace());
+                Result read = ItemTransition.read(items == null ? null : items.get(get.key()), clockMillis);
+                if (read instanceof Result.Value hit && (!hit.item().lease().stale() || hit.item().lease().won())) {
+                    return CompletableFuture.completedFuture(new Result.Leased(hit.item(), false));
+                }
+                if (!read.ok() && get.vivifyExpiresAt() == null) {
+                    return CompletableFuture.completedFuture(read);
+                }
+            }
+            return mutate(get);
+        }
+
+        @Override
+        public CompletionStage<Result> invalidate(Operation.Invalidate invalidate) {
+            return mutate(invalidate);
         }
 
         @Override

@@ -38,6 +38,7 @@ import kvgate.spi.Backend;
 import kvgate.spi.BackendContext;
 import kvgate.spi.Capability;
 import kvgate.spi.Item;
+import kvgate.spi.Lease;
 import kvgate.spi.Namespace;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
@@ -320,6 +321,69 @@ class LocalStoreTest {
         assertEquals(expiresAt, item.expiresAt());
         assertEquals(cas, item.cas());
         assertTrue(cas != 0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void leasesAreHandedOutOnceAndKeptWithTheItem(Mode mode) throws Exception {
+        Backend backend = open(mode);
+        Operation.LeaseGet plain = new Operation.LeaseGet(NS, bytes("hot"), null, null, null);
+        assertEquals(Status.NOT_FOUND, run(backend, plain).status());
+        Operation.LeaseGet vivify = new Operation.LeaseGet(NS, bytes("hot"), null, START + 30_000, null);
+        Result.Leased created = assertInstanceOf(Result.Leased.class, run(backend, vivify));
+        assertTrue(created.won());
+        assertEquals(0, created.item().value().length, "an empty placeholder");
+        assertEquals(0, created.item().flags());
+        assertEquals(START + 30_000, created.item().expiresAt());
+        assertEquals(Lease.WON, created.item().lease());
+        Result.Leased again = assertInstanceOf(Result.Leased.class, run(backend, vivify));
+        assertFalse(again.won(), "one winner");
+        assertEquals(Lease.WON, again.item().lease());
+
+        long cas = set(backend, "hot", "fresh");
+        assertEquals(Lease.NONE, item(backend, NS, "hot").lease(), "a write makes the item fresh");
+        Result invalidated = run(backend, new Operation.Invalidate(NS, bytes("hot"), cas, null));
+        long staleCas = assertInstanceOf(Result.Stored.class, invalidated).cas();
+        assertTrue(staleCas != cas);
+        assertEquals(Status.EXISTS, run(backend, new Operation.Invalidate(NS, bytes("hot"), cas, null)).status());
+        assertEquals(Lease.STALE, item(backend, NS, "hot").lease());
+        assertEquals("fresh", text(item(backend, NS, "hot").value()), "served stale");
+
+        Result.Leased winner = assertInstanceOf(Result.Leased.class, run(backend, plain));
+        assertTrue(winner.won(), "the first get after the invalidation wins");
+        assertEquals(Lease.STALE_WON, winner.item().lease());
+        assertFalse(assertInstanceOf(Result.Leased.class, run(backend, plain)).won());
+        run(backend, new Operation.Touch(NS, bytes("hot"), START + 90_000));
+        assertEquals(Lease.STALE_WON, item(backend, NS, "hot").lease(), "a touch keeps it");
+
+        // A late writer's older CAS stores its value, still stale and handed out; a newer one is refused.
+        Operation.Store late = new Operation.Store(NS, bytes("hot"), StoreMode.SET, bytes("late"), 0, Item.NEVER,
+                cas, false, true);
+        assertInstanceOf(Result.Stored.class, run(backend, late));
+        Item kept = item(backend, NS, "hot");
+        assertEquals("late", text(kept.value()));
+        assertEquals(Lease.STALE_WON, kept.lease());
+        assertEquals(START + 90_000, kept.expiresAt(), "the item's own expiry");
+        Operation.Store newer = new Operation.Store(NS, bytes("hot"), StoreMode.SET, bytes("x"), 0, Item.NEVER,
+                kept.cas() + 1, false, true);
+        assertEquals(Status.EXISTS, run(backend, newer).status());
+
+        if (mode == Mode.FILE) {
+            close(backend);
+            backend = openFile("0");
+        }
+        assertEquals(Lease.STALE_WON, item(backend, NS, "hot").lease(), "kept with the item");
+    }
+
+    @Test
+    void arithmeticInPlaceKeepsTheLeaseAndALongerNumberDropsIt() throws Exception {
+        Backend backend = openMemory();
+        long cas = set(backend, "n", "10");
+        run(backend, new Operation.Invalidate(NS, bytes("n"), cas, null));
+        run(backend, new Operation.Arithmetic(NS, bytes("n"), true, 1, 0, false, Item.NEVER, 0));
+        assertEquals(Lease.STALE, item(backend, NS, "n").lease(), "11 takes the place of 10");
+        run(backend, new Operation.Arithmetic(NS, bytes("n"), true, 100, 0, false, Item.NEVER, 0));
+        assertEquals(Lease.NONE, item(backend, NS, "n").lease(), "111 is a new item");
     }
 
     @ParameterizedTest
@@ -684,7 +748,7 @@ class LocalStoreTest {
     @Test
     void inMemoryStoreWorksAndIsNotDurable() throws Exception {
         Backend backend = openMemory();
-        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES), backend.capabilities());
         set(backend, "m", "memory");
         assertEquals("memory", value(backend, NS, "m"));
         assertEquals(1, currItems(backend));
@@ -694,7 +758,8 @@ class LocalStoreTest {
     @Test
     void fileStoreIsDurable() throws Exception {
         Backend backend = openFile("0");
-        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES),
+                backend.capabilities());
         assertTrue(Files.exists(dir.resolve("kvgate.mv.db")));
     }
 

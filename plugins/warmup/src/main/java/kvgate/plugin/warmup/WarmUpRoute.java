@@ -151,6 +151,17 @@ final class WarmUpRoute implements Route {
             }
 
             @Override
+            public CompletionStage<Result> leaseGet(Operation.LeaseGet get) {
+                // it may create the item, touch it or hand out its lease: a change, like a touch
+                return change(get);
+            }
+
+            @Override
+            public CompletionStage<Result> invalidate(Operation.Invalidate invalidate) {
+                return change(invalidate);
+            }
+
+            @Override
             public CompletionStage<Result> flush(Operation.Flush flush) {
                 recent.beginFlush();
                 return both(flush, WarmUpRoute::eitherFailure).whenComplete((result, error) -> recent.endFlush());
@@ -475,9 +486,9 @@ final class WarmUpRoute implements Route {
     private CompletionStage<Result> copyBack(Operation.KeyOperation operation, Result result) {
         CompletionStage<Result> item;
         // What a store wrote is the store's own, unless the new store kept part of it: the old value (append,
-        // prepend) or the old expiry (Preserve TTL); then it is read back.
+        // prepend) or the old expiry (Preserve TTL, a stale value); then it is read back.
         if (operation instanceof Operation.Store store && store.mode() != StoreMode.APPEND
-                && store.mode() != StoreMode.PREPEND && !store.keepExpiry()) {
+                && store.mode() != StoreMode.PREPEND && !store.keepExpiry() && !store.staleIfOlder()) {
             item = done(new Result.Value(new Item(store.value(), store.flags(), 0, store.expiresAt())));
         } else if (result instanceof Result.Value touched) {
             item = done(touched);
