@@ -2,7 +2,6 @@ package kvgate.memcached;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.function.BooleanSupplier;
 import kvgate.collections.CollectionsManifest;
 import kvgate.memcached.text.TextCommand;
 import kvgate.memcached.text.TextReply;
@@ -16,11 +15,16 @@ import kvgate.spi.StoreMode;
 /**
  * memcached's meta commands on the operation stream: {@code mg} a get (a touch with {@code T}), {@code ms} a store in
  * the mode {@code M} names, {@code md} a delete, {@code ma} arithmetic, {@code me} a get described, each with
- * memcached's two-letter replies and the flags the request asked back, in its order.
+ * memcached's two-letter replies and the flags the request asked back, in its order. Where every backend keeps
+ * leases, {@code mg} is a {@link Operation.LeaseGet} (a stale item's lease goes to the first get, with or without
+ * flags), {@code md} with {@code I} an {@link Operation.Invalidate}, and {@code ms} with {@code I} a store that keeps
+ * a late writer's value as stale; the reply then ends with memcached's {@code Z}, {@code X} and {@code W}.
  */
 final class MetaTranslation {
     private static final TextReply.Line NOOP = TextReply.line("MN");
     private static final TextReply.Line INVALID_FLAG = TextReply.line("CLIENT_ERROR invalid flag");
+    private static final TextReply.Line INVALID_OR_DUPLICATE_FLAG =
+            TextReply.line("CLIENT_ERROR invalid or duplicate flag");
     private static final TextReply.Line NON_NUMERIC =
             TextReply.line("CLIENT_ERROR cannot increment or decrement non-numeric value");
 
@@ -28,24 +32,36 @@ final class MetaTranslation {
     }
 
     /**
-     * @param readsTellExpiry whether every backend of the route tree in force tells an item's expiry when it reads
-     *     it: where one cannot (memcached's reads do not), {@code mg}'s {@code t} flag is refused as memcached refuses
-     *     a flag it does not know, and {@code me} leaves the expiry out
+     * @param features what every backend of the route tree in force keeps of an item: where one cannot tell an
+     *     item's expiry (memcached's reads do not), {@code mg}'s {@code t} flag is refused as memcached refuses a flag
+     *     it does not know, and {@code me} leaves the expiry out; where one keeps no leases, so are {@code N} and
+     *     {@code R} of {@code mg} and {@code I} of {@code md} and {@code ms}
      */
     static Translation<TextReply> translate(TextCommand.Meta meta, CollectionsManifest.Collection collection,
-                                            long nowMillis, BooleanSupplier readsTellExpiry) {
+                                            long nowMillis, ItemFeatures features) {
+        TextCommand.MetaFlags flags = meta.flags();
         return switch (meta.verb()) {
             case NOOP -> Translation.answer(NOOP);
-            // Asked only of a request that needs it: the answer walks the backends of the tree in force.
-            case GET -> meta.flags().returned().stream().noneMatch(flag -> flag[0] == 't')
-                    || readsTellExpiry.getAsBoolean() ? get(meta, collection, nowMillis)
-                    : Translation.answer(INVALID_FLAG);
-            case SET -> set(meta, collection, nowMillis);
-            case DELETE -> delete(meta, collection);
+            case GET -> {
+                if (flags.returned().stream().anyMatch(flag -> flag[0] == 't')
+                        && !features.readsTellExpiry().getAsBoolean()) {
+                    yield Translation.answer(INVALID_FLAG);
+                }
+                boolean leases = features.keepsLeases().getAsBoolean();
+                if (!leases && (flags.vivify() != null || flags.recache() != null)) {
+                    yield Translation.answer(INVALID_FLAG);
+                }
+                yield get(meta, collection, nowMillis, leases);
+            }
+            // I applies to a set with a CAS only, as memcached's; elsewhere memcached reads it and does nothing.
+            case SET -> staleIfOlder(flags) && !features.keepsLeases().getAsBoolean()
+                    ? Translation.answer(INVALID_FLAG) : set(meta, collection, nowMillis);
+            case DELETE -> flags.invalidate() && !features.keepsLeases().getAsBoolean()
+                    ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : delete(meta, collection, nowMillis);
             case ARITHMETIC -> arithmetic(meta, collection, nowMillis);
             case DEBUG -> new Translation.Forward<>(new Operation.Get(collection.namespace(), meta.key()),
                     result -> Translation.answer(result instanceof Result.Value hit
-                            ? described(meta, hit.item(), nowMillis, readsTellExpiry.getAsBoolean())
+                            ? described(meta, hit.item(), nowMillis, features.readsTellExpiry().getAsBoolean())
                             : result.status() == Status.NOT_FOUND ? TextReply.line("EN")
                             : TextTranslator.failure(result.status())));
         };
@@ -58,26 +74,24 @@ final class MetaTranslation {
     }
 
     private static Translation<TextReply> get(TextCommand.Meta meta, CollectionsManifest.Collection collection,
-                                              long nowMillis) {
+                                              long nowMillis, boolean leases) {
         TextCommand.MetaFlags flags = meta.flags();
-        Operation operation = flags.ttl() == null ? new Operation.Get(collection.namespace(), meta.key())
-                : new Operation.Touch(collection.namespace(), meta.key(),
-                MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis));
+        Long touch = flags.ttl() == null ? null : MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis);
+        Operation operation;
+        if (leases) {
+            operation = new Operation.LeaseGet(collection.namespace(), meta.key(), touch,
+                    flags.vivify() == null ? null : MemcachedExpiry.expiresAt(flags.vivify(), collection, nowMillis),
+                    flags.recache() == null ? null : recacheWithin(flags.recache(), nowMillis));
+        } else {
+            operation = touch == null ? new Operation.Get(collection.namespace(), meta.key())
+                    : new Operation.Touch(collection.namespace(), meta.key(), touch);
+        }
         return new Translation.Forward<>(operation, result -> {
             if (result instanceof Result.Value hit) {
-                Item item = hit.item();
-                StringBuilder head = new StringBuilder(flags.value() ? "VA " + item.value().length : "HD");
-                for (byte[] flag : flags.returned()) {
-                    switch (flag[0]) {
-                        case 's' -> head.append(" s").append(item.value().length);
-                        case 't' -> head.append(" t").append(ttl(item, nowMillis));
-                        case 'c' -> head.append(" c").append(Long.toUnsignedString(item.cas()));
-                        case 'f' -> head.append(" f").append(Integer.toUnsignedString(item.flags()));
-                        default -> echo(head, flag, meta);
-                    }
-                }
-                return Translation.answer(flags.value() ? new TextReply.Block(line(head), item.value())
-                        : new TextReply.Line(line(head)));
+                return Translation.answer(found(meta, hit.item(), false, nowMillis));
+            }
+            if (result instanceof Result.Leased leased) {
+                return Translation.answer(found(meta, leased.item(), leased.won(), nowMillis));
             }
             if (result.status() == Status.NOT_FOUND) {
                 return Translation.answer(flags.quiet() ? null : echoed("EN", meta));
@@ -86,16 +100,63 @@ final class MetaTranslation {
         });
     }
 
-    private static Translation<TextReply> set(TextCommand.Meta meta, CollectionsManifest.Collection collection,
-                                              long nowMillis) {
+    /**
+     * An {@code mg} hit: {@code VA} with the value or {@code HD}, the flags asked back in the request's order, then
+     * as memcached ends it: {@code Z} when another client won the item's lease, {@code X} when it is stale, {@code W}
+     * when this request won it.
+     */
+    private static TextReply found(TextCommand.Meta meta, Item item, boolean won, long nowMillis) {
         TextCommand.MetaFlags flags = meta.flags();
-        StoreMode mode = switch (flags.mode()) {
+        StringBuilder head = new StringBuilder(flags.value() ? "VA " + item.value().length : "HD");
+        for (byte[] flag : flags.returned()) {
+            switch (flag[0]) {
+                case 's' -> head.append(" s").append(item.value().length);
+                case 't' -> head.append(" t").append(ttl(item, nowMillis));
+                case 'c' -> head.append(" c").append(Long.toUnsignedString(item.cas()));
+                case 'f' -> head.append(" f").append(Integer.toUnsignedString(item.flags()));
+                default -> echo(head, flag, meta);
+            }
+        }
+        if (item.lease().won() && !won) {
+            head.append(" Z");
+        }
+        if (item.lease().stale()) {
+            head.append(" X");
+        }
+        if (won) {
+            head.append(" W");
+        }
+        return flags.value() ? new TextReply.Block(line(head), item.value()) : new TextReply.Line(line(head));
+    }
+
+    /**
+     * {@code R}'s token as how near its expiry an item must be: memcached reads it as an expiry, so that 0 or less
+     * (an item never expires before that) never wins.
+     */
+    private static Long recacheWithin(int token, long nowMillis) {
+        long at = MemcachedExpiry.toMillis(token, nowMillis);
+        return at == Item.NEVER ? Long.MIN_VALUE : at - nowMillis;
+    }
+
+    /** {@code ms} with {@code I}: a set with a CAS, whose older CAS stores the value as stale. */
+    private static boolean staleIfOlder(TextCommand.MetaFlags flags) {
+        return flags.invalidate() && flags.compareCas() != null && storeMode(flags) == StoreMode.SET;
+    }
+
+    private static StoreMode storeMode(TextCommand.MetaFlags flags) {
+        return switch (flags.mode()) {
             case 'E' -> StoreMode.ADD;
             case 'A' -> StoreMode.APPEND;
             case 'P' -> StoreMode.PREPEND;
             case 'R' -> StoreMode.REPLACE;
             default -> StoreMode.SET;
         };
+    }
+
+    private static Translation<TextReply> set(TextCommand.Meta meta, CollectionsManifest.Collection collection,
+                                              long nowMillis) {
+        TextCommand.MetaFlags flags = meta.flags();
+        StoreMode mode = storeMode(flags);
         Long compare = mode == StoreMode.ADD ? null : flags.compareCas();
         if (compare != null && compare == 0) {
             // No item has CAS 0: memcached compares and finds a difference, or nothing to compare with.
@@ -109,7 +170,7 @@ final class MetaTranslation {
         boolean keepsItsOwn = mode == StoreMode.APPEND || mode == StoreMode.PREPEND;
         Operation store = new Operation.Store(collection.namespace(), meta.key(), mode, meta.data(),
                 keepsItsOwn ? 0 : flags.clientFlags(), keepsItsOwn ? Item.NEVER : expiresAt,
-                compare == null ? 0 : compare);
+                compare == null ? 0 : compare, false, staleIfOlder(flags));
         return new Translation.Forward<>(store, result -> {
             if (result instanceof Result.Stored stored) {
                 return Translation.answer(flags.quiet() ? null : stored("HD", meta, stored.cas()));
@@ -128,7 +189,8 @@ final class MetaTranslation {
         return new TextReply.Line(line(head(code, meta, cas)));
     }
 
-    private static Translation<TextReply> delete(TextCommand.Meta meta, CollectionsManifest.Collection collection) {
+    private static Translation<TextReply> delete(TextCommand.Meta meta, CollectionsManifest.Collection collection,
+                                                 long nowMillis) {
         TextCommand.MetaFlags flags = meta.flags();
         if (flags.compareCas() != null && flags.compareCas() == 0) {
             return new Translation.Forward<>(new Operation.Get(collection.namespace(), meta.key()),
@@ -136,8 +198,12 @@ final class MetaTranslation {
                             : result.status() == Status.NOT_FOUND ? echoed("NF", meta)
                             : TextTranslator.failure(result.status())));
         }
-        return new Translation.Forward<>(new Operation.Delete(collection.namespace(), meta.key(),
-                flags.compareCas() == null ? 0 : flags.compareCas()), result -> Translation.answer(switch (
+        long cas = flags.compareCas() == null ? 0 : flags.compareCas();
+        // With I the item is marked stale instead, with T its expiry set too.
+        Operation operation = flags.invalidate() ? new Operation.Invalidate(collection.namespace(), meta.key(), cas,
+                flags.ttl() == null ? null : MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis))
+                : new Operation.Delete(collection.namespace(), meta.key(), cas);
+        return new Translation.Forward<>(operation, result -> Translation.answer(switch (
                 result.status()) {
             case OK -> flags.quiet() ? null : echoed("HD", meta);
             case NOT_FOUND -> echoed("NF", meta);

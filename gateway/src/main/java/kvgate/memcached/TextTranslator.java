@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import kvgate.collections.BucketManifests;
@@ -48,8 +47,8 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
     private final Clock clock;
     private final MemcachedStats stats;
     private final SaslUsers users;
-    /** Whether every backend of the route tree in force tells an item's expiry when it reads it. */
-    private final BooleanSupplier readsTellExpiry;
+    /** What every backend of the route tree in force keeps of an item, for the meta flags that need it. */
+    private final ItemFeatures features;
     /** The client's address, for the operator's log of refused logins. */
     private final Object peer;
     /** What the client's certificate makes of its login; asked at the first command, after the TLS handshake. */
@@ -59,20 +58,19 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
 
     /**
      * @param users the users who may authenticate; null when clients need not
-     * @param readsTellExpiry whether every backend of the route tree in force tells an item's expiry when it reads
-     *     it (the meta commands' {@code t} flag needs it)
+     * @param features what every backend of the route tree in force keeps of an item (some meta flags need it)
      * @param certificate what the client's certificate makes of its login (see {@link CertificateUsers}): a
      *     certificate naming a user authenticates the connection, as on the binary side
      */
     public TextTranslator(BucketManifests manifests, Clock clock, MemcachedStats stats, SaslUsers users,
-                          BooleanSupplier readsTellExpiry, Object peer, Supplier<CertificateUsers.Login> certificate) {
+                          ItemFeatures features, Object peer, Supplier<CertificateUsers.Login> certificate) {
         this.peer = peer;
         this.certificate = certificate;
         this.bucket = manifests.bucket(BucketManifests.DEFAULT_BUCKET);
         this.clock = clock;
         this.stats = stats;
         this.users = users;
-        this.readsTellExpiry = readsTellExpiry;
+        this.features = features;
         this.authenticated = users == null;
     }
 
@@ -119,7 +117,7 @@ public final class TextTranslator implements FrameTranslator<TextCommand, TextRe
             return retrieve(retrieve, collection);
         }
         if (command instanceof TextCommand.Meta meta) {
-            return MetaTranslation.translate(meta, collection, clock.millis(), readsTellExpiry);
+            return MetaTranslation.translate(meta, collection, clock.millis(), features);
         }
         if (command instanceof TextCommand.Store store) {
             return store(store, collection);

@@ -8,5 +8,6 @@ class TextProtocolOnLocalStoreTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
         gateway = TestGateway.start(SETTINGS);
+        keepsLeases = true;
     }
 }

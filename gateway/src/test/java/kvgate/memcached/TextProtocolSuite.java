@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.MpdbClient;
 import kvgate.testing.OkuyamaClient;
@@ -31,14 +29,16 @@ abstract class TextProtocolSuite {
     static final Map<String, String> SETTINGS = Map.of("mpdb.namespace_prefix", "");
     /** Whether the backend's reads tell an item's expiry (memcached's do not); a subclass sets it. */
     static boolean readsTellExpiry = true;
+    /** Whether the backend keeps leases (stale items, recache wins); a subclass sets it. */
+    static boolean keepsLeases = false;
     private static final AtomicInteger UNIQUE = new AtomicInteger();
-    private static final Pattern GETS = Pattern.compile("VALUE (\\S+) (\\d+) (\\d+) (\\d+)\r\n");
     TextClient client;
 
     @AfterAll
     static void stop() {
         gateway.close();
         readsTellExpiry = true;
+        keepsLeases = false;
     }
 
     @BeforeEach
@@ -53,13 +53,6 @@ abstract class TextProtocolSuite {
 
     private static String fresh(String name) {
         return name + "-" + UNIQUE.incrementAndGet() + "-" + System.nanoTime();
-    }
-
-    /** The CAS unique {@code gets} reads for {@code key}. */
-    private long unique(String key) throws Exception {
-        Matcher matcher = GETS.matcher(client.call("gets " + key + "\r\n"));
-        assertTrue(matcher.lookingAt());
-        return Long.parseUnsignedLong(matcher.group(4));
     }
 
     @Test
@@ -83,11 +76,11 @@ abstract class TextProtocolSuite {
         String key = fresh("cas");
         assertEquals("NOT_FOUND\r\n", client.call("cas " + key + " 0 0 1 12345\r\nx\r\n"));
         client.store("set", key, 0, 0, "one");
-        long unique = unique(key);
+        long unique = client.unique(key);
         assertEquals("EXISTS\r\n", client.call("cas " + key + " 0 0 1 " + (unique + 1) + "\r\nx\r\n"));
         assertEquals("STORED\r\n", client.call("cas " + key + " 3 0 3 " + unique + "\r\ntwo\r\n"));
         assertEquals("EXISTS\r\n", client.call("cas " + key + " 0 0 5 " + unique + "\r\nthree\r\n"), "used once");
-        long next = unique(key);
+        long next = client.unique(key);
         assertNotEquals(unique, next);
         assertEquals("VALUE " + key + " 3 3 " + Long.toUnsignedString(next) + "\r\ntwo\r\nEND\r\n",
                 client.call("gets " + key + "\r\n"));
@@ -175,7 +168,7 @@ abstract class TextProtocolSuite {
     void anItemWrittenOverTextIsTheSameItemOverBinaryOkuyamaAndMpdb() throws Exception {
         String key = fresh("cross");
         assertEquals("STORED\r\n", client.store("set", key, 0xcafe, 0, "from text ✓"));
-        long unique = unique(key);
+        long unique = client.unique(key);
         try (BinaryClient binary = new BinaryClient(gateway.port());
              OkuyamaClient okuyama = new OkuyamaClient(gateway.okuyamaPort())) {
             BinaryClient.Response read = binary.get(key);
@@ -244,7 +237,7 @@ abstract class TextProtocolSuite {
         String key = fresh("meta");
         assertEquals("HD\r\n", client.call("ms " + key + " 5 F9 T0\r\nhello\r\n"));
         assertEquals("VALUE " + key + " 9 5\r\nhello\r\nEND\r\n", client.call("get " + key + "\r\n"));
-        long unique = unique(key);
+        long unique = client.unique(key);
         assertEquals("VA 5 f9 s5 c" + Long.toUnsignedString(unique) + " Oq7 k" + key + "\r\nhello\r\n",
                 client.call("mg " + key + " f s v c Oq7 k\r\n"));
         assertEquals("EX\r\n", client.call("ms " + key + " 1 C" + (unique + 1) + "\r\nx\r\n"));
@@ -279,13 +272,17 @@ abstract class TextProtocolSuite {
     }
 
     @Test
-    void metaFlagsThatNeedItemStateNoBackendKeepsAreRefused() throws Exception {
+    void metaFlagsThatNeedItemStateTheBackendDoesNotKeepAreRefused() throws Exception {
         String key = fresh("state");
         client.store("set", key, 0, 0, "x");
-        for (String flags : new String[] {"N30", "R30", "h", "l", "I"}) {
+        for (String flags : keepsLeases ? new String[] {"h", "l"} : new String[] {"N30", "R30", "h", "l"}) {
             assertEquals("CLIENT_ERROR invalid flag\r\n", client.call("mg " + key + " v " + flags + "\r\n"), flags);
         }
-        assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("md " + key + " I\r\n"));
+        if (!keepsLeases) {
+            assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("md " + key + " I\r\n"));
+            assertEquals("CLIENT_ERROR invalid flag\r\n", client.call("ms " + key + " 1 C1 I\r\ny\r\n"));
+        }
+        assertEquals("VA 1\r\nx\r\n", client.call("mg " + key + " v I\r\n"), "I means nothing to mg");
         assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("ma " + key + " T30\r\n"));
         assertEquals("x", client.get(key), "nothing was done");
     }

@@ -76,6 +76,14 @@ public final class TextClient implements AutoCloseable {
         return new String(lines[1].getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
     }
 
+    /** The CAS unique {@code gets} reads for {@code key}, which must be there. */
+    public long unique(String key) throws IOException {
+        String reply = call("gets " + key + "\r\n");
+        String[] head = reply.split("\r\n", 2)[0].split(" ");
+        assertTrue(head.length == 5 && head[0].equals("VALUE") && head[1].equals(key), reply);
+        return Long.parseUnsignedLong(head[4]);
+    }
+
     /** The next whole reply, with its line ends. */
     public String read() throws IOException {
         return readReply(in);

@@ -8,10 +8,10 @@ import java.util.List;
 /**
  * Reads memcached's meta command lines ({@code mg}, {@code ms}, {@code md}, {@code ma}, {@code me}, {@code mn})
  * with memcached 1.6's rules and error words: a flag is one letter, some with a token after it; a flag twice, or one
- * memcached does not know, refuses the line. Flags that need item state no backend of the gateway keeps (the
- * {@code N} placeholder and {@code R} recache wins of {@code mg}, {@code I} invalidation, {@code h} hit and
- * {@code l} last-access times, and {@code T} and {@code t} on {@code ma}) are refused as memcached refuses a flag it
- * does not know. Errors are always answered, {@code q} or not.
+ * memcached does not know, refuses the line. Flags that need item state no backend of the gateway keeps ({@code h}
+ * hit and {@code l} last-access times, and {@code T} and {@code t} on {@code ma}) are refused as memcached refuses a
+ * flag it does not know; those of leases ({@code N}, {@code R}, {@code I}) are read here and refused by the
+ * translation where the backends keep no leases. Errors are always answered, {@code q} or not.
  */
 final class MetaCommands {
     /** memcached reads at most this many words of a meta command line (its flags included). */
@@ -118,7 +118,7 @@ final class MetaCommands {
         }
         List<byte[]> returned = binary ? List.of(new byte[] {'b'}) : List.of();
         return Parsed.of(new TextCommand.Meta(TextCommand.MetaVerb.DEBUG, key, new TextCommand.MetaFlags(returned,
-                binary, false, false, null, null, 0, null, (char) 0, 0, 1), null));
+                binary, false, false, null, null, 0, null, (char) 0, 0, 1, null, false), null));
     }
 
     private static byte[] decodeKey(byte[] encoded) {
@@ -155,6 +155,8 @@ final class MetaCommands {
         char mode = 0;
         long initial = 0;
         long delta = 1;
+        Integer recache = null;
+        boolean invalidate = false;
         String problem = null;
         for (int i = first; i < words.size(); i++) {
             byte[] word = words.get(i);
@@ -184,14 +186,19 @@ final class MetaCommands {
                     }
                     ttl = TextNumbers.int32(token);
                     problem = ttl == null ? "CLIENT_ERROR bad token in command line format" : problem;
+                    if (seen['N']) {
+                        vivify = ttl; // memcached sets a created item's expiry at N, then again at a T after it
+                    }
                 }
                 case 'N' -> {
-                    if (verb != TextCommand.MetaVerb.ARITHMETIC) {
-                        return unsupported();
-                    }
                     vivify = TextNumbers.int32(token);
                     problem = vivify == null ? "CLIENT_ERROR bad token in command line format" : problem;
                 }
+                case 'R' -> {
+                    recache = TextNumbers.int32(token);
+                    problem = recache == null ? "CLIENT_ERROR bad token in command line format" : problem;
+                }
+                case 'I' -> invalidate = true;
                 case 'F' -> {
                     Integer parsed = TextNumbers.uint32(token);
                     clientFlags = parsed == null ? 0 : parsed;
@@ -218,9 +225,8 @@ final class MetaCommands {
                     delta = parsed == null ? 1 : parsed;
                     problem = parsed == null ? "CLIENT_ERROR invalid numeric delta value" : problem;
                 }
-                // N placeholders and R recache wins, I invalidation and h and l need item state the gateway does
-                // not keep (whether a win was handed out, staleness, hits, last access).
-                case 'R', 'I', 'h', 'l' -> {
+                // h and l need item state no backend keeps: whether the item was read, and when last.
+                case 'h', 'l' -> {
                     return unsupported();
                 }
                 default -> {
@@ -232,7 +238,7 @@ final class MetaCommands {
             return problem;
         }
         return new TextCommand.MetaFlags(returned, binaryKey, quiet, value, ttl, vivify, clientFlags, compareCas,
-                mode, initial, delta);
+                mode, initial, delta, recache, invalidate);
     }
 
     /** A flag memcached knows and the gateway cannot serve: refused as memcached refuses a flag it does not know. */

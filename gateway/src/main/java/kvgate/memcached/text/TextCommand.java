@@ -110,20 +110,26 @@ public sealed interface TextCommand {
      * @param quiet {@code q}: the nominal reply is left out (a miss for {@code mg}, success for the others)
      * @param value {@code v}: the value is returned
      * @param ttl {@code T}: the new expiry (memcached's field), or null
-     * @param vivify {@code N}: {@code ma} creates a missing counter with this expiry, or null
+     * @param vivify {@code N}: {@code ma} creates a missing counter, {@code mg} a missing item, with this expiry (for
+     *     {@code mg}, the {@code T} after it if one is: memcached sets a created item's expiry at each in turn), or
+     *     null
      * @param clientFlags {@code F}: the client flags {@code ms} stores (0 without)
      * @param compareCas {@code C}: the CAS the item must have, or null
      * @param mode {@code M}: the mode letter, or 0
      * @param initial {@code J}: the value {@code ma} creates a counter with
      * @param delta {@code D}: what {@code ma} adds or subtracts
+     * @param recache {@code R}: {@code mg} wins the item's lease if it has fewer seconds left than this, or null
+     * @param invalidate {@code I}: {@code md} marks the item stale instead of removing it; {@code ms} with a
+     *     {@code C} older than the item's stores the value marked stale
      */
     record MetaFlags(List<byte[]> returned, boolean binaryKey, boolean quiet, boolean value, Integer ttl,
-                     Integer vivify, int clientFlags, Long compareCas, char mode, long initial, long delta) {
+                     Integer vivify, int clientFlags, Long compareCas, char mode, long initial, long delta,
+                     Integer recache, boolean invalidate) {
         public MetaFlags {
             returned = List.copyOf(returned);
         }
 
         static final MetaFlags NONE = new MetaFlags(List.of(), false, false, false, null, null, 0, null, (char) 0,
-                0, 1);
+                0, 1, null, false);
     }
 }
