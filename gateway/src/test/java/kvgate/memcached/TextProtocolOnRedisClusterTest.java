@@ -11,5 +11,6 @@ class TextProtocolOnRedisClusterTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
         gateway = TestGateway.start(RedisServers.cluster(3), SETTINGS);
+        keepsLeases = true;
     }
 }

@@ -11,5 +11,6 @@ class TextProtocolOnRedisTest extends TextProtocolSuite {
     @BeforeAll
     static void start() throws Exception {
         gateway = TestGateway.start(RedisServers.standalone(), SETTINGS);
+        keepsLeases = true;
     }
 }

@@ -14,6 +14,8 @@ import kvgate.spi.Namespace;
  *       sorted set scored by each item's expiry in epoch milliseconds ({@code +inf} for never);</li>
  *   <li>{@code kvgate:m{<namespace>#<shard>}}: the highest CAS handed out in that namespace and shard, a string
  *       (kept through flushes, so that no CAS of the shard repeats);</li>
+ *   <li>{@code kvgate:s{<namespace>#<shard>}<key>}: an item's {@link kvgate.spi.Lease}, its ordinal as a string,
+ *       with the item's expiry; absent for {@link kvgate.spi.Lease#NONE}, as every write but a touch leaves it;</li>
  *   <li>{@code kvgate:t{<namespace>#<tag>}}: a tag's keys, a sorted set scored in the order they were tagged;</li>
  *   <li>{@code kvgate:g{<namespace>#<group length>:<group>}<gram>}: the keys whose value held an n-gram, a set;</li>
  *   <li>{@code kvgate:c{<namespace>#<name>}} and {@code kvgate:l{<namespace>#<name>}}: a counter and its leases;</li>
@@ -57,6 +59,15 @@ final class KeyLayout {
 
     static byte[] itemKey(Namespace namespace, byte[] key) {
         return concat(itemPrefix(namespace, shardOf(key)), key);
+    }
+
+    /** The prefix of the lease keys of one namespace shard, as {@link #itemPrefix} is of its items. */
+    static byte[] leasePrefix(Namespace namespace, int shard) {
+        return utf8("kvgate:s{" + namespace.name() + "#" + shard + "}");
+    }
+
+    static byte[] leaseKey(Namespace namespace, byte[] key) {
+        return concat(leasePrefix(namespace, shardOf(key)), key);
     }
 
     static byte[] indexShard(Namespace namespace, int shard) {

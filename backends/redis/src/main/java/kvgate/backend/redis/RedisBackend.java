@@ -125,7 +125,7 @@ final class RedisBackend implements Backend {
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS,
-                Capability.KEEP_EXPIRY);
+                Capability.KEEP_EXPIRY, Capability.LEASES);
     }
 
     @Override
@@ -289,7 +289,8 @@ final class RedisBackend implements Backend {
             return item(channel, Script.STORE, store, KeyLayout.utf8(mode(store)), store.value(),
                     KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
                     StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize,
-                    store.keepExpiry() ? KEEP_EXPIRY : GIVEN_EXPIRY)
+                    store.keepExpiry() ? KEEP_EXPIRY : GIVEN_EXPIRY,
+                    KeyLayout.utf8(store.staleIfOlder() ? Long.toUnsignedString(store.cas()) : ""))
                     .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
         }
 
@@ -317,8 +318,24 @@ final class RedisBackend implements Backend {
         @Override
         public CompletionStage<Result> touch(Operation.Touch touch) {
             return item(channel, Script.TOUCH, touch, StoredItem.expiryArgument(touch.expiresAt()))
-                    .thenApply(reply -> reply.ok() ? new Result.Value(StoredItem.decode(reply.bytes(1)))
-                            : reply.failure());
+                    .thenApply(reply -> reply.ok() ? new Result.Value(StoredItem.decode(reply.bytes(1),
+                            reply.number(2))) : reply.failure());
+        }
+
+        @Override
+        public CompletionStage<Result> leaseGet(Operation.LeaseGet get) {
+            return item(channel, Script.LEASE_GET, get, optionalExpiry(get.touchExpiresAt()),
+                    optionalExpiry(get.vivifyExpiresAt()), KeyLayout.utf8(get.recacheWithinMillis() == null ? ""
+                            : Long.toString(get.recacheWithinMillis())))
+                    .thenApply(reply -> reply.ok() ? new Result.Leased(StoredItem.decode(reply.bytes(1),
+                            reply.number(2)), reply.number(3) == 1) : reply.failure());
+        }
+
+        @Override
+        public CompletionStage<Result> invalidate(Operation.Invalidate invalidate) {
+            return item(channel, Script.INVALIDATE, invalidate, StoredItem.casArgument(invalidate.cas()),
+                    optionalExpiry(invalidate.expiresAt()))
+                    .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
         }
 
         @Override
@@ -429,14 +446,14 @@ final class RedisBackend implements Backend {
     private CompletionStage<Void> flushShard(RedisConnections.Channel channel, Namespace namespace, int shard,
                                              byte[] chunk) {
         return this.<Long>run(channel, Script.FLUSH, ScriptOutputType.INTEGER, keys(KeyLayout.indexShard(namespace,
-                        shard)), KeyLayout.itemPrefix(namespace, shard), chunk)
+                        shard)), KeyLayout.itemPrefix(namespace, shard), chunk, KeyLayout.leasePrefix(namespace, shard))
                 .thenCompose(left -> left == 0 ? CompletableFuture.completedFuture(null)
                         : flushShard(connections.shared(), namespace, shard, chunk));
     }
 
     /**
-     * Runs an item script: KEYS are the item, its index shard and its shard's CAS mark, ARGV the client's key, the
-     * gateway's time (by which the script judges expiry, as {@link Starter#get} does) then {@code args}.
+     * Runs an item script: KEYS are the item, its index shard, its shard's CAS mark and its lease, ARGV the client's
+     * key, the gateway's time (by which the script judges expiry, as {@link Starter#get} does) then {@code args}.
      */
     private CompletionStage<ScriptReply> item(RedisConnections.Channel channel, Script script,
                                              Operation.KeyOperation operation, byte[]... args) {
@@ -451,8 +468,13 @@ final class RedisBackend implements Backend {
         System.arraycopy(args, 0, argv, 2, args.length);
         return this.<List<Object>>run(channel, script, ScriptOutputType.MULTI,
                 keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key),
-                        KeyLayout.casMarkOf(namespace, key)), argv)
+                        KeyLayout.casMarkOf(namespace, key), KeyLayout.leaseKey(namespace, key)), argv)
                 .thenApply(ScriptReply::new);
+    }
+
+    /** An expiry the scripts take or not: empty for none. */
+    private static byte[] optionalExpiry(Long expiresAt) {
+        return expiresAt == null ? new byte[0] : StoredItem.expiryArgument(expiresAt);
     }
 
     /**

@@ -21,6 +21,8 @@ record Script(String name, String body, String sha) {
     static final Script DELETE = item("delete");
     static final Script TOUCH = item("touch");
     static final Script ARITHMETIC = item("arithmetic");
+    static final Script LEASE_GET = item("leaseget");
+    static final Script INVALIDATE = item("invalidate");
     static final Script SCAN = plain("scan");
     static final Script FLUSH = plain("flush");
     static final Script TAG = plain("tag");
@@ -28,7 +30,8 @@ record Script(String name, String body, String sha) {
     static final Script COUNTER = plain("counter");
     static final Script UNLIST = plain("unlist");
 
-    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, SCAN, FLUSH, TAG, INDEX, COUNTER, UNLIST};
+    static final Script[] ALL = {STORE, DELETE, TOUCH, ARITHMETIC, LEASE_GET, INVALIDATE, SCAN, FLUSH, TAG, INDEX,
+        COUNTER, UNLIST};
 
     private static Script item(String name) {
         return of(name, resource("prelude") + "\n" + resource(name));

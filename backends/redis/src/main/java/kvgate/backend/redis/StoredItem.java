@@ -3,6 +3,7 @@ package kvgate.backend.redis;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import kvgate.spi.Item;
+import kvgate.spi.Lease;
 
 /**
  * An item as Redis holds it: one string, a 20-byte header (flags: 4 bytes, CAS: 8, expiry in epoch milliseconds or
@@ -16,12 +17,20 @@ final class StoredItem {
     private StoredItem() {
     }
 
+    private static final Lease[] LEASES = Lease.values();
+
+    /** An item as a plain read sees it: without its lease, which lives in a key of its own. */
     static Item decode(byte[] raw) {
+        return decode(raw, 0);
+    }
+
+    /** An item and its lease, as a script read them both ({@link KeyLayout#leaseKey}: the lease's ordinal). */
+    static Item decode(byte[] raw, long lease) {
         ByteBuffer header = ByteBuffer.wrap(raw, 0, HEADER);
         int flags = header.getInt();
         long cas = header.getLong();
         long expiresAt = header.getLong();
-        return new Item(Arrays.copyOfRange(raw, HEADER, raw.length), flags, cas, expiresAt);
+        return new Item(Arrays.copyOfRange(raw, HEADER, raw.length), flags, cas, expiresAt, LEASES[(int) lease]);
     }
 
     /** A CAS to compare with, as the scripts see it (the header's 8 bytes); empty for "no CAS check". */

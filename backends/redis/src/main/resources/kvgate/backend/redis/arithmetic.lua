@@ -70,10 +70,12 @@ else
 end
 local value = format(high, low)
 local cas = next_cas(item)
--- As memcached, a number no longer than the value it replaces takes its place, padded with spaces to its length.
-local stored = value
-if #value < #item.value then
+-- As memcached, a number no longer than the value it replaces takes its place, padded with spaces to its length,
+-- keeping the item's lease; a longer one is a new item.
+local stored, leased = value, 0
+if #value <= #item.value then
   stored = value .. string.rep(' ', #item.value - #value)
+  leased = lease()
 end
-write(stored, item.flags, cas, item.expires)
+write(stored, item.flags, cas, item.expires, leased)
 return {'OK', value, cas}

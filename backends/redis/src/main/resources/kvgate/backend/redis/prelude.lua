@@ -1,8 +1,10 @@
 -- Shared by every item script (prepended when the script is loaded). An item is one string: a 20-byte header
 -- (flags: 4 bytes, CAS: 8, expiry in epoch milliseconds or 0: 8, all big-endian) followed by the value.
 -- KEYS[1] is the item, KEYS[2] the index shard of its namespace (same hash slot): a sorted set of client keys scored
--- by their item's expiry (+inf for never), KEYS[3] the highest CAS handed out in that shard (same slot). ARGV[1] is the client's key, ARGV[2] the gateway's time in epoch
--- milliseconds: expiry is judged by that one clock, the one the gateway's reads use, never by Redis's.
+-- by their item's expiry (+inf for never), KEYS[3] the highest CAS handed out in that shard (same slot), KEYS[4] the
+-- item's lease (same slot): '1' handed out, '2' stale, '3' both, absent for neither. ARGV[1] is the client's key,
+-- ARGV[2] the gateway's time in epoch milliseconds: expiry is judged by that one clock, the one the gateway's reads
+-- use, never by Redis's.
 local HEADER = '>I4I8I8'
 local NOW = tonumber(ARGV[2])
 -- Index entries of expired items taken back per write (Redis drops the items, not their entries): a bound on
@@ -60,14 +62,20 @@ local function sweep()
 end
 
 local function remove()
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[4])
   redis.call('ZREM', KEYS[2], ARGV[1])
   sweep()
 end
 
--- Writes the item, or removes it when it is already expired; returns the raw item. Redis's own expiry is set
--- relative to NOW (PX), so it falls due after the same span whatever Redis's clock says.
-local function write(value, flags, cas, expires)
+-- The lease of the item read (0: neither stale nor handed out).
+local function lease()
+  return tonumber(redis.call('GET', KEYS[4]) or '0')
+end
+
+-- Writes the item with its lease (0 or nil for none: as every write but a touch leaves it), or removes it when it is
+-- already expired; returns the raw item. Redis's own expiry is set relative to NOW (PX), so it falls due after the
+-- same span whatever Redis's clock says; the lease lives as long as its item.
+local function write(value, flags, cas, expires, leased)
   local raw = struct.pack(HEADER, flags, cas, expires) .. value
   if expires ~= 0 and expires <= NOW then
     remove()
@@ -80,6 +88,13 @@ local function write(value, flags, cas, expires)
   else
     redis.call('SET', KEYS[1], raw, 'PX', expires - NOW)
     redis.call('ZADD', KEYS[2], expires, ARGV[1])
+  end
+  if leased == nil or leased == 0 then
+    redis.call('DEL', KEYS[4])
+  elseif expires == 0 then
+    redis.call('SET', KEYS[4], leased)
+  else
+    redis.call('SET', KEYS[4], leased, 'PX', expires - NOW)
   end
   return raw
 end

@@ -1,6 +1,7 @@
--- ARGV: key, now, new expiry. Value, flags and CAS stay. Returns {status} or {'OK', touched raw item}.
+-- ARGV: key, now, new expiry. Value, flags, CAS and lease stay. Returns {status} or {'OK', touched raw item, lease}.
 local item = read()
 if item == nil then
   return {'NOT_FOUND'}
 end
-return {'OK', write(item.value, item.flags, item.cas, tonumber(ARGV[3]))}
+local leased = lease()
+return {'OK', write(item.value, item.flags, item.cas, tonumber(ARGV[3]), leased), leased}

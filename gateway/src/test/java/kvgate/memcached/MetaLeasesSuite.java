@@ -11,17 +11,20 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * memcached's leases through the meta commands, on the local store, which keeps them: a placeholder or a stale item
- * hands the right to recache it to one client ({@code W}), tells the others another has it ({@code Z}), and says
- * when what it serves is stale ({@code X}).
+ * memcached's leases through the meta commands, on a backend that keeps them: a placeholder or a stale item hands
+ * the right to recache it to one client ({@code W}), tells the others another has it ({@code Z}), and says when what
+ * it serves is stale ({@code X}). A subclass starts the gateway.
  */
-class MetaLeasesTest {
-    private TestGateway gateway;
+abstract class MetaLeasesSuite {
+    TestGateway gateway;
     private TextClient client;
 
+    /** The gateway on the backend under test. */
+    abstract TestGateway start() throws Exception;
+
     @BeforeEach
-    void start() throws Exception {
-        gateway = TestGateway.start();
+    void connect() throws Exception {
+        gateway = start();
         client = new TextClient(gateway.port());
     }
 
