@@ -142,12 +142,12 @@ public final class Bench {
         String started = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"))
                 + " UTC";
         startServers();
-        partOne();
-        partTwo();
-        partThree();
-        partFour();
-        partFive();
-        partSix();
+        memaslapLevels(); // part 1
+        loadLevels(); // part 2
+        halfOfPeak(); // part 3
+        memory(); // part 4
+        otherProtocols(); // part 5
+        tls(); // part 6
         String memaslapVersion = Machine.firstLine(Machine.outputAnyExit(tools.memaslap().toString(), "-V"));
         Setup setup = new Setup(started, cores, Machine.cpuModel(), Machine.memory(), Machine.output("uname", "-r"),
                 loadStart, Machine.loadAverage(), Machine.output("git", "-C", root.toString(), "describe", "--always",
@@ -215,7 +215,7 @@ public final class Bench {
 
     // --- Part 1: memaslap ---------------------------------------------------------------------------------------
 
-    private void partOne() throws Exception {
+    private void memaslapLevels() throws Exception {
         // Each target is warmed up at the highest level with every batch size a run may use, in runs of 1 s with
         // new connections each: the JVM compiles the paths of batched requests only when it meets them, and
         // compiles its hot paths again when connections first close and open.
@@ -294,7 +294,7 @@ public final class Bench {
                 target.backend() != null);
     }
 
-    private void partTwo() throws Exception {
+    private void loadLevels() throws Exception {
         for (String level : settings.loadLevels()) {
             int[] numbers = BenchSettings.level(level);
             levelRounds(List.of("memcached", "gateway/local", "gateway-proxy"), numbers[0], numbers[1], loadRows,
@@ -336,7 +336,7 @@ public final class Bench {
 
     // --- Part 3: p99 at half of peak ----------------------------------------------------------------------------
 
-    private void partThree() throws Exception {
+    private void halfOfPeak() throws Exception {
         List<String> references = HalfRow.REFERENCES;
         for (String reference : references) {
             LoadRow peak = null;
@@ -408,7 +408,7 @@ public final class Bench {
 
     // --- Part 4: memory -----------------------------------------------------------------------------------------
 
-    private void partFour() throws Exception {
+    private void memory() throws Exception {
         if (settings.memoryItems() <= 0) {
             return;
         }
@@ -453,7 +453,7 @@ public final class Bench {
 
     // --- Part 5: the gateway's other protocols ------------------------------------------------------------------
 
-    private void partFive() throws Exception {
+    private void otherProtocols() throws Exception {
         for (String protocol : List.of("counter", "okuyama", "okuyama-lists", "mpdb", "collections")) {
             if (overBudget(settings.warmup() + settings.protocolSeconds() + 3)) {
                 skipped.add(protocol + " on the gateway");
@@ -501,7 +501,7 @@ public final class Bench {
 
     // --- Part 6: TLS --------------------------------------------------------------------------------------------
 
-    private void partSix() throws Exception {
+    private void tls() throws Exception {
         if (!onPath("openssl") || !Machine.output(tools.memcached().toString(), "-h").contains("--enable-ssl")) {
             skipped.add("TLS (no openssl command, or a memcached without TLS)");
             return;
