@@ -222,8 +222,8 @@ public final class MemcachedProtocol implements Protocol {
                         encoder, context.dispatcher(), context.maxInFlight()));
         TextReplyEncoder textEncoder = new TextReplyEncoder();
         // A backend keeping expiries through stores reads them (memcached's reads do not tell them).
-        ItemFeatures features = new ItemFeatures(() -> allKeep(context, Capability.KEEP_EXPIRY),
-                () -> allKeep(context, Capability.LEASES));
+        ItemFeatures features = new ItemFeatures(context.allBackendsHave(Capability.KEEP_EXPIRY),
+                context.allBackendsHave(Capability.LEASES));
         // A get of many keys may run past memcached's line bound; up to a value's size, as memcached's own buffer
         // grows for one.
         RefusalLog hangUps = new RefusalLog("closing memcached text connections without a reply, for a line over "
@@ -262,12 +262,6 @@ public final class MemcachedProtocol implements Protocol {
      * The memcached port Couchbase clients are told to use: {@code memcached.advertised_port}, or, when it is 0, the
      * port they reached.
      */
-    /** Whether every backend of the route tree in force has {@code capability}. */
-    private static boolean allKeep(ProtocolContext context, Capability capability) {
-        return context.backends().get().stream()
-                .allMatch(instance -> instance.backend().capabilities().contains(capability));
-    }
-
     private static int advertisedPort(int advertised, int reached) {
         return advertised != 0 ? advertised : reached;
     }

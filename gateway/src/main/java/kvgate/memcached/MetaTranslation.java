@@ -7,6 +7,7 @@ import kvgate.memcached.text.TextCommand;
 import kvgate.memcached.text.TextReply;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
+import kvgate.spi.ItemTransition;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
@@ -53,7 +54,8 @@ final class MetaTranslation {
                 }
                 yield get(meta, collection, nowMillis, leases);
             }
-            // I applies to a set with a CAS only, as memcached's; elsewhere memcached reads it and does nothing.
+            // I applies to a set or replace with a CAS only, as memcached's; elsewhere memcached reads it and does
+            // nothing.
             case SET -> staleIfOlder(flags) && !features.keepsLeases().getAsBoolean()
                     ? Translation.answer(INVALID_FLAG) : set(meta, collection, nowMillis);
             case DELETE -> flags.invalidate() && !features.keepsLeases().getAsBoolean()
@@ -88,10 +90,10 @@ final class MetaTranslation {
         }
         return new Translation.Forward<>(operation, result -> {
             if (result instanceof Result.Value hit) {
-                return Translation.answer(found(meta, hit.item(), false, nowMillis));
+                return Translation.answer(found(meta, hit.item(), null, nowMillis));
             }
             if (result instanceof Result.Leased leased) {
-                return Translation.answer(found(meta, leased.item(), leased.won(), nowMillis));
+                return Translation.answer(found(meta, leased.item(), leased, nowMillis));
             }
             if (result.status() == Status.NOT_FOUND) {
                 return Translation.answer(flags.quiet() ? null : echoed("EN", meta));
@@ -102,10 +104,12 @@ final class MetaTranslation {
 
     /**
      * An {@code mg} hit: {@code VA} with the value or {@code HD}, the flags asked back in the request's order, then
-     * as memcached ends it: {@code Z} when another client won the item's lease, {@code X} when it is stale, {@code W}
-     * when this request won it.
+     * for a lease get as memcached ends it: {@code Z} when another client won the item's lease, {@code X} when it is
+     * stale, {@code W} when this request won it.
+     *
+     * @param leased the lease get's answer, or null for a plain get (no lease flags: none can be won)
      */
-    private static TextReply found(TextCommand.Meta meta, Item item, boolean won, long nowMillis) {
+    private static TextReply found(TextCommand.Meta meta, Item item, Result.Leased leased, long nowMillis) {
         TextCommand.MetaFlags flags = meta.flags();
         StringBuilder head = new StringBuilder(flags.value() ? "VA " + item.value().length : "HD");
         for (byte[] flag : flags.returned()) {
@@ -117,14 +121,16 @@ final class MetaTranslation {
                 default -> echo(head, flag, meta);
             }
         }
-        if (item.lease().won() && !won) {
-            head.append(" Z");
-        }
-        if (item.lease().stale()) {
-            head.append(" X");
-        }
-        if (won) {
-            head.append(" W");
+        if (leased != null) {
+            if (item.lease().won() && !leased.won()) {
+                head.append(" Z");
+            }
+            if (item.lease().stale()) {
+                head.append(" X");
+            }
+            if (leased.won()) {
+                head.append(" W");
+            }
         }
         return flags.value() ? new TextReply.Block(line(head), item.value()) : new TextReply.Line(line(head));
     }
@@ -138,9 +144,10 @@ final class MetaTranslation {
         return at == Item.NEVER ? Long.MIN_VALUE : at - nowMillis;
     }
 
-    /** {@code ms} with {@code I}: a set with a CAS, whose older CAS stores the value as stale. */
+    /** {@code ms} with {@code I}: a set or replace with a CAS, whose older CAS stores the value as stale. */
     private static boolean staleIfOlder(TextCommand.MetaFlags flags) {
-        return flags.invalidate() && flags.compareCas() != null && storeMode(flags) == StoreMode.SET;
+        StoreMode mode = storeMode(flags);
+        return flags.invalidate() && flags.compareCas() != null && (mode == StoreMode.SET || mode == StoreMode.REPLACE);
     }
 
     private static StoreMode storeMode(TextCommand.MetaFlags flags) {
@@ -281,10 +288,7 @@ final class MetaTranslation {
 
     /** Seconds the item has left, -1 when it never expires, as memcached's {@code t} flag says. */
     private static long ttl(Item item, long nowMillis) {
-        if (item.expiresAt() == Item.NEVER) {
-            return -1;
-        }
-        return Math.max(0, (item.expiresAt() - nowMillis + 999) / 1000);
+        return item.expiresAt() == Item.NEVER ? -1 : ItemTransition.secondsLeft(item, nowMillis);
     }
 
     private static byte[] line(CharSequence head) {

@@ -2,6 +2,9 @@ package kvgate.net;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import kvgate.collections.BucketManifests;
 import kvgate.config.GatewaySettings;
@@ -9,6 +12,7 @@ import kvgate.dispatch.Dispatcher;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.route.BackendRoute;
 import kvgate.spi.Backend;
+import kvgate.spi.Capability;
 import kvgate.spi.Settings;
 
 /**
@@ -52,6 +56,24 @@ public record ProtocolContext(Settings settings, Dispatcher dispatcher, Listener
                 RefusalLog.errors("closing " + protocol + " connections: direct memory ran out reading their "
                         + "requests (lower read_budget, or raise -XX:MaxDirectMemorySize)",
                         metrics.refusals(protocol, "out_of_memory")::increment));
+    }
+
+    /**
+     * Whether every backend of the route tree in force has {@code capability}, for a request to ask: worked out once
+     * for each tree (a reload puts a new list of instances in force), not at every request.
+     */
+    public BooleanSupplier allBackendsHave(Capability capability) {
+        AtomicReference<Map.Entry<List<BackendRoute>, Boolean>> known = new AtomicReference<>();
+        return () -> {
+            List<BackendRoute> current = backends.get();
+            Map.Entry<List<BackendRoute>, Boolean> answer = known.get();
+            if (answer == null || answer.getKey() != current) {
+                answer = Map.entry(current, current.stream()
+                        .allMatch(instance -> instance.backend().capabilities().contains(capability)));
+                known.set(answer);
+            }
+            return answer.getValue();
+        };
     }
 
     /** Seconds after which an idle client connection is closed, 0 for never ({@code idle_timeout_s}). */

@@ -76,6 +76,8 @@ public final class RouteTree {
     /** What each name is: {@code route <type>} or {@code backend <type>}. */
     private final Map<String, String> kinds;
     private final Map<Instance, BackendRoute> instances;
+    /** {@link #instances}' values, once: the tree's instances are fixed when it is built. */
+    private final List<BackendRoute> instanceList;
     /** Every node (not the instances) by name, as built or kept. */
     private final Map<String, Node> nodes;
 
@@ -97,6 +99,7 @@ public final class RouteTree {
         this.named = named;
         this.kinds = kinds;
         this.instances = instances;
+        this.instanceList = List.copyOf(instances.values());
     }
 
     public Route root() {
@@ -145,9 +148,9 @@ public final class RouteTree {
         return built;
     }
 
-    /** The backend instances the tree reaches, in the order they were opened. */
+    /** The backend instances the tree reaches, in the order they were opened: the same list for the tree's life. */
     public List<BackendRoute> instances() {
-        return List.copyOf(instances.values());
+        return instanceList;
     }
 
     /** The configured name of a node or instance of this tree, or null. */

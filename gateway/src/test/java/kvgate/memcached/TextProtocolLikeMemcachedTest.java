@@ -157,13 +157,15 @@ class TextProtocolLikeMemcachedTest {
                         + "ms v1 3\r\nnew\r\nmg v1 v N30\r\nmg v2 v q N30\r\nmg v2 q N30\r\nmn\r\n"),
                 of("meta recache wins", "ms r1 1 T100\r\nx\r\nmg r1 v R30\r\nmg r1 v R200\r\nmg r1 v R200\r\n"
                         + "mg r1 R200\r\nms r1 1 T100\r\ny\r\nmg r1 v R200\r\nms r2 1\r\nx\r\nmg r2 v R200\r\n"
-                        + "mg r2 Rx\r\nmg r2 v R0\r\nmg r2 v R-1\r\n"),
+                        + "mg r2 Rx\r\nmg r2 v R0\r\nmg r2 v R-1\r\nms r3 1 T100\r\nx\r\nmg r3 v R100\r\n"
+                        + "mg r3 v R101\r\n"),
                 of("meta invalidation", "ms i1 1 F5\r\nx\r\nmd i1 I\r\nmg i1 v c f\r\nmg i1 v\r\nget i1\r\n"
                         + "gets i1\r\nmg i1 v\r\nms i1 1\r\ny\r\nmg i1 v\r\nmd i2 I\r\nmd i1 I T30 q\r\n"
                         + "mg i1 t v\r\nmd i1 I C1\r\nmd i1 I k O7\r\nmd i1 T30\r\nmg i1 v\r\n"),
                 of("meta set of a stale value", "ms s1 1 T100\r\nx\r\nms s1 1 C1 I\r\ny\r\nmg s1 v t\r\n"
                         + "mg s1 v\r\nms s1 1 C1\r\nz\r\nms s1 1 C1 I ME\r\nz\r\nms s1 1 C1 I MA\r\nz\r\n"
-                        + "ms s2 1 C1 I\r\nz\r\nms s1 1 I\r\nw\r\nmg s1 v\r\n"),
+                        + "ms s2 1 C1 I\r\nz\r\nms s1 1 I\r\nw\r\nmg s1 v\r\nms s1 1 C1 I MR\r\nr\r\n"
+                        + "mg s1 v\r\nms s3 1 C1 I MR\r\nr\r\n"),
                 of("meta arithmetic on a stale item", "ms a1 2\r\n10\r\nmd a1 I\r\nma a1 v\r\nmg a1 v\r\n"
                         + "mg a1 v\r\nma a1 D100 v\r\nmg a1 v\r\n"),
                 of("meta touch of a stale item", "ms t1 1\r\nx\r\nmd t1 I\r\ntouch t1 100\r\nmg t1 v t\r\n"

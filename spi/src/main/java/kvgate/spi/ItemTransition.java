@@ -131,7 +131,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
                 return fail(Status.EXISTS);
             }
             if (store.cas() != 0 && store.cas() != live.cas()) {
-                if (store.staleIfOlder() && mode == StoreMode.SET
+                if (store.staleIfOlder() && (mode == StoreMode.SET || mode == StoreMode.REPLACE)
                         && Long.compareUnsigned(store.cas(), live.cas()) < 0) {
                     return storeStale(store, live, nowMillis, newCas, maxItemSize);
                 }
@@ -194,7 +194,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         }
         Lease lease = live.lease();
         boolean won = !lease.won() && (lease.stale() || get.recacheWithinMillis() != null
-                && live.expiresAt() != Item.NEVER && live.expiresAt() - nowMillis < get.recacheWithinMillis());
+                && live.expiresAt() != Item.NEVER && secondsLeft(live, nowMillis) * 1000 < get.recacheWithinMillis());
         long expiresAt = get.touchExpiresAt() == null ? live.expiresAt() : get.touchExpiresAt();
         if (!won && expiresAt == live.expiresAt()) {
             return answer(new Result.Leased(live, false));
@@ -202,6 +202,11 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         Item next = new Item(live.value(), live.flags(), live.cas(), expiresAt, won ? lease.handedOut() : lease);
         return next.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, new Result.Leased(next, won))
                 : new ItemTransition(Effect.PUT, next, new Result.Leased(next, won));
+    }
+
+    /** An item's time left in seconds, a second begun counting as a whole one: as memcached's {@code t} says it. */
+    public static long secondsLeft(Item item, long nowMillis) {
+        return Math.max(0, (item.expiresAt() - nowMillis + 999) / 1000);
     }
 
     private static ItemTransition applyArithmetic(Operation.Arithmetic op, Item live, long nowMillis,

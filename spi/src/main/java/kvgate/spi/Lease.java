@@ -12,13 +12,37 @@ package kvgate.spi;
  */
 public enum Lease {
     /** Neither stale nor handed out: as every item is when written. */
-    NONE,
+    NONE(0),
     /** Handed out: a client has won the right to recache the item. */
-    WON,
+    WON(1),
     /** Marked stale (memcached's {@code md} or {@code ms} with {@code I}), not yet handed out: the next get wins. */
-    STALE,
+    STALE(2),
     /** Marked stale and handed out. */
-    STALE_WON;
+    STALE_WON(3);
+
+    private static final Lease[] BY_CODE = {NONE, WON, STALE, STALE_WON};
+
+    private final int code;
+
+    Lease(int code) {
+        this.code = code;
+    }
+
+    /**
+     * The lease as a store keeps it: 1 for handed out plus 2 for stale. Fixed, unlike the declaration order, so
+     * that what a store wrote reads the same with any later version.
+     */
+    public int code() {
+        return code;
+    }
+
+    /** The lease whose {@link #code()} this is. */
+    public static Lease ofCode(int code) {
+        if (code < 0 || code >= BY_CODE.length) {
+            throw new IllegalArgumentException("no lease has code " + code);
+        }
+        return BY_CODE[code];
+    }
 
     /** Whether the item is marked stale. */
     public boolean stale() {

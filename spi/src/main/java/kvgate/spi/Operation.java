@@ -50,8 +50,8 @@ public sealed interface Operation {
      * @param keepExpiry whether an item already there keeps its own expiry, {@code expiresAt} then applying only to
      *     an item created here (Couchbase's Preserve TTL); only a backend declaring {@link Capability#KEEP_EXPIRY}
      *     receives such a store, others are answered {@link Status#UNSUPPORTED} without being asked
-     * @param staleIfOlder with {@link StoreMode#SET} and a {@code cas}: a {@code cas} older (smaller) than the item's
-     *     stores the value all the same, marked {@link Lease#STALE} and keeping the item's expiry and whether its
+     * @param staleIfOlder with {@link StoreMode#SET} or {@link StoreMode#REPLACE} and a {@code cas}: a {@code cas}
+     *     older (smaller) than the item's stores the value all the same, marked {@link Lease#STALE} and keeping the item's expiry and whether its
      *     lease was handed out (memcached's {@code ms} with {@code I}: a late writer's value, kept until the winner
      *     recaches); only a backend declaring {@link Capability#LEASES} receives such a store
      */
@@ -78,16 +78,27 @@ public sealed interface Operation {
     /**
      * memcached's meta get on a backend keeping leases ({@link Capability#LEASES}): reads the item and may hand out
      * the right to recache it. A stale item's lease goes to the first get after it was marked; with
-     * {@code recacheWithinMillis}, an item expiring sooner than that goes to the first get that sees it so; with
-     * {@code vivifyExpiresAt}, a missing item is created empty (flags 0) with that expiry, and its lease goes to
-     * this get. Completes with {@link Result.Leased}, or {@link Status#NOT_FOUND} for a missing item not created.
+     * {@code recacheWithinMillis}, the lease of an item expiring sooner than that goes to the first get that sees it
+     * so; with {@code vivifyExpiresAt}, a missing item is created empty (flags 0) with that expiry, and its lease
+     * goes to this get. Completes with {@link Result.Leased}, or {@link Status#NOT_FOUND} for a missing item not
+     * created.
      *
      * @param touchExpiresAt null, or a new expiry for an item found (as {@link Touch})
      * @param vivifyExpiresAt null, or the expiry of the empty item created when none is found
-     * @param recacheWithinMillis null, or how near its expiry an item found must be for this get to win its lease
+     * @param recacheWithinMillis null, or how near its expiry an item found must be for this get to win its lease:
+     *     its time left, a second begun counting as a whole one (as memcached counts it), under this
      */
     record LeaseGet(Namespace namespace, byte[] key, Long touchExpiresAt, Long vivifyExpiresAt,
                     Long recacheWithinMillis) implements KeyOperation {
+        /**
+         * Whether the get changes nothing but the item's lease: no touch, no placeholder. Such a get may be answered
+         * again elsewhere (a failover, a retry) as a read may; at worst a lease handed out where the answer was lost
+         * tells the next clients that another has it until the item is written.
+         */
+        public boolean readsOnly() {
+            return touchExpiresAt == null && vivifyExpiresAt == null;
+        }
+
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.leaseGet(this);
@@ -497,6 +508,15 @@ public sealed interface Operation {
         default R dumpCounters(DumpCounters dump) {
             throw new UnsupportedOperationException("counter operations go to a backend with Capability.COUNTERS");
         }
+    }
+
+    /**
+     * Whether the operation reads one item and changes none of its value, flags or expiry: a {@link Get}, or a
+     * {@link LeaseGet} that {@linkplain LeaseGet#readsOnly() only reads} (it changes the item's lease at most). Route
+     * nodes and retries may treat it as a read.
+     */
+    static boolean readsItem(Operation operation) {
+        return operation instanceof Get || operation instanceof LeaseGet get && get.readsOnly();
     }
 
     /** Whether this operation belongs to the counter store rather than the data backend. */

@@ -24,9 +24,8 @@ final class ItemType extends BasicDataType<byte[]> {
     static final ItemType INSTANCE = new ItemType();
 
     private static final byte FORMAT_1 = 1;
-    /** Format 1 followed by the lease's ordinal. */
+    /** Format 1 followed by the lease's {@link Lease#code()}. */
     private static final byte FORMAT_2 = 2;
-    private static final Lease[] LEASES = Lease.values();
     private static final int FLAGS = 0;
     private static final int CAS = 4;
     private static final int EXPIRES_AT = 12;
@@ -59,7 +58,7 @@ final class ItemType extends BasicDataType<byte[]> {
         INTS.set(into, at + FLAGS, item.flags());
         LONGS.set(into, at + CAS, item.cas());
         LONGS.set(into, at + EXPIRES_AT, item.expiresAt());
-        into[at + LEASE] = (byte) item.lease().ordinal();
+        into[at + LEASE] = (byte) item.lease().code();
         System.arraycopy(value, 0, into, at + VALUE, value.length);
     }
 
@@ -71,7 +70,7 @@ final class ItemType extends BasicDataType<byte[]> {
     /** The item whose stored form fills {@code array} from {@code at} to its end. */
     static Item unpack(byte[] array, int at) {
         return new Item(Arrays.copyOfRange(array, at + VALUE, array.length), (int) INTS.get(array, at + FLAGS),
-                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT), LEASES[array[at + LEASE]]);
+                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT), Lease.ofCode(array[at + LEASE]));
     }
 
     /** Whether a stored item has expired at {@code now}, read without unpacking it. */
@@ -122,7 +121,7 @@ final class ItemType extends BasicDataType<byte[]> {
         LONGS.set(packed, EXPIRES_AT, DataUtils.readVarLong(buffer));
         if (format == FORMAT_2) {
             byte lease = buffer.get();
-            if (lease < 0 || lease >= LEASES.length) {
+            if (lease < 0 || lease > Lease.STALE_WON.code()) {
                 throw new IllegalStateException("unknown lease " + lease + " in the store file");
             }
             packed[LEASE] = lease;

@@ -324,16 +324,17 @@ final class LocalStore implements Backend {
 
         @Override
         public CompletionStage<Result> leaseGet(Operation.LeaseGet get) {
-            // Most lease gets only read: a live item, fresh or already handed out, asked for no touch or early
-            // recache. Those need no lock; the others decide under it, the item read again there.
-            if (get.touchExpiresAt() == null && get.recacheWithinMillis() == null) {
+            // Most lease gets only read: the item found, neither stale nor near enough its expiry to be won, or
+            // already won. The transition decided on a read without the lock says so; one that would write is decided
+            // again under the lock, on the item as it is then.
+            if (get.readsOnly()) {
                 Items items = existingItems(get.namespace());
-                Result read = ItemTransition.read(items == null ? null : items.get(get.key()), clockMillis);
-                if (read instanceof Result.Value hit && (!hit.item().lease().stale() || hit.item().lease().won())) {
-                    return CompletableFuture.completedFuture(new Result.Leased(hit.item(), false));
-                }
-                if (!read.ok() && get.vivifyExpiresAt() == null) {
-                    return CompletableFuture.completedFuture(read);
+                ItemTransition read = ItemTransition.apply(get, items == null ? null : items.get(get.key()),
+                        clock.millis(), () -> {
+                            throw new AssertionError("a lease get that only reads makes no item");
+                        }, maxItemSize);
+                if (read.effect() == ItemTransition.Effect.NONE) {
+                    return CompletableFuture.completedFuture(read.result());
                 }
             }
             return mutate(get);

@@ -14,8 +14,8 @@ import kvgate.spi.Namespace;
  *       sorted set scored by each item's expiry in epoch milliseconds ({@code +inf} for never);</li>
  *   <li>{@code kvgate:m{<namespace>#<shard>}}: the highest CAS handed out in that namespace and shard, a string
  *       (kept through flushes, so that no CAS of the shard repeats);</li>
- *   <li>{@code kvgate:s{<namespace>#<shard>}<key>}: an item's {@link kvgate.spi.Lease}, its ordinal as a string,
- *       with the item's expiry; absent for {@link kvgate.spi.Lease#NONE}, as every write but a touch leaves it;</li>
+ *   <li>{@code kvgate:s{<namespace>#<shard>}<key>}: an item's {@link kvgate.spi.Lease}, its code as a string, with
+ *       the item's expiry; absent for {@link kvgate.spi.Lease#NONE}, as a write of a new value leaves it;</li>
  *   <li>{@code kvgate:t{<namespace>#<tag>}}: a tag's keys, a sorted set scored in the order they were tagged;</li>
  *   <li>{@code kvgate:g{<namespace>#<group length>:<group>}<gram>}: the keys whose value held an n-gram, a set;</li>
  *   <li>{@code kvgate:c{<namespace>#<name>}} and {@code kvgate:l{<namespace>#<name>}}: a counter and its leases;</li>

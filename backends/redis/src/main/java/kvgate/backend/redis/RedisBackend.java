@@ -536,7 +536,7 @@ final class RedisBackend implements Backend {
 
     /** Whether an operation only reads: one that failed may simply be tried again, whatever became of it. */
     private static boolean reads(Operation operation) {
-        return operation instanceof Operation.Get || operation instanceof Operation.Scan
+        return Operation.readsItem(operation) || operation instanceof Operation.Scan
                 || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search
                 || operation instanceof Operation.ReadCounter || operation instanceof Operation.DumpCounters;
     }

@@ -17,20 +17,18 @@ final class StoredItem {
     private StoredItem() {
     }
 
-    private static final Lease[] LEASES = Lease.values();
-
     /** An item as a plain read sees it: without its lease, which lives in a key of its own. */
     static Item decode(byte[] raw) {
         return decode(raw, 0);
     }
 
-    /** An item and its lease, as a script read them both ({@link KeyLayout#leaseKey}: the lease's ordinal). */
+    /** An item and its lease, as a script read them both ({@link KeyLayout#leaseKey}: the lease's code). */
     static Item decode(byte[] raw, long lease) {
         ByteBuffer header = ByteBuffer.wrap(raw, 0, HEADER);
         int flags = header.getInt();
         long cas = header.getLong();
         long expiresAt = header.getLong();
-        return new Item(Arrays.copyOfRange(raw, HEADER, raw.length), flags, cas, expiresAt, LEASES[(int) lease]);
+        return new Item(Arrays.copyOfRange(raw, HEADER, raw.length), flags, cas, expiresAt, Lease.ofCode((int) lease));
     }
 
     /** A CAS to compare with, as the scripts see it (the header's 8 bytes); empty for "no CAS check". */

@@ -11,7 +11,9 @@ if item == nil then
 end
 local leased = lease()
 local handed, stale = leased % 2 == 1, leased >= 2
-local won = not handed and (stale or (ARGV[5] ~= '' and item.expires ~= 0 and item.expires - NOW < tonumber(ARGV[5])))
+-- Time left in whole seconds, a second begun counting as one, as memcached counts it.
+local won = not handed and (stale or (ARGV[5] ~= '' and item.expires ~= 0
+  and math.ceil((item.expires - NOW) / 1000) * 1000 < tonumber(ARGV[5])))
 local expires = item.expires
 if ARGV[3] ~= '' then
   expires = tonumber(ARGV[3])

@@ -72,7 +72,7 @@ local function lease()
   return tonumber(redis.call('GET', KEYS[4]) or '0')
 end
 
--- Writes the item with its lease (0 or nil for none: as every write but a touch leaves it), or removes it when it is
+-- Writes the item with its lease (0 or nil for none, as a write of a new value leaves it), or removes it when it is
 -- already expired; returns the raw item. Redis's own expiry is set relative to NOW (PX), so it falls due after the
 -- same span whatever Redis's clock says; the lease lives as long as its item.
 local function write(value, flags, cas, expires, leased)
