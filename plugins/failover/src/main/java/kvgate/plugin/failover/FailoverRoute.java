@@ -80,7 +80,7 @@ final class FailoverRoute implements Route {
     }
 
     private static boolean changesNothing(Operation operation) {
-        return operation instanceof Operation.Get || operation instanceof Operation.Scan
+        return Operation.readsItem(operation) || operation instanceof Operation.Scan
                 || operation instanceof Operation.TaggedKeys || operation instanceof Operation.Search;
     }
 

@@ -122,6 +122,13 @@ class FailoverRouteTest {
         assertEquals(Status.BACKEND_ERROR, write.status(), "a write left unanswered has an unknown outcome");
         assertEquals(1, second.calls.get());
         assertEquals(HIT, run(node(silent, second, "timeout_ms", "50", "failover_on", "any_failure"), SET));
+        Operation leaseGet = new Operation.LeaseGet(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8), null,
+                null, null);
+        assertEquals(HIT, run(node(silent, second, "timeout_ms", "50"), leaseGet), "a lease get that only reads");
+        Operation touching = new Operation.LeaseGet(Namespace.DEFAULT, "k".getBytes(StandardCharsets.UTF_8), 0L,
+                null, null);
+        assertEquals(Status.BACKEND_ERROR, run(node(silent, second, "timeout_ms", "50"), touching).status(),
+                "one that touches is a write");
     }
 
     @Test

@@ -32,7 +32,7 @@ final class BehindKeys {
 
     /** A mirrored write of the operation's item (or namespace) was skipped or failed; a read leaves nothing behind. */
     void fellBehind(Operation operation) {
-        if (operation instanceof Operation.Get) {
+        if (Operation.readsItem(operation)) {
             return;
         }
         ItemKey key = ItemKey.of(operation);

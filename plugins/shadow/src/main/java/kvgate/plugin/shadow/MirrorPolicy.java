@@ -61,7 +61,7 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
         if (key == null) {
             return false;
         }
-        boolean read = operation instanceof Operation.Get;
+        boolean read = Operation.readsItem(operation);
         if (read ? kinds == Kinds.WRITES : kinds == Kinds.READS) {
             return false;
         }
@@ -121,6 +121,8 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
             return delete.cas() != 0;
         } else if (operation instanceof Operation.Arithmetic arithmetic) {
             return arithmetic.cas() != 0;
+        } else if (operation instanceof Operation.Invalidate invalidate) {
+            return invalidate.cas() != 0;
         }
         return false;
     }
@@ -128,6 +130,7 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
     /** The write of {@link #checksCas} without its CAS: what the shadow is sent once the primary accepted it. */
     static Operation withoutCas(Operation operation) {
         if (operation instanceof Operation.Store s) {
+            // A stale set's CAS is what makes it stale: without it, the shadow's copy is a plain write.
             return new Operation.Store(s.namespace(), s.key(), s.mode(), s.value(), s.flags(), s.expiresAt(), 0,
                     s.keepExpiry());
         } else if (operation instanceof Operation.Delete d) {
@@ -135,6 +138,8 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
         } else if (operation instanceof Operation.Arithmetic a) {
             return new Operation.Arithmetic(a.namespace(), a.key(), a.increment(), a.delta(), a.initial(),
                     a.createIfMissing(), a.expiresAt(), 0);
+        } else if (operation instanceof Operation.Invalidate i) {
+            return new Operation.Invalidate(i.namespace(), i.key(), 0, i.expiresAt());
         }
         return operation;
     }

@@ -105,12 +105,12 @@ final class ReadOrder {
 
     /** Whether ordering concerns {@code operation}: a read of one key (a get). */
     static boolean isRead(Operation operation) {
-        return operation instanceof Operation.Get;
+        return Operation.readsItem(operation);
     }
 
     /** Whether {@code operation} changes one key (every key operation but a get). */
     static boolean isWrite(Operation operation) {
-        return operation instanceof Operation.KeyOperation && !(operation instanceof Operation.Get);
+        return operation instanceof Operation.KeyOperation && !Operation.readsItem(operation);
     }
 
     /**

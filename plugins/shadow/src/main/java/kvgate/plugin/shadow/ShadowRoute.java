@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import kvgate.spi.Namespace;
+import kvgate.spi.Item;
 import kvgate.spi.Operation;
 import kvgate.spi.Result;
 import kvgate.spi.Route;
@@ -386,9 +387,11 @@ final class ShadowRoute implements Route {
 
     /** A result for a log line: its status, and what it holds that is compared. */
     static String describe(Result result) {
-        if (result instanceof Result.Value value) {
-            byte[] bytes = value.item().value();
-            return "OK, flags " + Integer.toUnsignedString(value.item().flags()) + ", " + bytes.length + " bytes "
+        Item item = result instanceof Result.Value value ? value.item()
+                : result instanceof Result.Leased leased ? leased.item() : null;
+        if (item != null) {
+            byte[] bytes = item.value();
+            return "OK, flags " + Integer.toUnsignedString(item.flags()) + ", " + bytes.length + " bytes "
                     + printable(bytes, 32);
         } else if (result instanceof Result.Number number) {
             return "OK, " + Long.toUnsignedString(number.value());

@@ -1,6 +1,7 @@
 package kvgate.plugin.shadow;
 
 import java.util.Arrays;
+import kvgate.spi.Item;
 import kvgate.spi.Result;
 import kvgate.spi.Status;
 
@@ -66,12 +67,20 @@ enum Verdict {
         return status == Status.TEMPORARY_FAILURE || status == Status.BACKEND_ERROR;
     }
 
+    private static boolean sameItem(Item primary, Item shadow) {
+        return primary.flags() == shadow.flags() && Arrays.equals(primary.value(), shadow.value());
+    }
+
     private static boolean same(Result primary, Result shadow) {
         if (primary.status() != shadow.status()) {
             return false;
         }
         if (primary instanceof Result.Value p && shadow instanceof Result.Value s) {
-            return p.item().flags() == s.item().flags() && Arrays.equals(p.item().value(), s.item().value());
+            return sameItem(p.item(), s.item());
+        }
+        if (primary instanceof Result.Leased p && shadow instanceof Result.Leased s) {
+            // Each store hands out its own leases: the items are compared, not who won them.
+            return sameItem(p.item(), s.item());
         }
         if (primary instanceof Result.Number p && shadow instanceof Result.Number s) {
             return p.value() == s.value();

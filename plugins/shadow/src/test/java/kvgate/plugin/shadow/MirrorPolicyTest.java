@@ -67,6 +67,13 @@ class MirrorPolicyTest {
         assertTrue(writes.mirrors(touch));
         assertTrue(writes.mirrors(tag));
         assertTrue(writes.mirrors(new Operation.Flush(NS, 0)));
+        // A lease get is a read unless it touches the item or makes a placeholder.
+        Operation leaseGet = new Operation.LeaseGet(NS, key("k"), null, null, 30_000L);
+        Operation vivify = new Operation.LeaseGet(NS, key("k"), null, 60_000L, null);
+        assertTrue(reads.mirrors(leaseGet));
+        assertFalse(writes.mirrors(leaseGet));
+        assertFalse(reads.mirrors(vivify));
+        assertTrue(writes.mirrors(vivify));
     }
 
     @Test
@@ -78,6 +85,16 @@ class MirrorPolicyTest {
         assertFalse(policy.mirrors(new Operation.Flush(NS, 0)));
         assertTrue(MirrorPolicy.of("all", "0", true).mirrors(new Operation.Flush(NS, 0)),
                 "a flush has no key: the fraction does not apply");
+    }
+
+    @Test
+    void anInvalidationWithACasIsMirroredWithoutIt() {
+        Operation.Invalidate checked = new Operation.Invalidate(NS, key("k"), 42, 5_000L);
+        assertTrue(MirrorPolicy.checksCas(checked));
+        Operation.Invalidate plain = (Operation.Invalidate) MirrorPolicy.withoutCas(checked);
+        assertEquals(0, plain.cas());
+        assertEquals(5_000L, plain.expiresAt(), "its new expiry kept");
+        assertFalse(MirrorPolicy.checksCas(new Operation.Invalidate(NS, key("k"), 0, null)));
     }
 
     @Test

@@ -23,6 +23,14 @@ class VerdictTest {
     }
 
     @Test
+    void leaseGetsMatchOnTheItemNotOnWhoWonItsLease() {
+        Item item = new Item("v".getBytes(StandardCharsets.UTF_8), 3, 1, 0);
+        Item other = new Item("w".getBytes(StandardCharsets.UTF_8), 3, 1, 0);
+        assertEquals(Verdict.MATCHED, Verdict.of(new Result.Leased(item, true), new Result.Leased(item, false)));
+        assertEquals(Verdict.MISMATCHED, Verdict.of(new Result.Leased(item, true), new Result.Leased(other, true)));
+    }
+
+    @Test
     void aMissOnOneSideIsAMismatchAndOnBothAMatch() {
         Result miss = Result.failure(Status.NOT_FOUND);
         assertEquals(Verdict.MISMATCHED, Verdict.of(miss, value("v", 0, 1, 0)));

@@ -96,8 +96,9 @@ final class WarmUpRoute implements Route {
     @Override
     public Step explain(Operation operation) {
         String says;
-        if (operation instanceof Operation.Get) {
-            says = "reads new; on a miss reads old and copies the item into new";
+        if (Operation.readsItem(operation)) {
+            says = "reads new; on a miss reads old and copies the item into new"
+                    + (operation instanceof Operation.LeaseGet ? ", then new decides the lease" : "");
         } else if (operation instanceof Operation.KeyOperation) {
             says = "copies the key from old into new if only old has it, deletes old's copy, then changes new"
                     + (writes == Writes.BOTH ? " and copies the result back to old" : "");
@@ -152,8 +153,13 @@ final class WarmUpRoute implements Route {
 
             @Override
             public CompletionStage<Result> leaseGet(Operation.LeaseGet get) {
-                // it may create the item, touch it or hand out its lease: a change, like a touch
-                return change(get);
+                if (!get.readsOnly()) {
+                    return change(get); // a touch or a placeholder changes the item
+                }
+                // A read, warming the key as a get does; then the new store decides the lease. A key the read could
+                // not warm is answered as read, without a lease to win.
+                return lookUp(get.namespace(), get.key(), 1).thenCompose(lookup -> lookup.unwarmed() != null
+                        ? done(lookup.answer()) : answerOf(newer, get));
             }
 
             @Override

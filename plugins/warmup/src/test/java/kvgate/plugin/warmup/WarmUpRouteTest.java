@@ -133,6 +133,26 @@ class WarmUpRouteTest {
     }
 
     @Test
+    void aLeaseGetReadsAsAGetAndTheNewStoreDecidesTheLease() {
+        run(oldStore, set("k", "v0"));
+        long cas = oldStore.item("k").cas();
+        run(oldStore, new Operation.Invalidate(NS, bytes("k"), cas, null));
+        WarmUpRoute node = node();
+        Operation.LeaseGet plain = new Operation.LeaseGet(NS, bytes("k"), null, null, null);
+        Result.Leased first = assertInstanceOf(Result.Leased.class, run(node, plain));
+        assertEquals("v0", text(first.item()));
+        assertNotNull(oldStore.item("k"), "a lease get leaves the old store alone, as a get does");
+        assertNotNull(newStore.item("k"), "and fills the new one");
+        // The copy is a fresh item: the SPI writes no lease, so the new store's first lease get finds it fresh.
+        assertEquals(kvgate.spi.Lease.NONE, newStore.item("k").lease());
+        assertTrue(!first.won());
+        Operation.LeaseGet vivify = new Operation.LeaseGet(NS, bytes("absent"), null,
+                System.currentTimeMillis() + 60_000, null);
+        assertTrue(assertInstanceOf(Result.Leased.class, run(node, vivify)).won(), "a placeholder is a change");
+        assertNotNull(newStore.item("absent"));
+    }
+
+    @Test
     void fillMaxTtlCapsTheExpiryOfCopiesOfItemsThatNeverExpire() {
         run(oldStore, set("k", "v0"));
         long before = System.currentTimeMillis();
