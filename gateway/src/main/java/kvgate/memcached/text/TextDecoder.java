@@ -94,10 +94,11 @@ public final class TextDecoder extends SkippingFrameDecoder {
         if (length >= 2 && in.getByte(end - 1) == '\r') {
             length--;
         }
-        byte[] line = new byte[length];
-        in.getBytes(start, line);
+        // memcached reads the line as a C string: it ends at a NUL byte.
+        int nul = in.indexOf(start, start + length, (byte) 0);
+        List<byte[]> words = words(in, start, nul < 0 ? length : nul - start);
         in.readerIndex(end + 1);
-        TextCommand command = parse(line, in, out);
+        TextCommand command = parse(words, in, out);
         if (command instanceof TextCommand.Refused refused && refused.line() == null) {
             refused(ctx); // an HTTP request
         }
@@ -147,17 +148,23 @@ public final class TextDecoder extends SkippingFrameDecoder {
                 store.cas(), store.noreply()) : TextCommand.Refused.client("bad data chunk", store.noreply()));
     }
 
-    /** The words of a line, split at spaces as memcached splits them (runs of spaces make no empty words). */
-    static List<byte[]> words(byte[] line) {
-        List<byte[]> words = new ArrayList<>(8);
-        int from = 0;
-        for (int i = 0; i <= line.length; i++) {
-            if (i == line.length || line[i] == ' ') {
-                if (i > from) {
-                    words.add(Arrays.copyOfRange(line, from, i));
-                }
-                from = i + 1;
+    /**
+     * The words of the line of {@code length} bytes from {@code start} in {@code in}, split at spaces as memcached
+     * splits them (runs of spaces make no empty words), each copied out of the buffer once.
+     */
+    static List<byte[]> words(ByteBuf in, int start, int length) {
+        List<byte[]> words = new ArrayList<>(4);
+        int end = start + length;
+        int from = start;
+        while (from < end) {
+            int space = in.indexOf(from, end, (byte) ' ');
+            int to = space < 0 ? end : space;
+            if (to > from) {
+                byte[] word = new byte[to - from];
+                in.getBytes(from, word);
+                words.add(word);
             }
+            from = to + 1;
         }
         return words;
     }
@@ -166,15 +173,7 @@ public final class TextDecoder extends SkippingFrameDecoder {
      * The command a line makes; null for a storage command, whose data block is read next (or skipped, its
      * refusal added to {@code out}).
      */
-    private TextCommand parse(byte[] line, ByteBuf in, List<Object> out) {
-        // memcached reads the line as a C string: it ends at a NUL byte.
-        for (int i = 0; i < line.length; i++) {
-            if (line[i] == 0) {
-                line = Arrays.copyOf(line, i);
-                break;
-            }
-        }
-        List<byte[]> words = words(line);
+    private TextCommand parse(List<byte[]> words, ByteBuf in, List<Object> out) {
         // memcached's token count: the words it reads, and one that ends them.
         int tokens = Math.min(words.size(), MAX_TOKENS - 1) + 1;
         if (words.isEmpty() || words.get(0).length < 2) {
@@ -183,42 +182,64 @@ public final class TextDecoder extends SkippingFrameDecoder {
         if (words.get(0).length == 2 && words.get(0)[0] == 'm') {
             return meta(words, tokens, in, out);
         }
-        String command = new String(words.get(0), StandardCharsets.ISO_8859_1);
-        boolean noreply = tokens >= 3 && Arrays.equals(words.get(tokens - 2), NOREPLY);
-        return switch (command) {
-            case "get", "bget" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, false, false);
-            case "gets" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, true, false);
-            case "gat" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, false, true);
-            case "gats" -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, true, true);
-            case "set" -> tokens == 6 || tokens == 7 ? store(TextCommand.StoreVerb.SET, words, noreply, in, out)
-                    : TextCommand.Refused.error();
-            case "add" -> tokens == 6 || tokens == 7 ? store(TextCommand.StoreVerb.ADD, words, noreply, in, out)
-                    : TextCommand.Refused.error();
-            case "replace" -> tokens == 6 || tokens == 7
-                    ? store(TextCommand.StoreVerb.REPLACE, words, noreply, in, out) : TextCommand.Refused.error();
-            case "append" -> tokens == 6 || tokens == 7
-                    ? store(TextCommand.StoreVerb.APPEND, words, noreply, in, out) : TextCommand.Refused.error();
-            case "prepend" -> tokens == 6 || tokens == 7
-                    ? store(TextCommand.StoreVerb.PREPEND, words, noreply, in, out) : TextCommand.Refused.error();
-            case "cas" -> tokens == 7 || tokens == 8 ? store(TextCommand.StoreVerb.CAS, words, noreply, in, out)
-                    : TextCommand.Refused.error();
-            case "delete" -> tokens < 3 || tokens > 5 ? TextCommand.Refused.error() : delete(words, tokens, noreply);
-            case "incr", "decr" -> tokens == 4 || tokens == 5 ? arithmetic(words, command.equals("incr"), noreply)
-                    : TextCommand.Refused.error();
-            case "touch" -> tokens == 4 || tokens == 5 ? touch(words, noreply) : TextCommand.Refused.error();
-            case "flush_all" -> tokens < 2 || tokens > 4 ? TextCommand.Refused.error()
-                    : flushAll(words, tokens, noreply);
-            case "stats" -> new TextCommand.Stats(words.subList(1, words.size()).stream()
-                    .map(word -> new String(word, StandardCharsets.ISO_8859_1)).toList());
-            case "version" -> new TextCommand.Version();
-            case "quit" -> new TextCommand.Quit();
-            case "verbosity" -> tokens == 3 || tokens == 4 ? verbosity(words, noreply) : TextCommand.Refused.error();
-            case "shutdown" -> new TextCommand.Refused("ERROR: shutdown not enabled", false, false);
-            default -> startsWith(words.get(tokens - 2), HTTP)
+        Verb verb = Verb.of(words.get(0));
+        if (verb == null) {
+            return startsWith(words.get(tokens - 2), HTTP)
                     // An HTTP request sent to the memcached port: memcached hangs up without a word.
                     ? new TextCommand.Refused(null, true, false) : TextCommand.Refused.error();
+        }
+        boolean noreply = tokens >= 3 && Arrays.equals(words.get(tokens - 2), NOREPLY);
+        return switch (verb) {
+            case GET, BGET -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, false, false);
+            case GETS -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, true, false);
+            case GAT -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, false, true);
+            case GATS -> tokens < 3 ? TextCommand.Refused.error() : retrieve(words, true, true);
+            case SET -> tokens == 6 || tokens == 7 ? store(TextCommand.StoreVerb.SET, words, noreply, in, out)
+                    : TextCommand.Refused.error();
+            case ADD -> tokens == 6 || tokens == 7 ? store(TextCommand.StoreVerb.ADD, words, noreply, in, out)
+                    : TextCommand.Refused.error();
+            case REPLACE -> tokens == 6 || tokens == 7
+                    ? store(TextCommand.StoreVerb.REPLACE, words, noreply, in, out) : TextCommand.Refused.error();
+            case APPEND -> tokens == 6 || tokens == 7
+                    ? store(TextCommand.StoreVerb.APPEND, words, noreply, in, out) : TextCommand.Refused.error();
+            case PREPEND -> tokens == 6 || tokens == 7
+                    ? store(TextCommand.StoreVerb.PREPEND, words, noreply, in, out) : TextCommand.Refused.error();
+            case CAS -> tokens == 7 || tokens == 8 ? store(TextCommand.StoreVerb.CAS, words, noreply, in, out)
+                    : TextCommand.Refused.error();
+            case DELETE -> tokens < 3 || tokens > 5 ? TextCommand.Refused.error() : delete(words, tokens, noreply);
+            case INCR, DECR -> tokens == 4 || tokens == 5 ? arithmetic(words, verb == Verb.INCR, noreply)
+                    : TextCommand.Refused.error();
+            case TOUCH -> tokens == 4 || tokens == 5 ? touch(words, noreply) : TextCommand.Refused.error();
+            case FLUSH_ALL -> tokens < 2 || tokens > 4 ? TextCommand.Refused.error()
+                    : flushAll(words, tokens, noreply);
+            case STATS -> new TextCommand.Stats(words.subList(1, words.size()).stream()
+                    .map(word -> new String(word, StandardCharsets.ISO_8859_1)).toList());
+            case VERSION -> new TextCommand.Version();
+            case QUIT -> new TextCommand.Quit();
+            case VERBOSITY -> tokens == 3 || tokens == 4 ? verbosity(words, noreply) : TextCommand.Refused.error();
+            case SHUTDOWN -> new TextCommand.Refused("ERROR: shutdown not enabled", false, false);
         };
     }
+
+    /** The classic commands, by the word that names them. */
+    private enum Verb {
+        GET, BGET, GETS, GAT, GATS, SET, ADD, REPLACE, APPEND, PREPEND, CAS, DELETE, INCR, DECR, TOUCH, FLUSH_ALL,
+        STATS, VERSION, QUIT, VERBOSITY, SHUTDOWN;
+
+        private static final Verb[] ALL = values();
+        private final byte[] word = name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+
+        /** The command {@code word} names (case matters, as in memcached), or null; no string is made. */
+        static Verb of(byte[] word) {
+            for (Verb verb : ALL) {
+                if (Arrays.equals(verb.word, word)) {
+                    return verb;
+                }
+            }
+            return null;
+        }
+    }
+
 
     /** A meta command; for {@code ms}, its data block is read next, or skipped when the line was refused. */
     private TextCommand meta(List<byte[]> words, int tokens, ByteBuf in, List<Object> out) {
@@ -256,15 +277,14 @@ public final class TextDecoder extends SkippingFrameDecoder {
             exptime = parsed;
             first = 2;
         }
-        List<byte[]> keys = new ArrayList<>(words.size() - first);
         for (int i = first; i < words.size(); i++) {
             if (words.get(i).length > MAX_KEY_LENGTH) {
                 // The whole request fails, the hits of the keys before it included, as memcached answers it.
                 return TextCommand.Refused.client("bad command line format", false);
             }
-            keys.add(words.get(i));
         }
-        return new TextCommand.Retrieve(keys, withCas, touch, exptime);
+        // The words list is this line's own: its keys are a view of it, not a copy.
+        return new TextCommand.Retrieve(words.subList(first, words.size()), withCas, touch, exptime);
     }
 
     private TextCommand store(TextCommand.StoreVerb verb, List<byte[]> words, boolean noreply, ByteBuf in,
