@@ -36,6 +36,7 @@ public final class BackendRoute implements Route {
     private final GenericSearch search;
     /** Whether the backend keeps an item's expiry through a store that asks it to; such stores are refused if not. */
     private final boolean keepsExpiry;
+    /** Whether the backend keeps leases itself: without, the operations that need them are refused. */
     private final boolean keepsLeases;
     /**
      * The kinds of operation the backend's visitor has no method for, learnt the first time one threw: a tag query on
@@ -112,11 +113,11 @@ public final class BackendRoute implements Route {
 
     /** Whether the generic layer, not the backend, carries out (or refuses) this operation. */
     private boolean isGeneric(Operation operation) {
-        if (operation instanceof Operation.Store store) {
-            return store.keepExpiry() && !keepsExpiry || store.staleIfOlder() && !keepsLeases;
-        }
-        if (operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate) {
+        if (needsLeases(operation)) {
             return !keepsLeases;
+        }
+        if (operation instanceof Operation.Store store) {
+            return store.keepExpiry() && !keepsExpiry;
         }
         if (operation instanceof Operation.Scan) {
             return directory != null;
@@ -133,8 +134,7 @@ public final class BackendRoute implements Route {
     }
 
     private CompletionStage<Result> generic(Operation operation) {
-        if (operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
-                || operation instanceof Operation.Store store && store.staleIfOlder() && !keepsLeases) {
+        if (needsLeases(operation)) {
             // The translators ask only when every backend keeps leases; a reload may have brought one that does not.
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
                     + type + ") keeps no stale items or recache wins"));
@@ -248,8 +248,8 @@ public final class BackendRoute implements Route {
     }
 
     /**
-     * Adds the key of a successful store or arithmetic to the key directory of its namespace, when the backend
-     * cannot scan and the namespace is tracked. The client hears of the store only after that: a store whose key
+     * Adds the key of a successful write that may create its item ({@link #mayCreate}) to the key directory of its
+     * namespace, when the backend cannot scan and the namespace is tracked. The client hears of the store only after that: a store whose key
      * could not be listed is reported as the listing's failure, so a scan never silently misses an acknowledged
      * item.
      */
@@ -261,6 +261,12 @@ public final class BackendRoute implements Route {
         return stored.thenCompose(result -> result.ok()
                 ? directory.register(operation.namespace(), key).thenApply(listing -> listing.ok() ? result : listing)
                 : CompletableFuture.completedFuture(result));
+    }
+
+    /** Whether only a backend keeping leases ({@link Capability#LEASES}) may receive the operation. */
+    private static boolean needsLeases(Operation operation) {
+        return operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
+                || operation instanceof Operation.Store store && store.staleIfOlder();
     }
 
     /** Whether the operation may create its key's item: what the key directory lists. */

@@ -51,9 +51,10 @@ public sealed interface Operation {
      *     an item created here (Couchbase's Preserve TTL); only a backend declaring {@link Capability#KEEP_EXPIRY}
      *     receives such a store, others are answered {@link Status#UNSUPPORTED} without being asked
      * @param staleIfOlder with {@link StoreMode#SET} or {@link StoreMode#REPLACE} and a {@code cas}: a {@code cas}
-     *     older (smaller) than the item's stores the value all the same, marked {@link Lease#STALE} and keeping the item's expiry and whether its
-     *     lease was handed out (memcached's {@code ms} with {@code I}: a late writer's value, kept until the winner
-     *     recaches); only a backend declaring {@link Capability#LEASES} receives such a store
+     *     older (smaller) than the item's stores the value all the same, marked {@link Lease#STALE} and keeping the
+     *     item's expiry and whether its lease was handed out (memcached's {@code ms} with {@code I}: a late writer's
+     *     value, kept until the winner recaches); only a backend declaring {@link Capability#LEASES} receives such a
+     *     store
      */
     record Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt, long cas,
                  boolean keepExpiry, boolean staleIfOlder) implements KeyOperation {

@@ -2,21 +2,12 @@ package kvgate.memcached;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import kvgate.bench.Benchmarked;
-import kvgate.bench.InstantBackend;
-import kvgate.collections.BucketManifests;
-import kvgate.collections.ManifestLimits;
-import kvgate.dispatch.Dispatcher;
 import kvgate.memcached.binary.BinaryCodecBenchmark;
 import kvgate.memcached.binary.BinaryRequest;
 import kvgate.memcached.binary.BinaryResponse;
 import kvgate.memcached.couchbase.ClusterConfig;
-import kvgate.metrics.GatewayMetrics;
 import kvgate.net.Translation;
-import kvgate.route.BackendRoute;
 import kvgate.spi.Item;
 import kvgate.spi.Result;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -28,7 +19,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * dispatch, then the backend's result to the reply. The dispatch itself is left out: the result is handed over.
  */
 public class BinaryTranslatorBenchmark extends Benchmarked {
-    private ScheduledExecutorService scheduler;
+    private TranslatorFixture fixture;
     private BinaryTranslator translator;
     private BinaryRequest get;
     private BinaryRequest set;
@@ -37,20 +28,9 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
 
     @Setup
     public void setUp() {
-        scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "manifest-refresh");
-            thread.setDaemon(true);
-            return thread;
-        });
-        InstantBackend backend = new InstantBackend();
-        GatewayMetrics metrics = new GatewayMetrics();
-        Dispatcher dispatcher = new Dispatcher(BackendRoute.alone(backend), null, metrics, scheduler);
-        BucketManifests manifests = new BucketManifests(Set.of(BucketManifests.DEFAULT_BUCKET), dispatcher,
-                new ManifestLimits(1000, 1000), 60_000, scheduler);
-        manifests.start(10_000);
-        // Stats are read only by the Stat opcode, which this benchmark does not send: no settings needed.
-        translator = new BinaryTranslator(manifests, Clock.systemUTC(), new MemcachedStats(metrics, backend,
-                "instant", null, 1), null, new ClusterConfig(11211, 8091), 1024 * 1024, () -> true, null, null);
+        fixture = new TranslatorFixture();
+        translator = new BinaryTranslator(fixture.manifests, Clock.systemUTC(), fixture.stats, null,
+                new ClusterConfig(11211, 8091), 1024 * 1024, () -> true, null, null);
         get = new BinaryRequest(0x00, 0, 0, 7, 0, BinaryResponse.EMPTY, BinaryCodecBenchmark.KEY, BinaryResponse.EMPTY);
         set = new BinaryRequest(0x01, 0, 0, 8, 0, new byte[8], BinaryCodecBenchmark.KEY, BinaryCodecBenchmark.VALUE);
         hit = new Result.Value(new Item(BinaryCodecBenchmark.VALUE, 0, 1234, Item.NEVER));
@@ -59,7 +39,7 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
 
     @TearDown
     public void tearDown() {
-        scheduler.shutdownNow();
+        fixture.close();
     }
 
     @Benchmark

@@ -119,8 +119,8 @@ public sealed interface TextCommand {
      * @param initial {@code J}: the value {@code ma} creates a counter with
      * @param delta {@code D}: what {@code ma} adds or subtracts
      * @param recache {@code R}: {@code mg} wins the item's lease if it has fewer seconds left than this, or null
-     * @param invalidate {@code I}: {@code md} marks the item stale instead of removing it; {@code ms} with a
-     *     {@code C} older than the item's stores the value marked stale
+     * @param invalidate {@code I}: {@code md} marks the item stale instead of removing it; {@code ms} in set or
+     *     replace mode with a {@code C} older than the item's stores the value marked stale
      */
     record MetaFlags(List<byte[]> returned, boolean binaryKey, boolean quiet, boolean value, Integer ttl,
                      Integer vivify, int clientFlags, Long compareCas, char mode, long initial, long delta,

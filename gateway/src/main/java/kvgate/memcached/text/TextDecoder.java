@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import kvgate.net.SkippingFrameDecoder;
 
 /**
@@ -152,8 +153,8 @@ public final class TextDecoder extends SkippingFrameDecoder {
      * The words of the line of {@code length} bytes from {@code start} in {@code in}, split at spaces as memcached
      * splits them (runs of spaces make no empty words), each copied out of the buffer once.
      */
-    static List<byte[]> words(ByteBuf in, int start, int length) {
-        List<byte[]> words = new ArrayList<>(4);
+    private static List<byte[]> words(ByteBuf in, int start, int length) {
+        List<byte[]> words = new ArrayList<>(8);
         int end = start + length;
         int from = start;
         while (from < end) {
@@ -182,7 +183,7 @@ public final class TextDecoder extends SkippingFrameDecoder {
         if (words.get(0).length == 2 && words.get(0)[0] == 'm') {
             return meta(words, tokens, in, out);
         }
-        Verb verb = Verb.of(words.get(0));
+        CommandWord verb = CommandWord.of(words.get(0));
         if (verb == null) {
             return startsWith(words.get(tokens - 2), HTTP)
                     // An HTTP request sent to the memcached port: memcached hangs up without a word.
@@ -207,7 +208,7 @@ public final class TextDecoder extends SkippingFrameDecoder {
             case CAS -> tokens == 7 || tokens == 8 ? store(TextCommand.StoreVerb.CAS, words, noreply, in, out)
                     : TextCommand.Refused.error();
             case DELETE -> tokens < 3 || tokens > 5 ? TextCommand.Refused.error() : delete(words, tokens, noreply);
-            case INCR, DECR -> tokens == 4 || tokens == 5 ? arithmetic(words, verb == Verb.INCR, noreply)
+            case INCR, DECR -> tokens == 4 || tokens == 5 ? arithmetic(words, verb == CommandWord.INCR, noreply)
                     : TextCommand.Refused.error();
             case TOUCH -> tokens == 4 || tokens == 5 ? touch(words, noreply) : TextCommand.Refused.error();
             case FLUSH_ALL -> tokens < 2 || tokens > 4 ? TextCommand.Refused.error()
@@ -222,16 +223,16 @@ public final class TextDecoder extends SkippingFrameDecoder {
     }
 
     /** The classic commands, by the word that names them. */
-    private enum Verb {
+    private enum CommandWord {
         GET, BGET, GETS, GAT, GATS, SET, ADD, REPLACE, APPEND, PREPEND, CAS, DELETE, INCR, DECR, TOUCH, FLUSH_ALL,
         STATS, VERSION, QUIT, VERBOSITY, SHUTDOWN;
 
-        private static final Verb[] ALL = values();
-        private final byte[] word = name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+        private static final CommandWord[] ALL = values();
+        private final byte[] word = name().toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
 
         /** The command {@code word} names (case matters, as in memcached), or null; no string is made. */
-        static Verb of(byte[] word) {
-            for (Verb verb : ALL) {
+        static CommandWord of(byte[] word) {
+            for (CommandWord verb : ALL) {
                 if (Arrays.equals(verb.word, word)) {
                     return verb;
                 }
@@ -239,7 +240,6 @@ public final class TextDecoder extends SkippingFrameDecoder {
             return null;
         }
     }
-
 
     /** A meta command; for {@code ms}, its data block is read next, or skipped when the line was refused. */
     private TextCommand meta(List<byte[]> words, int tokens, ByteBuf in, List<Object> out) {

@@ -59,16 +59,22 @@ public final class TextReplyEncoder implements ReplyEncoder<TextReply> {
 
     /** An unsigned 64-bit number in decimal, its digits written straight into {@code out}: no string is made. */
     static void writeDecimal(ByteBuf out, long unsigned) {
+        if (unsigned < 0) {
+            // Above 2^63: the first digits as a signed number, then the last one.
+            writeDecimal(out, Long.divideUnsigned(unsigned, 10));
+            out.writeByte('0' + (int) Long.remainderUnsigned(unsigned, 10));
+            return;
+        }
         int digits = 1;
-        for (long rest = unsigned; Long.compareUnsigned(rest, 10) >= 0; rest = Long.divideUnsigned(rest, 10)) {
+        for (long rest = unsigned; rest >= 10; rest /= 10) {
             digits++;
         }
         out.ensureWritable(digits);
         int at = out.writerIndex();
         long rest = unsigned;
         for (int i = at + digits - 1; i >= at; i--) {
-            out.setByte(i, '0' + (int) Long.remainderUnsigned(rest, 10));
-            rest = Long.divideUnsigned(rest, 10);
+            out.setByte(i, '0' + (int) (rest % 10));
+            rest /= 10;
         }
         out.writerIndex(at + digits);
     }

@@ -31,8 +31,8 @@ class TextReplyEncoderTest {
     void aValueLineNamesKeyFlagsLengthAndCasAndFitsTheSizeAnnounced() {
         TextReplyEncoder encoder = new TextReplyEncoder();
         TextReply hits = new TextReply.Values(List.of(
-                new TextReply.Value("k".getBytes(StandardCharsets.US_ASCII), -1, "abc".getBytes(StandardCharsets.US_ASCII),
-                        -2, true),
+                new TextReply.Value("k".getBytes(StandardCharsets.US_ASCII), -1,
+                        "abc".getBytes(StandardCharsets.US_ASCII), -2, true),
                 new TextReply.Value("k2".getBytes(StandardCharsets.US_ASCII), 5, new byte[0], 9, false)));
         ByteBuf out = Unpooled.buffer(encoder.size(hits));
         try {

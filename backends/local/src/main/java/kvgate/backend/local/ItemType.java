@@ -70,7 +70,8 @@ final class ItemType extends BasicDataType<byte[]> {
     /** The item whose stored form fills {@code array} from {@code at} to its end. */
     static Item unpack(byte[] array, int at) {
         return new Item(Arrays.copyOfRange(array, at + VALUE, array.length), (int) INTS.get(array, at + FLAGS),
-                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT), Lease.ofCode(array[at + LEASE]));
+                (long) LONGS.get(array, at + CAS), (long) LONGS.get(array, at + EXPIRES_AT),
+                Lease.ofCode(array[at + LEASE]));
     }
 
     /** Whether a stored item has expired at {@code now}, read without unpacking it. */
@@ -120,11 +121,7 @@ final class ItemType extends BasicDataType<byte[]> {
         LONGS.set(packed, CAS, buffer.getLong());
         LONGS.set(packed, EXPIRES_AT, DataUtils.readVarLong(buffer));
         if (format == FORMAT_2) {
-            byte lease = buffer.get();
-            if (lease < 0 || lease > Lease.STALE_WON.code()) {
-                throw new IllegalStateException("unknown lease " + lease + " in the store file");
-            }
-            packed[LEASE] = lease;
+            packed[LEASE] = (byte) Lease.ofCode(buffer.get()).code(); // an unknown code is refused
         }
         return packed;
     }

@@ -548,12 +548,12 @@ final class OkuyamaBackend implements Backend {
                         "okuyama empties a namespace only by listing it: " + ((Result.Failure) listed).message())
                         : listed);
             }
-            return inWaves(entries.entries(), entry -> execute(new Operation.Delete(flush.namespace(), entry.key(), 0)),
-                    OkuyamaBackend::failedDelete).thenApply(deleted -> {
-                        // the first failure ends the flush, and is its answer
-                        Result last = deleted.isEmpty() ? Result.DONE : deleted.get(deleted.size() - 1);
-                        return failedDelete(last) ? last : Result.DONE;
-                    });
+            // Each delete's answer is kept as DONE or its failure, not with the value it removed. The first failure
+            // ends the flush, and is its answer: the last one kept.
+            return inWaves(entries.entries(), entry -> execute(new Operation.Delete(flush.namespace(), entry.key(), 0))
+                    .thenApply(deleted -> failedDelete(deleted) ? deleted : Result.DONE),
+                    OkuyamaBackend::failedDelete)
+                    .thenApply(deleted -> deleted.isEmpty() ? Result.DONE : deleted.get(deleted.size() - 1));
         });
     }
 

@@ -52,9 +52,14 @@ final class KeyLayout {
         return Math.floorMod(Arrays.hashCode(key), SHARDS);
     }
 
+    /** A key of one kind ({@code i}, {@code s}, {@code x}, {@code m}) of one namespace shard, in that shard's slot. */
+    private static byte[] ofShard(char kind, Namespace namespace, int shard) {
+        return utf8("kvgate:" + kind + "{" + namespace.name() + "#" + shard + "}");
+    }
+
     /** The prefix of every item key of one namespace shard; the item key is this followed by the client's key. */
     static byte[] itemPrefix(Namespace namespace, int shard) {
-        return utf8("kvgate:i{" + namespace.name() + "#" + shard + "}");
+        return ofShard('i', namespace, shard);
     }
 
     static byte[] itemKey(Namespace namespace, byte[] key) {
@@ -63,7 +68,7 @@ final class KeyLayout {
 
     /** The prefix of the lease keys of one namespace shard, as {@link #itemPrefix} is of its items. */
     static byte[] leasePrefix(Namespace namespace, int shard) {
-        return utf8("kvgate:s{" + namespace.name() + "#" + shard + "}");
+        return ofShard('s', namespace, shard);
     }
 
     static byte[] leaseKey(Namespace namespace, byte[] key) {
@@ -71,7 +76,7 @@ final class KeyLayout {
     }
 
     static byte[] indexShard(Namespace namespace, int shard) {
-        return utf8("kvgate:x{" + namespace.name() + "#" + shard + "}");
+        return ofShard('x', namespace, shard);
     }
 
     static byte[] indexOf(Namespace namespace, byte[] key) {
@@ -80,7 +85,7 @@ final class KeyLayout {
 
     /** The CAS mark of the shard a key is in. */
     static byte[] casMarkOf(Namespace namespace, byte[] key) {
-        return utf8("kvgate:m{" + namespace.name() + "#" + shardOf(key) + "}");
+        return ofShard('m', namespace, shardOf(key));
     }
 
     static byte[] tagKey(Namespace namespace, byte[] tag) {

@@ -34,6 +34,18 @@ local function cas_differs(item, wanted)
   return wanted ~= '' and wanted ~= string.sub(item.raw, 5, 12)
 end
 
+-- The answer refusing an operation on the item read: NOT_FOUND without one, EXISTS when a CAS is wanted and is not
+-- the item's; nil when neither.
+local function refused(item, wanted)
+  if item == nil then
+    return {'NOT_FOUND'}
+  end
+  if cas_differs(item, wanted) then
+    return {'EXISTS'}
+  end
+  return nil
+end
+
 -- Above every CAS the key's shard handed out (its mark, KEYS[3]), so above every CAS the key ever had, even one
 -- it had before it was deleted or expired, whatever Redis's clock did meanwhile (stepped back, or a replica
 -- promoted whose clock is behind the old primary's: the mark is replicated with the items). Else the server's clock

@@ -135,7 +135,8 @@ final class Memaslap {
      * p99 of its log2 latency histogram (the upper edge of the bucket that holds them), its average, misses.
      */
     ToolRow parse(Path output, Target target, int clients, int batch, int round, double active, long tool,
-                  long server, Long backend, long other, ProcCpu.MachineTicks m0, ProcCpu.MachineTicks m1, Long jit) throws IOException {
+                  long server, Long backend, long other, ProcCpu.MachineTicks m0, ProcCpu.MachineTicks m1, Long jit)
+            throws IOException {
         Output printed;
         try {
             printed = Output.read(output);

@@ -103,12 +103,12 @@ final class ReadOrder {
         return namespaces.computeIfAbsent(namespace, n -> new Space());
     }
 
-    /** Whether ordering concerns {@code operation}: a read of one key (a get). */
+    /** Whether ordering concerns {@code operation}: a read of one key ({@link Operation#readsItem}). */
     static boolean isRead(Operation operation) {
         return Operation.readsItem(operation);
     }
 
-    /** Whether {@code operation} changes one key (every key operation but a get). */
+    /** Whether {@code operation} changes one key (every key operation but a read of it). */
     static boolean isWrite(Operation operation) {
         return operation instanceof Operation.KeyOperation && !Operation.readsItem(operation);
     }

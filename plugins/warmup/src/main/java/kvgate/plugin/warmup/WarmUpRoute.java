@@ -156,10 +156,11 @@ final class WarmUpRoute implements Route {
                 if (!get.readsOnly()) {
                     return change(get); // a touch or a placeholder changes the item
                 }
-                // A read, warming the key as a get does; then the new store decides the lease. A key the read could
-                // not warm is answered as read, without a lease to win.
-                return lookUp(get.namespace(), get.key(), 1).thenCompose(lookup -> lookup.unwarmed() != null
-                        ? done(lookup.answer()) : answerOf(newer, get));
+                // A read: the new store decides the lease of a key it holds. A key it lacks is warmed as a get warms
+                // it, then asked again; one the read could not warm is answered as read, without a lease to win.
+                return answerOf(newer, get).thenCompose(fresh -> fresh.status() != Status.NOT_FOUND ? done(fresh)
+                        : lookUp(get.namespace(), get.key(), 1).thenCompose(lookup -> lookup.unwarmed() != null
+                                ? done(lookup.answer()) : answerOf(newer, get)));
             }
 
             @Override
@@ -498,6 +499,8 @@ final class WarmUpRoute implements Route {
             item = done(new Result.Value(new Item(store.value(), store.flags(), 0, store.expiresAt())));
         } else if (result instanceof Result.Value touched) {
             item = done(touched);
+        } else if (result instanceof Result.Leased leased) {
+            item = done(new Result.Value(leased.item()));
         } else {
             item = answerOf(newer, new Operation.Get(operation.namespace(), operation.key()));
         }
