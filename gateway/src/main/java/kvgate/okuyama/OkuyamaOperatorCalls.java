@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import kvgate.net.Translation;
 import kvgate.spi.Item;
+import kvgate.spi.ItemTransition;
 import kvgate.spi.Namespace;
 import kvgate.spi.OkuyamaVersions;
 import kvgate.spi.Operation;
@@ -98,7 +99,7 @@ final class OkuyamaOperatorCalls {
                 if (item.expiresAt() != Item.NEVER) {
                     long[] period = periodOf.get(ByteBuffer.wrap(entry.key()));
                     long seconds = period != null && period[1] == item.cas() ? period[0]
-                            : Math.max(1, (item.expiresAt() - nowMillis + 999) / 1000);
+                            : Math.max(1, ItemTransition.secondsLeft(item, nowMillis));
                     line.append(",0-").append(item.expiresAt()).append('-').append(seconds);
                 }
                 lines.add(line.append('!').append(OkuyamaVersions.version(item.cas())).append(',').append(nowMillis).append(",;").toString());

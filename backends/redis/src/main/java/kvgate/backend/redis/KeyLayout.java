@@ -71,21 +71,25 @@ final class KeyLayout {
         return ofShard('s', namespace, shard);
     }
 
-    static byte[] leaseKey(Namespace namespace, byte[] key) {
-        return concat(leasePrefix(namespace, shardOf(key)), key);
-    }
 
     static byte[] indexShard(Namespace namespace, int shard) {
         return ofShard('x', namespace, shard);
     }
 
-    static byte[] indexOf(Namespace namespace, byte[] key) {
-        return indexShard(namespace, shardOf(key));
-    }
 
     /** The CAS mark of the shard a key is in. */
     static byte[] casMarkOf(Namespace namespace, byte[] key) {
         return ofShard('m', namespace, shardOf(key));
+    }
+
+    /**
+     * The keys an item script takes, in its KEYS order: the item, its index shard, its shard's CAS mark and its
+     * lease, the key's shard worked out once for all four.
+     */
+    static byte[][] ofItem(Namespace namespace, byte[] key) {
+        int shard = shardOf(key);
+        return new byte[][] {concat(itemPrefix(namespace, shard), key), indexShard(namespace, shard),
+            ofShard('m', namespace, shard), concat(leasePrefix(namespace, shard), key)};
     }
 
     static byte[] tagKey(Namespace namespace, byte[] tag) {

@@ -467,8 +467,7 @@ final class RedisBackend implements Backend {
         argv[1] = KeyLayout.utf8(Long.toString(clock.millis()));
         System.arraycopy(args, 0, argv, 2, args.length);
         return this.<List<Object>>run(channel, script, ScriptOutputType.MULTI,
-                keys(KeyLayout.itemKey(namespace, key), KeyLayout.indexOf(namespace, key),
-                        KeyLayout.casMarkOf(namespace, key), KeyLayout.leaseKey(namespace, key)), argv)
+                KeyLayout.ofItem(namespace, key), argv)
                 .thenApply(ScriptReply::new);
     }
 

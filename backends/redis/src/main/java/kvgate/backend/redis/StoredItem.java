@@ -22,7 +22,7 @@ final class StoredItem {
         return decode(raw, 0);
     }
 
-    /** An item and its lease, as a script read them both ({@link KeyLayout#leaseKey}: the lease's code). */
+    /** An item and its lease, as a script read them both: the lease key beside the item holds the lease's code. */
     static Item decode(byte[] raw, long lease) {
         ByteBuffer header = ByteBuffer.wrap(raw, 0, HEADER);
         int flags = header.getInt();

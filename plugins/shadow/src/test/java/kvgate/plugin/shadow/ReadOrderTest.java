@@ -30,6 +30,14 @@ class ReadOrderTest {
                 CompletableFuture.completedFuture(Result.DONE));
     }
 
+    /** A write picked (its place taken, whatever it waits for) and answered by the primary. */
+    private Mirrored answeredWrite() {
+        Mirrored write = write();
+        order.writePicked(write);
+        order.writeAnswered(KEY);
+        return write;
+    }
+
     private static Mirrored flush() {
         return new Mirrored(new Operation.Flush(Namespace.DEFAULT, 0), CompletableFuture.completedFuture(Result.DONE));
     }
@@ -61,9 +69,7 @@ class ReadOrderTest {
 
     @Test
     void aWriteAfterAHeldReadWaitsBehindItAndTheReadDoesNotWaitForIt() {
-        Mirrored earlier = write();
-        order.writePicked(earlier);
-        order.writeAnswered(KEY);
+        Mirrored earlier = answeredWrite();
         Mirrored read = read();
         assertTrue(order.readPicked(KEY, read).waits);
         Mirrored later = write();
@@ -105,9 +111,8 @@ class ReadOrderTest {
         Mirrored flush = flush();
         assertTrue(order.flushPicked(flush, new ArrayList<>()).isEmpty());
         order.flushAnswered(Namespace.DEFAULT);
-        Mirrored write = write(); // a write of the key after the flush, still at the shadow when the flush is done
-        order.writePicked(write);
-        order.writeAnswered(KEY);
+        // a write of the key after the flush, still at the shadow when the flush is done
+        Mirrored write = answeredWrite();
         Mirrored read = read();
         ReadOrder.Ticket ticket = order.readPicked(KEY, read);
         assertTrue(ticket.waits);
@@ -141,9 +146,7 @@ class ReadOrderTest {
 
     @Test
     void aFlushReleasesWhatItsNamespaceHoldsToGoBeforeIt() {
-        Mirrored write = write();
-        order.writePicked(write);
-        order.writeAnswered(KEY);
+        Mirrored write = answeredWrite();
         Mirrored read = read();
         order.readPicked(KEY, read);
         Mirrored held = write();
@@ -165,9 +168,7 @@ class ReadOrderTest {
 
     @Test
     void whatIsPickedWhileARunIsOnTheWayWaitsUntilItHasBeenSent() {
-        Mirrored first = write();
-        order.writePicked(first);
-        order.writeAnswered(KEY);
+        Mirrored first = answeredWrite();
         Mirrored read = read();
         ReadOrder.Ticket ticket = order.readPicked(KEY, read);
         assertSame(ticket, read.ticket(), "the ticket is the read's before anyone can release it");
@@ -185,9 +186,7 @@ class ReadOrderTest {
 
     @Test
     void aFlushLeavesWhatWaitsBehindARunAnotherThreadIsSendingAsOvertaken() {
-        Mirrored first = write();
-        order.writePicked(first);
-        order.writeAnswered(KEY);
+        Mirrored first = answeredWrite();
         Mirrored read = read();
         order.readPicked(KEY, read);
         assertEquals(List.of(read), order.writeDone(first)); // on its way, from another thread
