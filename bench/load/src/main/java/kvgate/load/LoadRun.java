@@ -40,14 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongConsumer;
-import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.IntervalHistogramProvider;
-import org.HdrHistogram.Recorder;
-import org.HdrHistogram.SingleWriterRecorder;
-import org.HdrHistogram.ValueRecorder;
 
 /**
  * One run: connects the clients, sends their preambles, fills the key space, then loads the target (closed loop or
@@ -68,17 +61,8 @@ public final class LoadRun {
     private final LoadOptions options;
     private final Workload workload;
     private final boolean epoll = Epoll.isAvailable();
-    /**
-     * One writer when the generator has one network thread: a recorder for a single writer then, whose recording is
-     * plain stores (a recorder for many writers, with an atomic add or two a value, was 4% of the generator's CPU).
-     */
+    /** Each reply's latencies, from its intended time and from its actual send, taken a period at a time. */
     private final Latencies latencies;
-    /**
-     * The same replies' latencies from when each request actually left (open loop: later than its intended time
-     * when the generator got to it late, or its connection's pipeline was full), which leaves the generator's own
-     * lateness out.
-     */
-    private final Latencies fromSend;
     private final LongAdder answered = new LongAdder();
     private final LongAdder reads = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -109,20 +93,7 @@ public final class LoadRun {
         this.options = options;
         this.tls = tls(options.tlsCa());
         this.workload = new Workload(options);
-        this.latencies = Latencies.forWriters(options.threads());
-        this.fromSend = Latencies.forWriters(options.threads());
-    }
-
-    /** The latencies the event loops record and the main thread reads, by whichever of HdrHistogram's recorders. */
-    private record Latencies(LongConsumer record, Runnable reset, Supplier<Histogram> interval) {
-        static <R extends ValueRecorder & IntervalHistogramProvider<Histogram>> Latencies of(R recorder) {
-            return new Latencies(recorder::recordValue, recorder::reset, recorder::getIntervalHistogram);
-        }
-
-        static Latencies forWriters(int writers) {
-            return writers == 1 ? of(new SingleWriterRecorder(1, LONGEST_NANOS, 3))
-                    : of(new Recorder(1, LONGEST_NANOS, 3));
-        }
+        this.latencies = new Latencies(options.threads(), LONGEST_NANOS);
     }
 
     /** Runs with {@code options} and returns the report (of the fill, in fill mode). */
@@ -169,8 +140,8 @@ public final class LoadRun {
             errors.increment();
             note(problem);
         } else {
-            latencies.record().accept(Math.min(LONGEST_NANOS, Math.max(1, now - start)));
-            fromSend.record().accept(Math.min(LONGEST_NANOS, Math.max(1, now - sent)));
+            latencies.record(Math.min(LONGEST_NANOS, Math.max(1, now - start)),
+                    Math.min(LONGEST_NANOS, Math.max(1, now - sent)));
             answered.increment();
             if (outcome.read()) {
                 reads.increment();
@@ -402,8 +373,7 @@ public final class LoadRun {
     }
 
     private void reset() {
-        latencies.reset().run();
-        fromSend.reset().run();
+        latencies.reset();
         lateness.reset();
         answered.reset();
         reads.reset();
@@ -411,8 +381,7 @@ public final class LoadRun {
     }
 
     /** What a measured period saw: its time and CPU, and the replies counted in it. */
-    private record Period(Usage.Measured usage, Histogram latencies, Histogram fromSend, long answered, long reads,
-                          long misses,
+    private record Period(Usage.Measured usage, Latencies.Period latencies, long answered, long reads, long misses,
                           long lateNanos) {
     }
 
@@ -427,16 +396,15 @@ public final class LoadRun {
         Usage usage = new Usage();
         during.run();
         Usage.Measured measured = usage.end();
-        return new Period(measured, latencies.interval().get(), fromSend.interval().get(), answered.sum(), reads.sum(),
-                misses.sum(),
-                lateness.get());
+        return new Period(measured, latencies.interval(), answered.sum(), reads.sum(), misses.sum(), lateness.get());
     }
 
     private Report report(String mode, Period period, long unsent, long catchUpNanos) {
         Usage.Measured usage = period.usage();
         return Report.of(options, mode, epoll ? "epoll" : "nio", usage.fromMillis(), usage.seconds(),
                 period.answered(), period.reads(),
-                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies(), period.fromSend(),
+                period.misses(), errors.sum(), timeouts.sum(), unsent, period.latencies().fromIntended(),
+                period.latencies().fromSend(),
                 period.lateNanos(),
                 catchUpNanos, usage.cpu(),
                 usage.watched(), usage.machine(), usage.interrupts(), List.copyOf(problems));
