@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import kvgate.testing.TestGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class BenchTest {
                 "0", "BENCH_LEVELS", "4", "BENCH_BATCH", "0", "BENCH_LOAD_LEVELS", "4x2", "BENCH_HALF_ROUNDS", "1",
                 "BENCH_HALF_SECONDS", "0.5", "BENCH_HALF_REWARM", "0.2", "BENCH_PROTOCOL_SECONDS", "1"));
         env.putAll(Map.of("BENCH_PROTOCOL_LEVEL", "2x2", "BENCH_MEMORY_ITEMS", "2000", "BENCH_BUDGET", "600",
-                "BENCH_PIN", "0", "BENCH_SERVER_THREADS", "1", "BENCH_OUT", out.toString()));
+                "BENCH_PIN", "0", "BENCH_SERVER_THREADS", "1", "BENCH_OUT", out.toString(), "BENCH_REWARM", "1"));
         BenchSettings settings = BenchSettings.from(env, root, 2);
         // The gateway as this module's tests run it: its classes and the plugins they load, in a process of its own.
         List<String> gateway = List.of("java", "-Xmx256m", "-Dio.netty.tryReflectionSetAccessible=true",
@@ -64,6 +65,12 @@ class BenchTest {
             assertTrue(row.path("opsPerSecond").asLong() > 0, row.toString());
             assertEquals(0, row.path("misses").asLong(), row.toString());
         }
+        // Each measured memaslap run followed an unrecorded one of its target at its level.
+        try (Stream<Path> files = Files.list(out.resolve("raw"))) {
+            assertEquals(5, files.filter(file -> file.getFileName().toString().endsWith("-c4-d1-r1-rewarm.txt"))
+                    .count());
+        }
+        assertTrue(report.contains("each run right after 1s unrecorded at its level"), report);
         assertEquals(3, results.path("load").size(), report);
         // Part 3: each gateway and memcached beside it, one round.
         assertEquals(4, results.path("half").size(), report);

@@ -79,8 +79,10 @@ public final class BenchReport {
                 setup.memaslap()));
         boolean textProtocol = "text".equals(settings.toolProtocol());
         line(("- load: memaslap, %d thread(s), %ss a run, %d round(s), after %d warm-up runs of 1s (per target and"
-                + " batch size), %d%% get / %d%% set, keys %d bytes, values %d bytes; %s protocol (twemproxy: text)%s")
+                + " batch size)%s, %d%% get / %d%% set, keys %d bytes, values %d bytes; %s protocol (twemproxy: text)%s")
                 .formatted(settings.toolThreads(), number(settings.seconds()), settings.rounds(), settings.warmup(),
+                        settings.rewarm() > 0 ? ", each run right after " + settings.rewarm()
+                                + "s unrecorded at its level" : "",
                         settings.getPercent(), 100 - settings.getPercent(), settings.keySize(), settings.valueSize(),
                         settings.toolProtocol(),
                         textProtocol ? ", and gateway/local-binary: the local store's gateway in binary" : ""));

@@ -9,7 +9,7 @@ import java.util.Map;
  * What a bench run is asked to do, from BENCH_* environment variables (bin/bench --help lists them), each with its
  * default.
  */
-public record BenchSettings(double seconds, int rounds, int warmup, List<String> levels, int autoBatch,
+public record BenchSettings(double seconds, int rounds, int warmup, int rewarm, List<String> levels, int autoBatch,
                             int toolThreads, String toolProtocol, int serverThreads, boolean pin, String javaOpts,
                             String ioTransport, List<String> loadLevels, int loadThreads, double protocolSeconds,
                             String protocolLevel, long memoryItems, String memoryJavaOpts, String memcachedOpts,
@@ -23,6 +23,7 @@ public record BenchSettings(double seconds, int rounds, int warmup, List<String>
                 integer(env, "BENCH_SECONDS", 3), // whole seconds: memaslap takes no fraction
                 integer(env, "BENCH_ROUNDS", 2),
                 integer(env, "BENCH_WARMUP", 2),
+                integer(env, "BENCH_REWARM", 1), // whole seconds too
                 words(env.getOrDefault("BENCH_LEVELS", "32 32x16")),
                 integer(env, "BENCH_BATCH", 16),
                 toolThreads,
