@@ -35,7 +35,8 @@ final class MetaTranslation {
     /**
      * @param features what every backend of the route tree in force keeps of an item: where one cannot tell an
      *     item's expiry (memcached's reads do not), {@code mg}'s {@code t} flag is refused as memcached refuses a flag
-     *     it does not know, and {@code me} leaves the expiry out; where one keeps no leases, so are {@code N} and
+     *     it does not know, as are {@code T} and {@code t} of {@code ma}, and {@code me} leaves the expiry out;
+     *     where one keeps no leases, so are {@code N} and
      *     {@code R} of {@code mg} and {@code I} of {@code md} and {@code ms}
      */
     static Translation<TextReply> translate(TextCommand.Meta meta, CollectionsManifest.Collection collection,
@@ -44,8 +45,7 @@ final class MetaTranslation {
         return switch (meta.verb()) {
             case NOOP -> Translation.answer(NOOP);
             case GET -> {
-                if (flags.returned().stream().anyMatch(flag -> flag[0] == 't')
-                        && !features.readsTellExpiry().getAsBoolean()) {
+                if (returns(flags, 't') && !features.readsTellExpiry().getAsBoolean()) {
                     yield Translation.answer(INVALID_FLAG);
                 }
                 boolean leases = features.keepsLeases().getAsBoolean();
@@ -60,7 +60,11 @@ final class MetaTranslation {
                     ? Translation.answer(INVALID_FLAG) : set(meta, collection, nowMillis);
             case DELETE -> flags.invalidate() && !features.keepsLeases().getAsBoolean()
                     ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : delete(meta, collection, nowMillis);
-            case ARITHMETIC -> arithmetic(meta, collection, nowMillis);
+            // T and t of ma set and tell the item's expiry, which needs a backend that keeps it; ma words its
+            // refusal of a flag as md does.
+            case ARITHMETIC -> (flags.ttl() != null || returns(flags, 't'))
+                    && !features.readsTellExpiry().getAsBoolean()
+                    ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : arithmetic(meta, collection, nowMillis);
             case DEBUG -> new Translation.Forward<>(new Operation.Get(collection.namespace(), meta.key()),
                     result -> Translation.answer(result instanceof Result.Value hit
                             ? described(meta, hit.item(), nowMillis, features.readsTellExpiry().getAsBoolean())
@@ -69,10 +73,15 @@ final class MetaTranslation {
         };
     }
 
+    /** Whether the request asks {@code letter} back. */
+    private static boolean returns(TextCommand.MetaFlags flags, char letter) {
+        return flags.returned().stream().anyMatch(flag -> flag[0] == letter);
+    }
+
     /** me's line: the expiry (where the backends tell it), CAS and size of the item. */
     private static TextReply described(TextCommand.Meta meta, Item item, long nowMillis, boolean withExpiry) {
-        return TextReply.line("ME " + key(meta) + (withExpiry ? " exp=" + ttl(item, nowMillis) : "") + " cas="
-                + Long.toUnsignedString(item.cas()) + " size=" + item.value().length);
+        return TextReply.line("ME " + key(meta) + (withExpiry ? " exp=" + ttl(item.expiresAt(), nowMillis) : "")
+                + " cas=" + Long.toUnsignedString(item.cas()) + " size=" + item.value().length);
     }
 
     private static Translation<TextReply> get(TextCommand.Meta meta, CollectionsManifest.Collection collection,
@@ -115,7 +124,7 @@ final class MetaTranslation {
         for (byte[] flag : flags.returned()) {
             switch (flag[0]) {
                 case 's' -> head.append(" s").append(item.value().length);
-                case 't' -> head.append(" t").append(ttl(item, nowMillis));
+                case 't' -> head.append(" t").append(ttl(item.expiresAt(), nowMillis));
                 case 'c' -> head.append(" c").append(Long.toUnsignedString(item.cas()));
                 case 'f' -> head.append(" f").append(Integer.toUnsignedString(item.flags()));
                 default -> echo(head, flag, meta);
@@ -225,15 +234,17 @@ final class MetaTranslation {
         boolean increment = flags.mode() != 'D' && flags.mode() != '-';
         boolean create = flags.vivify() != null;
         long expiresAt = create ? MemcachedExpiry.expiresAt(flags.vivify(), collection, nowMillis) : Item.NEVER;
+        Long touch = flags.ttl() == null ? null : MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis);
         Operation operation = new Operation.Arithmetic(collection.namespace(), meta.key(), increment, flags.delta(),
-                flags.initial(), create, expiresAt, flags.compareCas() == null ? 0 : flags.compareCas());
+                flags.initial(), create, expiresAt, flags.compareCas() == null ? 0 : flags.compareCas(), touch);
         return new Translation.Forward<>(operation, result -> {
             if (result instanceof Result.Number number) {
                 if (flags.quiet()) {
                     return Translation.answer(null);
                 }
                 String digits = Long.toUnsignedString(number.value());
-                CharSequence head = head(flags.value() ? "VA " + digits.length() : "HD", meta, number.cas());
+                CharSequence head = head(flags.value() ? "VA " + digits.length() : "HD", meta, number.cas(),
+                        ttl(number.expiresAt(), nowMillis));
                 return Translation.answer(flags.value()
                         ? new TextReply.Block(line(head), digits.getBytes(StandardCharsets.US_ASCII))
                         : new TextReply.Line(line(head)));
@@ -253,15 +264,23 @@ final class MetaTranslation {
         return new TextReply.Line(line(head(code, meta, null)));
     }
 
+    /** A reply line of ms, md and ma, as {@link #head(String, TextCommand.Meta, Long, Long)} without an expiry. */
+    private static CharSequence head(String code, TextCommand.Meta meta, Long cas) {
+        return head(code, meta, cas, null);
+    }
+
     /**
      * A reply line of ms, md and ma: {@code code}, then the flags the request asked back that these commands return,
-     * in its order: the opaque, the key, and the CAS when {@code cas} is given (a miss or a refusal has none).
+     * in its order: the opaque, the key, the CAS when {@code cas} is given (a miss or a refusal has none), and the
+     * seconds left ({@code t}, ma's) when {@code ttl} is.
      */
-    private static CharSequence head(String code, TextCommand.Meta meta, Long cas) {
+    private static CharSequence head(String code, TextCommand.Meta meta, Long cas, Long ttl) {
         StringBuilder head = new StringBuilder(code);
         for (byte[] flag : meta.flags().returned()) {
             if (flag[0] == 'c' && cas != null) {
                 head.append(" c").append(Long.toUnsignedString(cas));
+            } else if (flag[0] == 't' && ttl != null) {
+                head.append(" t").append(ttl);
             } else if (flag[0] == 'O' || flag[0] == 'k') {
                 echo(head, flag, meta);
             }
@@ -286,9 +305,9 @@ final class MetaTranslation {
                 : new String(meta.key(), StandardCharsets.ISO_8859_1);
     }
 
-    /** Seconds the item has left, -1 when it never expires, as memcached's {@code t} flag says. */
-    private static long ttl(Item item, long nowMillis) {
-        return item.expiresAt() == Item.NEVER ? -1 : ItemTransition.secondsLeft(item, nowMillis);
+    /** Seconds an item expiring at {@code expiresAt} has left, -1 when it never expires, as memcached's {@code t}. */
+    private static long ttl(long expiresAt, long nowMillis) {
+        return expiresAt == Item.NEVER ? -1 : ItemTransition.secondsLeft(expiresAt, nowMillis);
     }
 
     private static byte[] line(CharSequence head) {

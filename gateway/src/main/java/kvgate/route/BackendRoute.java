@@ -116,8 +116,8 @@ public final class BackendRoute implements Route {
         if (needsLeases(operation)) {
             return !keepsLeases;
         }
-        if (operation instanceof Operation.Store store) {
-            return store.keepExpiry() && !keepsExpiry;
+        if (needsExpiry(operation)) {
+            return !keepsExpiry;
         }
         if (operation instanceof Operation.Scan) {
             return directory != null;
@@ -138,9 +138,9 @@ public final class BackendRoute implements Route {
             // The translators ask only when every backend keeps leases; a reload may have brought one that does not.
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
                     + type + ") keeps no stale items or recache wins"));
-        } else if (operation instanceof Operation.Store) {
+        } else if (needsExpiry(operation)) {
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
-                    + type + ") cannot keep an item's expiry through a store"));
+                    + type + ") cannot keep or set an item's expiry through a write"));
         } else if (operation instanceof Operation.Scan scan) {
             return listing(scan);
         } else if (operation instanceof Operation.Tag tag) {
@@ -267,6 +267,15 @@ public final class BackendRoute implements Route {
     private static boolean needsLeases(Operation operation) {
         return operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
                 || operation instanceof Operation.Store store && store.staleIfOlder();
+    }
+
+    /**
+     * Whether only a backend keeping expiries ({@link Capability#KEEP_EXPIRY}) may receive the operation: a store
+     * keeping the item's expiry, arithmetic setting a new one.
+     */
+    private static boolean needsExpiry(Operation operation) {
+        return operation instanceof Operation.Store store && store.keepExpiry()
+                || operation instanceof Operation.Arithmetic arithmetic && arithmetic.touchExpiresAt() != null;
     }
 
     /** Whether the operation may create its key's item: what the key directory lists. */

@@ -147,6 +147,14 @@ class TextProtocolLikeMemcachedTest {
                         + "ma m10 M- D100 v k O2\r\nma m10 MI D5\r\nma m10 M+ v\r\nma m10 q D2\r\nmg m10 v\r\n"
                         + "ma m10 Mx\r\nma m10 D-1\r\nma m10 Dx\r\nma m10 Jx\r\nma m10 MDD\r\nma m10 C0 v\r\n"),
                 of("meta arithmetic on a non-number", "ms m11 2\r\nab\r\nma m11\r\nma m11 q\r\nmn\r\n"),
+                // t stands after T and N here: memcached says the expiry as of t's place, the gateway after both.
+                // No ma with T follows a read of its key, and the numbers keep their length: memcached applies T to
+                // the item it is replacing otherwise (a pending reply still holds it, or the number grew), and
+                // loses it.
+                of("meta arithmetic with an expiry", "ma ax1 N0 J10 T100 v t\r\nma ax1 T0 v t\r\nmg ax1 t\r\n"
+                        + "ma ax4 N0 J10 v\r\nma ax4 T50 D10 v t\r\nmg ax4 t\r\nma ax2 T30 N200 J1 t v\r\n"
+                        + "ma ax3 N200 T30 J1 t v\r\nma ax5 N0 J10\r\nma ax5 T-1 v\r\nmg ax5 v\r\n"
+                        + "ma ax9 T30 t\r\nma ax1 Tx\r\nma ax2 t q\r\nma ax2 t k O3\r\nmn\r\n"),
                 // Not "mg mkey k": memcached remembers with the item that its key came in base64, and returns it so.
                 of("meta base64 keys", "ms bWtleQ== 1 b\r\nx\r\nmg bWtleQ== b v k\r\nmg mkey v\r\n"
                         + "mg !!!! b v\r\nmd bWtleQ== b k q\r\nmg mkey v\r\n"),

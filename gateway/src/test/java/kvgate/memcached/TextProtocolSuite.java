@@ -283,7 +283,37 @@ abstract class TextProtocolSuite {
             assertEquals("CLIENT_ERROR invalid flag\r\n", client.call("ms " + key + " 1 C1 I\r\ny\r\n"));
         }
         assertEquals("VA 1\r\nx\r\n", client.call("mg " + key + " v I\r\n"), "I means nothing to mg");
-        assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("ma " + key + " T30\r\n"));
         assertEquals("x", client.get(key), "nothing was done");
+    }
+
+    @Test
+    void metaArithmeticSetsAndTellsTheExpiryWhereTheBackendKeepsIt() throws Exception {
+        String key = fresh("counted");
+        client.store("set", key, 0, 0, "10");
+        if (!readsTellExpiry) {
+            for (String flags : new String[] {"T30", "t", "N0 T30"}) {
+                assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n",
+                        client.call("ma " + key + " v " + flags + "\r\n"), flags);
+            }
+            assertEquals("10", client.get(key), "nothing was done");
+            return;
+        }
+        assertEquals("VA 2 t-1\r\n11\r\n", client.call("ma " + key + " v t\r\n"), "t of an item never expiring");
+        String touched = client.call("ma " + key + " T100 t v\r\n");
+        assertTrue(touched.equals("VA 2 t100\r\n12\r\n") || touched.equals("VA 2 t99\r\n12\r\n"), touched);
+        String read = client.call("mg " + key + " t v\r\n");
+        assertTrue(read.equals("VA 2 t100\r\n12\r\n") || read.equals("VA 2 t99\r\n12\r\n"), read);
+        assertEquals("HD t-1\r\n", client.call("ma " + key + " T0 t\r\n"), "T0: never expires again");
+        // A created item takes N's expiry, or T's when T follows N; an existing one takes T's alone.
+        String created = fresh("created");
+        String madeWithN = client.call("ma " + created + " T30 N200 J7 t v\r\n");
+        assertTrue(madeWithN.equals("VA 1 t200\r\n7\r\n") || madeWithN.equals("VA 1 t199\r\n7\r\n"),
+                madeWithN);
+        String other = fresh("created");
+        String madeWithT = client.call("ma " + other + " N200 T30 J7 t v\r\n");
+        assertTrue(madeWithT.equals("VA 1 t30\r\n7\r\n") || madeWithT.equals("VA 1 t29\r\n7\r\n"), madeWithT);
+        assertEquals("HD\r\n", client.call("ma " + key + " T-1\r\n"), "an expiry in the past");
+        assertEquals("EN\r\n", client.call("mg " + key + " v\r\n"), "leaves no item");
+        assertEquals("NF\r\n", client.call("ma " + key + " T30 t\r\n"), "T alone creates nothing");
     }
 }

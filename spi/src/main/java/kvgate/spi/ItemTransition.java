@@ -206,7 +206,12 @@ public record ItemTransition(Effect effect, Item next, Result result) {
 
     /** An item's time left in seconds, a second begun counting as a whole one: as memcached's {@code t} says it. */
     public static long secondsLeft(Item item, long nowMillis) {
-        return Math.max(0, (item.expiresAt() - nowMillis + 999) / 1000);
+        return secondsLeft(item.expiresAt(), nowMillis);
+    }
+
+    /** The seconds left until {@code expiresAt} (not {@link Item#NEVER}), as {@link #secondsLeft(Item, long)}. */
+    public static long secondsLeft(long expiresAt, long nowMillis) {
+        return Math.max(0, (expiresAt - nowMillis + 999) / 1000);
     }
 
     private static ItemTransition applyArithmetic(Operation.Arithmetic op, Item live, long nowMillis,
@@ -218,7 +223,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
             // A CAS does not stop the creation: there is nothing to compare with, and memcached creates too.
             long cas = newCas.getAsLong();
             Item created = new Item(decimal(op.initial()), 0, cas, op.expiresAt());
-            Result result = new Result.Number(op.initial(), cas);
+            Result result = new Result.Number(op.initial(), cas, op.expiresAt());
             return created.isExpiredAt(nowMillis)
                     ? new ItemTransition(Effect.REMOVE, null, result)
                     : new ItemTransition(Effect.PUT, created, result);
@@ -243,8 +248,12 @@ public record ItemTransition(Effect effect, Item next, Result result) {
         // memcached writes a number no longer than the value in its place, keeping the item's lease; a longer one
         // is a new item.
         Lease lease = digits.length <= live.value().length ? live.lease() : Lease.NONE;
-        Item next = new Item(padded(digits, live.value().length), live.flags(), cas, live.expiresAt(), lease);
-        return new ItemTransition(Effect.PUT, next, new Result.Number(updated, cas));
+        long expiresAt = op.touchExpiresAt() == null ? live.expiresAt() : op.touchExpiresAt();
+        Item next = new Item(padded(digits, live.value().length), live.flags(), cas, expiresAt, lease);
+        Result result = new Result.Number(updated, cas, expiresAt);
+        // A new expiry in the past leaves no item, as a touch with one does; the number is answered all the same.
+        return next.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, result)
+                : new ItemTransition(Effect.PUT, next, result);
     }
 
     /**

@@ -139,18 +139,28 @@ public sealed interface Operation {
     /**
      * Adds to or subtracts from an item whose value is an unsigned 64-bit decimal number. Increment wraps at
      * 2^64; decrement stops at 0. A value that is not such a number is {@link Status#NON_NUMERIC}. Completes with
-     * {@link Result.Number} carrying the new value (unsigned) and CAS.
+     * {@link Result.Number} carrying the new value (unsigned), CAS and expiry.
      *
      * @param increment true to add, false to subtract
      * @param delta the unsigned amount
      * @param initial the unsigned value stored, as is, when the key is missing and {@code createIfMissing}
      * @param createIfMissing whether a missing key is created with {@code initial}; otherwise it is
      *     {@link Status#NOT_FOUND}
-     * @param expiresAt the expiry of an item created here; an existing item keeps its own
+     * @param expiresAt the expiry of an item created here
      * @param cas 0, or the CAS the existing item must have
+     * @param touchExpiresAt null, for an existing item to keep its own expiry; or the expiry it gets with its new
+     *     number (memcached's {@code ma} with {@code T}); only a backend declaring {@link Capability#KEEP_EXPIRY}
+     *     receives one, others are answered {@link Status#UNSUPPORTED} without being asked
      */
     record Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,
-                      boolean createIfMissing, long expiresAt, long cas) implements KeyOperation {
+                      boolean createIfMissing, long expiresAt, long cas, Long touchExpiresAt)
+            implements KeyOperation {
+        /** Arithmetic that leaves an existing item's expiry as it is. */
+        public Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,
+                          boolean createIfMissing, long expiresAt, long cas) {
+            this(namespace, key, increment, delta, initial, createIfMissing, expiresAt, cas, null);
+        }
+
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.arithmetic(this);

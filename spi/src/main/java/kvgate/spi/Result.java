@@ -52,8 +52,19 @@ public sealed interface Result {
         }
     }
 
-    /** The arithmetic result: the new unsigned value and the item's new CAS. */
-    record Number(long value, long cas) implements Result {
+    /**
+     * The arithmetic result: the new unsigned value and the item's new CAS and expiry. The yrmcds counters give
+     * their resources, with CAS 0.
+     *
+     * @param expiresAt the item's expiry after the arithmetic, as {@link Item#expiresAt()}: told by a backend
+     *     declaring {@link Capability#KEEP_EXPIRY}; {@link Item#NEVER} from others, which may not know it
+     */
+    record Number(long value, long cas, long expiresAt) implements Result {
+        /** A result that does not tell the item's expiry. */
+        public Number(long value, long cas) {
+            this(value, cas, Item.NEVER);
+        }
+
         @Override
         public Status status() {
             return Status.OK;

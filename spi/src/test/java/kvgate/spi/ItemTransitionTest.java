@@ -329,7 +329,7 @@ class ItemTransitionTest {
         assertEquals(0, t.next().flags());
         assertEquals(FUTURE, t.next().expiresAt());
         assertEquals(NEW_CAS, t.next().cas());
-        assertEquals(new Result.Number(initial, NEW_CAS), t.result());
+        assertEquals(new Result.Number(initial, NEW_CAS, FUTURE), t.result(), "the created item's expiry told");
         assertEquals(1, cas.calls);
     }
 
@@ -382,7 +382,7 @@ class ItemTransitionTest {
     void arithmeticCreatingAnAlreadyExpiredItemRemovesIt() {
         ItemTransition t = apply(new Operation.Arithmetic(NS, KEY, true, 1, 9, true, PAST, 0), null);
         assertEquals(Effect.REMOVE, t.effect());
-        assertEquals(new Result.Number(9, NEW_CAS), t.result());
+        assertEquals(new Result.Number(9, NEW_CAS, PAST), t.result());
     }
 
     @Test
@@ -392,7 +392,37 @@ class ItemTransitionTest {
         assertEquals("15", text(t.next().value()));
         assertEquals(77, t.next().flags());
         assertEquals(FUTURE, t.next().expiresAt());
-        assertEquals(new Result.Number(15, NEW_CAS), t.result());
+        assertEquals(new Result.Number(15, NEW_CAS, FUTURE), t.result());
+    }
+
+    @Test
+    void arithmeticWithANewExpirySetsItOnTheItemFoundAndTellsIt() {
+        long later = FUTURE + 60_000;
+        ItemTransition t = apply(new Operation.Arithmetic(NS, KEY, true, 5, 0, false, Item.NEVER, 0, later),
+                item("10", 77, FUTURE));
+        assertEquals(Effect.PUT, t.effect());
+        assertEquals("15", text(t.next().value()));
+        assertEquals(later, t.next().expiresAt());
+        assertEquals(new Result.Number(15, NEW_CAS, later), t.result());
+        ItemTransition never = apply(new Operation.Arithmetic(NS, KEY, true, 1, 0, false, Item.NEVER, 0, Item.NEVER),
+                item("10", 0, FUTURE));
+        assertEquals(Item.NEVER, never.next().expiresAt(), "a new expiry of never");
+    }
+
+    @Test
+    void arithmeticWithANewExpiryLeavesACreatedItemTheExpiryOfItsCreation() {
+        ItemTransition t = apply(new Operation.Arithmetic(NS, KEY, true, 5, 3, true, FUTURE, 0, FUTURE + 60_000),
+                null);
+        assertEquals(FUTURE, t.next().expiresAt());
+        assertEquals(new Result.Number(3, NEW_CAS, FUTURE), t.result());
+    }
+
+    @Test
+    void arithmeticWithANewExpiryInThePastRemovesTheItemAndStillTellsTheNumber() {
+        ItemTransition t = apply(new Operation.Arithmetic(NS, KEY, false, 4, 0, false, Item.NEVER, 0, PAST),
+                item("10", 0, FUTURE));
+        assertEquals(Effect.REMOVE, t.effect());
+        assertEquals(new Result.Number(6, NEW_CAS, PAST), t.result());
     }
 
     @Test

@@ -176,16 +176,8 @@ final class MetaCommands {
                     // no LRU to leave unbumped; proxy hints: nothing to do
                 }
                 case 'k', 's', 'c', 'f', 'O' -> returned.add(word);
-                case 't' -> {
-                    if (verb == TextCommand.MetaVerb.ARITHMETIC) {
-                        return unsupported();
-                    }
-                    returned.add(word);
-                }
+                case 't' -> returned.add(word);
                 case 'T' -> {
-                    if (verb == TextCommand.MetaVerb.ARITHMETIC) {
-                        return unsupported();
-                    }
                     ttl = TextNumbers.int32(token);
                     problem = ttl == null ? "CLIENT_ERROR bad token in command line format" : problem;
                     if (seen['N']) {
@@ -227,7 +219,8 @@ final class MetaCommands {
                     delta = parsed == null ? 1 : parsed;
                     problem = parsed == null ? "CLIENT_ERROR invalid numeric delta value" : problem;
                 }
-                // h and l need item state no backend keeps: whether the item was read, and when last.
+                // h and l need item state no backend keeps: whether the item was read since it was written, and
+                // when last.
                 case 'h', 'l' -> {
                     return unsupported();
                 }

@@ -309,9 +309,12 @@ final class RedisBackend implements Backend {
                     KeyLayout.utf8(Long.toString(delta >>> 32)), KeyLayout.utf8(Long.toString(delta & 0xffffffffL)),
                     KeyLayout.utf8(Long.toUnsignedString(arithmetic.initial())),
                     KeyLayout.utf8(arithmetic.createIfMissing() ? "create" : ""),
-                    StoredItem.expiryArgument(arithmetic.expiresAt()), StoredItem.casArgument(arithmetic.cas()))
+                    StoredItem.expiryArgument(arithmetic.expiresAt()), StoredItem.casArgument(arithmetic.cas()),
+                    arithmetic.touchExpiresAt() == null ? new byte[0]
+                            : StoredItem.expiryArgument(arithmetic.touchExpiresAt()))
                     .thenApply(reply -> reply.ok()
-                            ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.number(2))
+                            ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.number(2),
+                                    reply.number(3))
                             : reply.failure());
         }
 

@@ -1,5 +1,6 @@
 -- ARGV: key, now, 'incr' or 'decr', delta as two 32-bit halves (high, low), initial (decimal), 'create' or '',
--- expiry of a created item, wanted CAS ('' for none). Returns {status} or {'OK', new value (decimal), cas}.
+-- expiry of a created item, wanted CAS ('' for none), new expiry of an existing item ('' to keep its own).
+-- Returns {status} or {'OK', new value (decimal), cas, expiry}.
 -- Lua's numbers are doubles, so unsigned 64-bit numbers are kept as two 32-bit halves.
 local WORD = 4294967296
 local SPACE = '[ \t\n\v\f\r]'
@@ -45,7 +46,7 @@ if item == nil then
   -- A CAS does not stop the creation: there is nothing to compare with, and memcached creates too.
   local cas = next_cas(nil)
   write(ARGV[6], 0, cas, tonumber(ARGV[8]))
-  return {'OK', ARGV[6], cas}
+  return {'OK', ARGV[6], cas, tonumber(ARGV[8])}
 end
 if cas_differs(item, ARGV[9]) then
   return {'EXISTS'}
@@ -77,5 +78,9 @@ if #value <= #item.value then
   stored = value .. string.rep(' ', #item.value - #value)
   leased = lease()
 end
-write(stored, item.flags, cas, item.expires, leased)
-return {'OK', value, cas}
+local expires = item.expires
+if ARGV[10] ~= '' then
+  expires = tonumber(ARGV[10])
+end
+write(stored, item.flags, cas, expires, leased)
+return {'OK', value, cas, expires}
