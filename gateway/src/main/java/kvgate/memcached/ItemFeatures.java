@@ -11,6 +11,7 @@ import java.util.function.BooleanSupplier;
  *     memcached's binary reads do not
  * @param keepsLeases whether items keep their {@link kvgate.spi.Lease} ({@code N} and {@code R} of {@code mg},
  *     {@code I} of {@code md} and {@code ms})
+ * @param takesChosenCas whether a write may choose its item's CAS ({@code E})
  */
-record ItemFeatures(BooleanSupplier readsTellExpiry, BooleanSupplier keepsLeases) {
+record ItemFeatures(BooleanSupplier readsTellExpiry, BooleanSupplier keepsLeases, BooleanSupplier takesChosenCas) {
 }

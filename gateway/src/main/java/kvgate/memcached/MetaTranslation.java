@@ -19,7 +19,8 @@ import kvgate.spi.StoreMode;
  * memcached's two-letter replies and the flags the request asked back, in its order. Where every backend keeps
  * leases, {@code mg} is a {@link Operation.LeaseGet} (a stale item's lease goes to the first get, with or without
  * flags), {@code md} with {@code I} an {@link Operation.Invalidate}, and {@code ms} with {@code I} a store that keeps
- * a late writer's value as stale; the reply then ends with memcached's {@code Z}, {@code X} and {@code W}.
+ * a late writer's value as stale; the reply then ends with memcached's {@code Z}, {@code X} and {@code W}. Where
+ * every backend takes a CAS chosen by the client, {@code E} gives the item each of them writes that CAS.
  */
 final class MetaTranslation {
     private static final TextReply.Line NOOP = TextReply.line("MN");
@@ -42,6 +43,11 @@ final class MetaTranslation {
     static Translation<TextReply> translate(TextCommand.Meta meta, CollectionsManifest.Collection collection,
                                             long nowMillis, ItemFeatures features) {
         TextCommand.MetaFlags flags = meta.flags();
+        if (flags.chosenCas() != 0 && !features.takesChosenCas().getAsBoolean()) {
+            // md and ma word their refusal of a flag their own way.
+            return Translation.answer(meta.verb() == TextCommand.MetaVerb.DELETE
+                    || meta.verb() == TextCommand.MetaVerb.ARITHMETIC ? INVALID_OR_DUPLICATE_FLAG : INVALID_FLAG);
+        }
         return switch (meta.verb()) {
             case NOOP -> Translation.answer(NOOP);
             case GET -> {
@@ -92,7 +98,7 @@ final class MetaTranslation {
         if (leases) {
             operation = new Operation.LeaseGet(collection.namespace(), meta.key(), touch,
                     flags.vivify() == null ? null : MemcachedExpiry.expiresAt(flags.vivify(), collection, nowMillis),
-                    flags.recache() == null ? null : recacheWithin(flags.recache(), nowMillis));
+                    flags.recache() == null ? null : recacheWithin(flags.recache(), nowMillis), flags.chosenCas());
         } else {
             operation = touch == null ? new Operation.Get(collection.namespace(), meta.key())
                     : new Operation.Touch(collection.namespace(), meta.key(), touch);
@@ -186,7 +192,7 @@ final class MetaTranslation {
         boolean keepsItsOwn = mode == StoreMode.APPEND || mode == StoreMode.PREPEND;
         Operation store = new Operation.Store(collection.namespace(), meta.key(), mode, meta.data(),
                 keepsItsOwn ? 0 : flags.clientFlags(), keepsItsOwn ? Item.NEVER : expiresAt,
-                compare == null ? 0 : compare, false, staleIfOlder(flags));
+                compare == null ? 0 : compare, false, staleIfOlder(flags), flags.chosenCas());
         return new Translation.Forward<>(store, result -> {
             if (result instanceof Result.Stored stored) {
                 return Translation.answer(flags.quiet() ? null : stored("HD", meta, stored.cas()));
@@ -217,8 +223,8 @@ final class MetaTranslation {
         long cas = flags.compareCas() == null ? 0 : flags.compareCas();
         // With I the item is marked stale instead, with T its expiry set too.
         Operation operation = flags.invalidate() ? new Operation.Invalidate(collection.namespace(), meta.key(), cas,
-                flags.ttl() == null ? null : MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis))
-                : new Operation.Delete(collection.namespace(), meta.key(), cas);
+                flags.ttl() == null ? null : MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis),
+                flags.chosenCas()) : new Operation.Delete(collection.namespace(), meta.key(), cas);
         return new Translation.Forward<>(operation, result -> Translation.answer(switch (
                 result.status()) {
             case OK -> flags.quiet() ? null : echoed("HD", meta);
@@ -236,7 +242,8 @@ final class MetaTranslation {
         long expiresAt = create ? MemcachedExpiry.expiresAt(flags.vivify(), collection, nowMillis) : Item.NEVER;
         Long touch = flags.ttl() == null ? null : MemcachedExpiry.expiresAt(flags.ttl(), collection, nowMillis);
         Operation operation = new Operation.Arithmetic(collection.namespace(), meta.key(), increment, flags.delta(),
-                flags.initial(), create, expiresAt, flags.compareCas() == null ? 0 : flags.compareCas(), touch);
+                flags.initial(), create, expiresAt, flags.compareCas() == null ? 0 : flags.compareCas(), touch,
+                flags.chosenCas());
         return new Translation.Forward<>(operation, result -> {
             if (result instanceof Result.Number number) {
                 if (flags.quiet()) {

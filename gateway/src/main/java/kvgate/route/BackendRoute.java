@@ -38,6 +38,8 @@ public final class BackendRoute implements Route {
     private final boolean keepsExpiry;
     /** Whether the backend keeps leases itself: without, the operations that need them are refused. */
     private final boolean keepsLeases;
+    /** Whether the backend gives an item the CAS a write chose: without, such writes are refused. */
+    private final boolean takesChosenCas;
     /**
      * The kinds of operation the backend's visitor has no method for, learnt the first time one threw: a tag query on
      * a backend that keeps no tags of its own is then not asked again, and costs no exception each time.
@@ -62,6 +64,7 @@ public final class BackendRoute implements Route {
         this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
         this.keepsExpiry = native_.contains(Capability.KEEP_EXPIRY);
         this.keepsLeases = native_.contains(Capability.LEASES);
+        this.takesChosenCas = native_.contains(Capability.CHOSEN_CAS);
     }
 
     /**
@@ -113,6 +116,9 @@ public final class BackendRoute implements Route {
 
     /** Whether the generic layer, not the backend, carries out (or refuses) this operation. */
     private boolean isGeneric(Operation operation) {
+        if (operation instanceof Operation.KeyOperation keyed && keyed.chosenCas() != 0 && !takesChosenCas) {
+            return true;
+        }
         if (needsLeases(operation)) {
             return !keepsLeases;
         }
@@ -134,7 +140,11 @@ public final class BackendRoute implements Route {
     }
 
     private CompletionStage<Result> generic(Operation operation) {
-        if (needsLeases(operation)) {
+        if (operation instanceof Operation.KeyOperation keyed && keyed.chosenCas() != 0) {
+            // The translators ask only when every backend takes one; a reload may have brought one that does not.
+            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
+                    + type + ") cannot give an item a CAS the client chose"));
+        } else if (needsLeases(operation)) {
             // The translators ask only when every backend keeps leases; a reload may have brought one that does not.
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
                     + type + ") keeps no stale items or recache wins"));

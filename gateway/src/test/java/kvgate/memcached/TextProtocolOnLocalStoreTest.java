@@ -9,5 +9,6 @@ class TextProtocolOnLocalStoreTest extends TextProtocolSuite {
     static void start() throws Exception {
         gateway = TestGateway.start(SETTINGS);
         keepsLeases = true;
+        takesChosenCas = true;
     }
 }

@@ -12,5 +12,6 @@ class TextProtocolOnRedisClusterTest extends TextProtocolSuite {
     static void start() throws Exception {
         gateway = TestGateway.start(RedisServers.cluster(3), SETTINGS);
         keepsLeases = true;
+        takesChosenCas = true;
     }
 }

@@ -12,5 +12,6 @@ class TextProtocolOnRedisTest extends TextProtocolSuite {
     static void start() throws Exception {
         gateway = TestGateway.start(RedisServers.standalone(), SETTINGS);
         keepsLeases = true;
+        takesChosenCas = true;
     }
 }

@@ -31,6 +31,8 @@ abstract class TextProtocolSuite {
     static boolean readsTellExpiry = true;
     /** Whether the backend keeps leases (stale items, recache wins); a subclass sets it. */
     static boolean keepsLeases = false;
+    /** Whether the backend gives an item a CAS the client chose (meta E); a subclass sets it. */
+    static boolean takesChosenCas = false;
     private static final AtomicInteger UNIQUE = new AtomicInteger();
     TextClient client;
 
@@ -39,6 +41,7 @@ abstract class TextProtocolSuite {
         gateway.close();
         readsTellExpiry = true;
         keepsLeases = false;
+        takesChosenCas = false;
     }
 
     @BeforeEach
@@ -284,6 +287,42 @@ abstract class TextProtocolSuite {
         }
         assertEquals("VA 1\r\nx\r\n", client.call("mg " + key + " v I\r\n"), "I means nothing to mg");
         assertEquals("x", client.get(key), "nothing was done");
+    }
+
+    @Test
+    void metaWritesGiveTheItemTheCasTheClientChoseWhereTheBackendTakesIt() throws Exception {
+        String key = fresh("versioned");
+        if (!takesChosenCas) {
+            assertEquals("CLIENT_ERROR invalid flag\r\n", client.call("ms " + key + " 1 E5\r\nx\r\n"));
+            assertEquals("CLIENT_ERROR invalid or duplicate flag\r\n", client.call("ma " + key + " N0 E5\r\n"));
+            assertEquals("EN\r\n", client.call("mg " + key + " v\r\n"), "nothing was stored");
+            return;
+        }
+        // A version number from the client's own store, one beyond 2^53 and one beyond 2^63 (unsigned).
+        for (String version : new String[] {"1700000000123456", "9007199254740993", "18446744073709551557"}) {
+            assertEquals("HD c" + version + "\r\n", client.call("ms " + key + " 2 E" + version + " c\r\nv1\r\n"));
+            assertEquals("VA 2 c" + version + "\r\nv1\r\n", client.call("mg " + key + " v c\r\n"));
+            assertEquals("VALUE " + key + " 0 2 " + version + "\r\nv1\r\nEND\r\n",
+                    client.call("gets " + key + "\r\n"));
+            // The CAS survives a touch, and a write that does not choose one gives the item another.
+            assertEquals("HD c" + version + "\r\n", client.call("mg " + key + " T100 c\r\n"));
+            assertEquals("HD\r\n", client.call("ms " + key + " 2 C" + version + "\r\nv2\r\n"), "C with it");
+            String next = client.call("mg " + key + " c\r\n");
+            assertTrue(next.startsWith("HD c") && !next.equals("HD c" + version + "\r\n"), next);
+        }
+        assertEquals("HD c42\r\n", client.call("ma " + fresh("n") + " N0 J5 E42 c\r\n"), "a counter created");
+        String counter = fresh("n");
+        client.store("set", counter, 0, 0, "5");
+        assertEquals("VA 1 c43\r\n6\r\n", client.call("ma " + counter + " E43 c v\r\n"), "a counter changed");
+        assertEquals("HD\r\n", client.call("md " + counter + " I E44\r\n"), "an invalidation");
+        assertEquals("VA 1 c44 X W\r\n6\r\n", client.call("mg " + counter + " c v\r\n"), "stale, its new CAS");
+        assertEquals("HD\r\n", client.call("md " + counter + " E45\r\n"), "E means nothing to a plain delete");
+        assertEquals("EN\r\n", client.call("mg " + counter + " v\r\n"));
+        assertEquals("HD c46 W\r\n", client.call("mg " + fresh("v") + " c N30 E46\r\n"), "an item vivified");
+        for (String bad : new String[] {"E0", "Ex", "E18446744073709551616"}) {
+            assertEquals("CLIENT_ERROR bad token in command line format\r\n",
+                    client.call("ms " + key + " 1 " + bad + "\r\nx\r\n"), bad);
+        }
     }
 
     @Test

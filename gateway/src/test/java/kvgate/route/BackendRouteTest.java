@@ -75,6 +75,22 @@ class BackendRouteTest {
     }
 
     @Test
+    void aWriteChoosingItsCasReachesOnlyABackendTakingIt() {
+        Recording plain = new Recording(EnumSet.of(Capability.KEEP_EXPIRY, Capability.LEASES));
+        BackendRoute route = BackendRoute.alone(plain);
+        Operation chosen = new Operation.Store(Namespace.DEFAULT, KEY, StoreMode.SET, new byte[1], 0, Item.NEVER, 0,
+                false, false, 42);
+        assertEquals(Status.UNSUPPORTED, run(route, chosen).status());
+        assertEquals(Status.UNSUPPORTED,
+                run(route, new Operation.Invalidate(Namespace.DEFAULT, KEY, 0, null, 42)).status());
+        assertEquals(List.of(), plain.received, "refused without asking the backend");
+
+        Recording taking = new Recording(EnumSet.of(Capability.CHOSEN_CAS));
+        run(BackendRoute.alone(taking), chosen);
+        assertEquals(List.of(chosen), taking.received);
+    }
+
+    @Test
     void aStoreKeepingTheExpiryReachesOnlyABackendKeepingExpiries() {
         Recording plain = new Recording(EnumSet.noneOf(Capability.class));
         Operation keep = new Operation.Store(Namespace.DEFAULT, KEY, StoreMode.SET, new byte[1], 0,

@@ -47,5 +47,11 @@ public enum Capability {
      * Without it, memcached's meta flags that need the state are refused as memcached refuses a flag it does not
      * know.
      */
-    LEASES
+    LEASES,
+    /**
+     * The backend gives an item the CAS a write chose ({@link Operation.KeyOperation#chosenCas()}, memcached's meta
+     * {@code E}: a row version, a timestamp or a hash kept as the item's CAS) instead of one of its own. A backend
+     * applying {@link ItemTransition} has it done by it. Without it, such writes are refused.
+     */
+    CHOSEN_CAS
 }

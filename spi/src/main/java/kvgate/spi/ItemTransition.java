@@ -48,12 +48,15 @@ public record ItemTransition(Effect effect, Item next, Result result) {
      * @param op the operation
      * @param current the stored item, or null when there is none; an expired item is treated as missing
      * @param nowMillis the current time, for expiry
-     * @param newCas called once, only when the transition writes, for the CAS of the new item
+     * @param newCas called once, only when the transition writes, for the CAS of the new item, unless the operation
+     *     chose it ({@link Operation.KeyOperation#chosenCas()})
      * @param maxItemSize the largest value a store may produce, in bytes
      */
     public static ItemTransition apply(Operation.KeyOperation op, Item current, long nowMillis, LongSupplier newCas,
                                        int maxItemSize) {
         Item live = current == null || current.isExpiredAt(nowMillis) ? null : current;
+        // The CAS the write chose, where it chose one (memcached's meta E), or the backend's next.
+        LongSupplier cas = op.chosenCas() == 0 ? newCas : op::chosenCas;
         return op.accept(new Operation.Visitor<>() {
             @Override
             public ItemTransition get(Operation.Get get) {
@@ -62,7 +65,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
 
             @Override
             public ItemTransition store(Operation.Store store) {
-                return applyStore(store, live, nowMillis, newCas, maxItemSize);
+                return applyStore(store, live, nowMillis, cas, maxItemSize);
             }
 
             @Override
@@ -76,7 +79,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
 
             @Override
             public ItemTransition arithmetic(Operation.Arithmetic arithmetic) {
-                return applyArithmetic(arithmetic, live, nowMillis, newCas);
+                return applyArithmetic(arithmetic, live, nowMillis, cas);
             }
 
             @Override
@@ -93,7 +96,7 @@ public record ItemTransition(Effect effect, Item next, Result result) {
 
             @Override
             public ItemTransition leaseGet(Operation.LeaseGet get) {
-                return applyLeaseGet(get, live, nowMillis, newCas);
+                return applyLeaseGet(get, live, nowMillis, cas);
             }
 
             @Override
@@ -102,11 +105,11 @@ public record ItemTransition(Effect effect, Item next, Result result) {
                 if (refused != null) {
                     return refused;
                 }
-                long cas = newCas.getAsLong();
-                Item stale = new Item(live.value(), live.flags(), cas, invalidate.expiresAt() == null
+                long newer = cas.getAsLong();
+                Item stale = new Item(live.value(), live.flags(), newer, invalidate.expiresAt() == null
                         ? live.expiresAt() : invalidate.expiresAt(), Lease.STALE);
-                return stale.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, new Result.Stored(cas))
-                        : new ItemTransition(Effect.PUT, stale, new Result.Stored(cas));
+                return stale.isExpiredAt(nowMillis) ? new ItemTransition(Effect.REMOVE, null, new Result.Stored(newer))
+                        : new ItemTransition(Effect.PUT, stale, new Result.Stored(newer));
             }
 
             @Override

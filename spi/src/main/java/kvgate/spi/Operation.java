@@ -28,6 +28,15 @@ public sealed interface Operation {
     sealed interface KeyOperation extends Operation {
         /** The key, 1 to 250 bytes in the common case; backends must accept any non-empty byte sequence. */
         byte[] key();
+
+        /**
+         * The CAS the client chose for the item this operation writes (memcached's meta {@code E}), or 0 for one the
+         * backend picks. Only a backend declaring {@link Capability#CHOSEN_CAS} receives an operation with one;
+         * {@link ItemTransition} gives it to the item it writes.
+         */
+        default long chosenCas() {
+            return 0;
+        }
     }
 
     /** Reads one item. Completes with {@link Result.Value}, or {@link Status#NOT_FOUND}. */
@@ -55,9 +64,16 @@ public sealed interface Operation {
      *     item's expiry and whether its lease was handed out (memcached's {@code ms} with {@code I}: a late writer's
      *     value, kept until the winner recaches); only a backend declaring {@link Capability#LEASES} receives such a
      *     store
+     * @param chosenCas 0, or the CAS the stored item gets ({@link KeyOperation#chosenCas()})
      */
     record Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt, long cas,
-                 boolean keepExpiry, boolean staleIfOlder) implements KeyOperation {
+                 boolean keepExpiry, boolean staleIfOlder, long chosenCas) implements KeyOperation {
+        /** A store whose item gets a CAS the backend picks. */
+        public Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt,
+                     long cas, boolean keepExpiry, boolean staleIfOlder) {
+            this(namespace, key, mode, value, flags, expiresAt, cas, keepExpiry, staleIfOlder, 0);
+        }
+
         /** A store that does not keep stale values. */
         public Store(Namespace namespace, byte[] key, StoreMode mode, byte[] value, int flags, long expiresAt,
                      long cas, boolean keepExpiry) {
@@ -88,9 +104,16 @@ public sealed interface Operation {
      * @param vivifyExpiresAt null, or the expiry of the empty item created when none is found
      * @param recacheWithinMillis null, or how near its expiry an item found must be for this get to win its lease:
      *     its time left, a second begun counting as a whole one (as memcached counts it), under this
+     * @param chosenCas 0, or the CAS of the empty item created ({@link KeyOperation#chosenCas()})
      */
     record LeaseGet(Namespace namespace, byte[] key, Long touchExpiresAt, Long vivifyExpiresAt,
-                    Long recacheWithinMillis) implements KeyOperation {
+                    Long recacheWithinMillis, long chosenCas) implements KeyOperation {
+        /** A lease get whose created item gets a CAS the backend picks. */
+        public LeaseGet(Namespace namespace, byte[] key, Long touchExpiresAt, Long vivifyExpiresAt,
+                        Long recacheWithinMillis) {
+            this(namespace, key, touchExpiresAt, vivifyExpiresAt, recacheWithinMillis, 0);
+        }
+
         /**
          * Whether the get changes nothing but the item's lease: no touch, no placeholder. Such a get may be answered
          * again elsewhere (a failover, a retry) as a read may; at worst a lease handed out where the answer was lost
@@ -114,8 +137,15 @@ public sealed interface Operation {
      *
      * @param cas 0, or the CAS the existing item must have
      * @param expiresAt null, or a new expiry: how long the stale item may still be served
+     * @param chosenCas 0, or the stale item's new CAS ({@link KeyOperation#chosenCas()})
      */
-    record Invalidate(Namespace namespace, byte[] key, long cas, Long expiresAt) implements KeyOperation {
+    record Invalidate(Namespace namespace, byte[] key, long cas, Long expiresAt, long chosenCas)
+            implements KeyOperation {
+        /** An invalidation giving the item a CAS the backend picks. */
+        public Invalidate(Namespace namespace, byte[] key, long cas, Long expiresAt) {
+            this(namespace, key, cas, expiresAt, 0);
+        }
+
         @Override
         public <R> R accept(Visitor<R> visitor) {
             return visitor.invalidate(this);
@@ -151,10 +181,17 @@ public sealed interface Operation {
      * @param touchExpiresAt null, for an existing item to keep its own expiry; or the expiry it gets with its new
      *     number (memcached's {@code ma} with {@code T}); only a backend declaring {@link Capability#KEEP_EXPIRY}
      *     receives one, others are answered {@link Status#UNSUPPORTED} without being asked
+     * @param chosenCas 0, or the counter's new CAS ({@link KeyOperation#chosenCas()})
      */
     record Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,
-                      boolean createIfMissing, long expiresAt, long cas, Long touchExpiresAt)
+                      boolean createIfMissing, long expiresAt, long cas, Long touchExpiresAt, long chosenCas)
             implements KeyOperation {
+        /** Arithmetic whose counter gets a CAS the backend picks. */
+        public Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,
+                          boolean createIfMissing, long expiresAt, long cas, Long touchExpiresAt) {
+            this(namespace, key, increment, delta, initial, createIfMissing, expiresAt, cas, touchExpiresAt, 0);
+        }
+
         /** Arithmetic that leaves an existing item's expiry as it is. */
         public Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,
                           boolean createIfMissing, long expiresAt, long cas) {

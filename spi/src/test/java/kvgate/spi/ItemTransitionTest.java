@@ -396,6 +396,27 @@ class ItemTransitionTest {
     }
 
     @Test
+    void aWriteThatChoseItsCasGivesItToTheItemWithoutAskingTheBackend() {
+        ItemTransition stored = apply(new Operation.Store(NS, KEY, StoreMode.SET, bytes("v"), 0, Item.NEVER, 0, false,
+                false, -7L), item("old", 0, Item.NEVER));
+        assertEquals(-7L, stored.next().cas(), "any unsigned 64-bit value, 2^64-7 here");
+        assertEquals(new Result.Stored(-7L), stored.result());
+        ItemTransition counted = apply(new Operation.Arithmetic(NS, KEY, true, 1, 0, false, Item.NEVER, 0, null, 55),
+                item("10", 0, Item.NEVER));
+        assertEquals(55, counted.next().cas());
+        assertEquals(new Result.Number(11, 55, Item.NEVER), counted.result());
+        ItemTransition created = apply(new Operation.Arithmetic(NS, KEY, true, 1, 3, true, Item.NEVER, 0, null, 56),
+                null);
+        assertEquals(56, created.next().cas());
+        ItemTransition stale = apply(new Operation.Invalidate(NS, KEY, 0, null, 57), item("x", 0, Item.NEVER));
+        assertEquals(57, stale.next().cas());
+        assertEquals(Lease.STALE, stale.next().lease());
+        ItemTransition vivified = apply(new Operation.LeaseGet(NS, KEY, null, FUTURE, null, 58), null);
+        assertEquals(58, vivified.next().cas());
+        assertEquals(0, cas.calls, "the backend's CAS source is never called");
+    }
+
+    @Test
     void arithmeticWithANewExpirySetsItOnTheItemFoundAndTellsIt() {
         long later = FUTURE + 60_000;
         ItemTransition t = apply(new Operation.Arithmetic(NS, KEY, true, 5, 0, false, Item.NEVER, 0, later),

@@ -120,7 +120,7 @@ final class MetaCommands {
         }
         List<byte[]> returned = binary ? List.of(new byte[] {'b'}) : List.of();
         return Parsed.of(new TextCommand.Meta(TextCommand.MetaVerb.DEBUG, key, new TextCommand.MetaFlags(returned,
-                binary, false, false, null, null, 0, null, (char) 0, 0, 1, null, false), null));
+                binary, false, false, null, null, 0, null, (char) 0, 0, 1, null, false, 0), null));
     }
 
     private static byte[] decodeKey(byte[] encoded) {
@@ -159,6 +159,7 @@ final class MetaCommands {
         long delta = 1;
         Integer recache = null;
         boolean invalidate = false;
+        long chosenCas = 0;
         String problem = null;
         for (int i = first; i < words.size(); i++) {
             byte[] word = words.get(i);
@@ -202,6 +203,13 @@ final class MetaCommands {
                     compareCas = TextNumbers.uint64(token);
                     problem = compareCas == null ? "CLIENT_ERROR bad token in command line format" : problem;
                 }
+                case 'E' -> {
+                    // 0 is no CAS to the operation stream (a write with CAS 0 is one the backend numbers), so a
+                    // client cannot choose it.
+                    Long parsed = TextNumbers.uint64(token);
+                    chosenCas = parsed == null ? 0 : parsed;
+                    problem = chosenCas == 0 ? "CLIENT_ERROR bad token in command line format" : problem;
+                }
                 case 'M' -> {
                     if (word.length != 2) {
                         problem = "CLIENT_ERROR incorrect length for M token";
@@ -233,7 +241,7 @@ final class MetaCommands {
             return problem;
         }
         return new TextCommand.MetaFlags(returned, binaryKey, quiet, value, ttl, vivify, clientFlags, compareCas,
-                mode, initial, delta, recache, invalidate);
+                mode, initial, delta, recache, invalidate, chosenCas);
     }
 
     /** A flag memcached knows and the gateway cannot serve: refused as memcached refuses a flag it does not know. */

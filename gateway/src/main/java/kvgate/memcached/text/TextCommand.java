@@ -121,15 +121,16 @@ public sealed interface TextCommand {
      * @param recache {@code R}: {@code mg} wins the item's lease if it has fewer seconds left than this, or null
      * @param invalidate {@code I}: {@code md} marks the item stale instead of removing it; {@code ms} in set or
      *     replace mode with a {@code C} older than the item's stores the value marked stale
+     * @param chosenCas {@code E}: the CAS the item written gets, or 0 for the backend's own
      */
     record MetaFlags(List<byte[]> returned, boolean binaryKey, boolean quiet, boolean value, Integer ttl,
                      Integer vivify, int clientFlags, Long compareCas, char mode, long initial, long delta,
-                     Integer recache, boolean invalidate) {
+                     Integer recache, boolean invalidate, long chosenCas) {
         public MetaFlags {
             returned = List.copyOf(returned);
         }
 
         static final MetaFlags NONE = new MetaFlags(List.of(), false, false, false, null, null, 0, null, (char) 0,
-                0, 1, null, false);
+                0, 1, null, false, 0);
     }
 }

@@ -250,8 +250,12 @@ final class LocalStore implements Backend {
 
     @Override
     public Set<Capability> capabilities() {
-        return inMemory ? EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES)
-                : EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES);
+        Set<Capability> capabilities = EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES,
+                Capability.CHOSEN_CAS);
+        if (!inMemory) {
+            capabilities.add(Capability.DURABLE);
+        }
+        return capabilities;
     }
 
     @Override

@@ -748,7 +748,8 @@ class LocalStoreTest {
     @Test
     void inMemoryStoreWorksAndIsNotDurable() throws Exception {
         Backend backend = openMemory();
-        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES), backend.capabilities());
+        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES, Capability.CHOSEN_CAS),
+                backend.capabilities());
         set(backend, "m", "memory");
         assertEquals("memory", value(backend, NS, "m"));
         assertEquals(1, currItems(backend));
@@ -758,8 +759,8 @@ class LocalStoreTest {
     @Test
     void fileStoreIsDurable() throws Exception {
         Backend backend = openFile("0");
-        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES),
-                backend.capabilities());
+        assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES,
+                Capability.CHOSEN_CAS), backend.capabilities());
         assertTrue(Files.exists(dir.resolve("kvgate.mv.db")));
     }
 

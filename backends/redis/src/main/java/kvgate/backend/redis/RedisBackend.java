@@ -125,7 +125,7 @@ final class RedisBackend implements Backend {
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS,
-                Capability.KEEP_EXPIRY, Capability.LEASES);
+                Capability.KEEP_EXPIRY, Capability.LEASES, Capability.CHOSEN_CAS);
     }
 
     @Override
@@ -290,8 +290,9 @@ final class RedisBackend implements Backend {
                     KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
                     StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize,
                     store.keepExpiry() ? KEEP_EXPIRY : GIVEN_EXPIRY,
-                    KeyLayout.utf8(store.staleIfOlder() ? Long.toUnsignedString(store.cas()) : ""))
-                    .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
+                    KeyLayout.utf8(store.staleIfOlder() ? Long.toUnsignedString(store.cas()) : ""),
+                    StoredItem.casArgument(store.chosenCas()))
+                    .thenApply(reply -> reply.ok() ? new Result.Stored(reply.cas(1, store)) : reply.failure());
         }
 
         @Override
@@ -311,9 +312,10 @@ final class RedisBackend implements Backend {
                     KeyLayout.utf8(arithmetic.createIfMissing() ? "create" : ""),
                     StoredItem.expiryArgument(arithmetic.expiresAt()), StoredItem.casArgument(arithmetic.cas()),
                     arithmetic.touchExpiresAt() == null ? new byte[0]
-                            : StoredItem.expiryArgument(arithmetic.touchExpiresAt()))
+                            : StoredItem.expiryArgument(arithmetic.touchExpiresAt()),
+                    StoredItem.casArgument(arithmetic.chosenCas()))
                     .thenApply(reply -> reply.ok()
-                            ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.number(2),
+                            ? new Result.Number(Long.parseUnsignedLong(reply.text(1)), reply.cas(2, arithmetic),
                                     reply.number(3))
                             : reply.failure());
         }
@@ -329,7 +331,7 @@ final class RedisBackend implements Backend {
         public CompletionStage<Result> leaseGet(Operation.LeaseGet get) {
             return item(channel, Script.LEASE_GET, get, optionalExpiry(get.touchExpiresAt()),
                     optionalExpiry(get.vivifyExpiresAt()), KeyLayout.utf8(get.recacheWithinMillis() == null ? ""
-                            : Long.toString(get.recacheWithinMillis())))
+                            : Long.toString(get.recacheWithinMillis())), StoredItem.casArgument(get.chosenCas()))
                     .thenApply(reply -> reply.ok() ? new Result.Leased(StoredItem.decode(reply.bytes(1),
                             reply.number(2)), reply.number(3) == 1) : reply.failure());
         }
@@ -337,8 +339,8 @@ final class RedisBackend implements Backend {
         @Override
         public CompletionStage<Result> invalidate(Operation.Invalidate invalidate) {
             return item(channel, Script.INVALIDATE, invalidate, StoredItem.casArgument(invalidate.cas()),
-                    optionalExpiry(invalidate.expiresAt()))
-                    .thenApply(reply -> reply.ok() ? new Result.Stored(reply.number(1)) : reply.failure());
+                    optionalExpiry(invalidate.expiresAt()), StoredItem.casArgument(invalidate.chosenCas()))
+                    .thenApply(reply -> reply.ok() ? new Result.Stored(reply.cas(1, invalidate)) : reply.failure());
         }
 
         @Override
@@ -533,6 +535,14 @@ final class RedisBackend implements Backend {
 
         long number(int index) {
             return (Long) values.get(index);
+        }
+
+        /**
+         * The CAS a write gave its item: the one {@code operation} chose, which the script answers as its 8 bytes,
+         * or the script's own at {@code index}.
+         */
+        long cas(int index, Operation.KeyOperation operation) {
+            return operation.chosenCas() != 0 ? operation.chosenCas() : number(index);
         }
     }
 

@@ -1,5 +1,6 @@
 -- ARGV: key, now, 'incr' or 'decr', delta as two 32-bit halves (high, low), initial (decimal), 'create' or '',
--- expiry of a created item, wanted CAS ('' for none), new expiry of an existing item ('' to keep its own).
+-- expiry of a created item, wanted CAS ('' for none), new expiry of an existing item ('' to keep its own), chosen
+-- CAS (8 bytes, '' for none).
 -- Returns {status} or {'OK', new value (decimal), cas, expiry}.
 -- Lua's numbers are doubles, so unsigned 64-bit numbers are kept as two 32-bit halves.
 local WORD = 4294967296
@@ -44,7 +45,7 @@ if item == nil then
     return {'NOT_FOUND'}
   end
   -- A CAS does not stop the creation: there is nothing to compare with, and memcached creates too.
-  local cas = next_cas(nil)
+  local cas = next_cas(nil, ARGV[11])
   write(ARGV[6], 0, cas, tonumber(ARGV[8]))
   return {'OK', ARGV[6], cas, tonumber(ARGV[8])}
 end
@@ -70,7 +71,7 @@ else
   end
 end
 local value = format(high, low)
-local cas = next_cas(item)
+local cas = next_cas(item, ARGV[11])
 -- As memcached, a number no longer than the value it replaces takes its place, padded with spaces to its length,
 -- keeping the item's lease; a longer one is a new item.
 local stored, leased = value, 0

@@ -26,7 +26,10 @@ local function read()
   if expires ~= 0 and expires <= NOW then
     return nil
   end
-  return {raw = raw, flags = flags, cas = cas, expires = expires, value = string.sub(raw, 21)}
+  -- cas_raw: the 8 bytes as stored, which a rewrite keeping the CAS writes back exactly (a number above 2^53, as a
+  -- client may choose, would not survive Lua's doubles).
+  return {raw = raw, flags = flags, cas = cas, cas_raw = string.sub(raw, 5, 12), expires = expires,
+    value = string.sub(raw, 21)}
 end
 
 -- The client's CAS arrives as the 8 header bytes, so it is compared exactly whatever its size.
@@ -52,10 +55,16 @@ end
 -- in microseconds (below 2^53, so exact in Lua's numbers), which keeps CAS values apart across restarts that lose
 -- the mark with the items. Per shard, in the key's slot: a cluster-wide counter would live in another hash slot.
 -- Expiry uses the gateway's clock (NOW) instead.
-local function next_cas(item)
+-- A CAS the client chose (memcached's meta E: its 8 bytes, '' or nil for none) is taken as it is, and leaves the
+-- mark alone: the client numbers its own versions, and may reuse one. Above 2^53 an item's CAS is not exact in Lua's
+-- numbers, so a CAS after such a chosen one is the clock's, which differs from it all the same.
+local function next_cas(item, chosen)
+  if chosen and chosen ~= '' then
+    return chosen
+  end
   local cas = now_micros()
   local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if item and item.cas >= cas then
+  if item and item.cas >= cas and item.cas < 9007199254740992 then
     cas = item.cas + 1
   end
   if mark >= cas then
@@ -85,10 +94,15 @@ local function lease()
 end
 
 -- Writes the item with its lease (0 or nil for none, as a write of a new value leaves it), or removes it when it is
--- already expired; returns the raw item. Redis's own expiry is set relative to NOW (PX), so it falls due after the
+-- already expired; returns the raw item. The CAS is a number, or its 8 bytes (a chosen one, or one kept as read). Redis's own expiry is set relative to NOW (PX), so it falls due after the
 -- same span whatever Redis's clock says; the lease lives as long as its item.
 local function write(value, flags, cas, expires, leased)
-  local raw = struct.pack(HEADER, flags, cas, expires) .. value
+  local raw
+  if type(cas) == 'string' then
+    raw = struct.pack('>I4', flags) .. cas .. struct.pack('>I8', expires) .. value
+  else
+    raw = struct.pack(HEADER, flags, cas, expires) .. value
+  end
   if expires ~= 0 and expires <= NOW then
     remove()
     return raw

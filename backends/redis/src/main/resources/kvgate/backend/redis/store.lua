@@ -1,6 +1,7 @@
 -- ARGV: key, now, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit,
 -- 'keep' to keep the expiry of an item already there ('' to give it this one), the wanted CAS in decimal when an older
--- one stores the value as stale (set or replace; '' otherwise). Returns {status} or {'OK', cas}.
+-- one stores the value as stale (set or replace; '' otherwise), the chosen CAS (8 bytes, '' for none). Returns {status}
+-- or {'OK', cas}.
 local mode, value, flags, expires, wanted = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local item = read()
 local leased = 0
@@ -41,6 +42,6 @@ elseif #value > tonumber(ARGV[8]) then
 elseif item ~= nil and ARGV[9] == 'keep' then
   expires = item.expires
 end
-local cas = next_cas(item)
+local cas = next_cas(item, ARGV[11])
 write(value, flags, cas, expires, leased)
 return {'OK', cas}

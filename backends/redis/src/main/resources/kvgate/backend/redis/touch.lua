@@ -4,4 +4,4 @@ if item == nil then
   return {'NOT_FOUND'}
 end
 local leased = lease()
-return {'OK', write(item.value, item.flags, item.cas, tonumber(ARGV[3]), leased), leased}
+return {'OK', write(item.value, item.flags, item.cas_raw, tonumber(ARGV[3]), leased), leased}

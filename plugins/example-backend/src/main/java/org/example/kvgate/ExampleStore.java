@@ -77,7 +77,7 @@ final class ExampleStore implements Backend {
      */
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.SCAN, Capability.COUNTERS, Capability.KEEP_EXPIRY);
+        return EnumSet.of(Capability.SCAN, Capability.COUNTERS, Capability.KEEP_EXPIRY, Capability.CHOSEN_CAS);
     }
 
     @Override

@@ -132,14 +132,14 @@ record MirrorPolicy(Kinds kinds, double fraction, boolean flushes) {
         if (operation instanceof Operation.Store s) {
             // A stale set's CAS is what makes it stale: without it, the shadow's copy is a plain write.
             return new Operation.Store(s.namespace(), s.key(), s.mode(), s.value(), s.flags(), s.expiresAt(), 0,
-                    s.keepExpiry());
+                    s.keepExpiry(), false, s.chosenCas());
         } else if (operation instanceof Operation.Delete d) {
             return new Operation.Delete(d.namespace(), d.key(), 0);
         } else if (operation instanceof Operation.Arithmetic a) {
             return new Operation.Arithmetic(a.namespace(), a.key(), a.increment(), a.delta(), a.initial(),
-                    a.createIfMissing(), a.expiresAt(), 0);
+                    a.createIfMissing(), a.expiresAt(), 0, a.touchExpiresAt(), a.chosenCas());
         } else if (operation instanceof Operation.Invalidate i) {
-            return new Operation.Invalidate(i.namespace(), i.key(), 0, i.expiresAt());
+            return new Operation.Invalidate(i.namespace(), i.key(), 0, i.expiresAt(), i.chosenCas());
         }
         return operation;
     }

@@ -116,6 +116,20 @@ class MirrorPolicyTest {
     }
 
     @Test
+    void aWriteMirroredWithoutItsCasKeepsTheCasItChoseAndTheExpiryItSets() {
+        Operation.Store store = (Operation.Store) MirrorPolicy.withoutCas(new Operation.Store(NS, key("k"),
+                StoreMode.SET, new byte[] {1}, 7, 0, 42, false, false, 1234));
+        assertEquals(1234, store.chosenCas(), "the shadow's item gets the CAS the client chose, as the primary's");
+        Operation.Arithmetic incr = (Operation.Arithmetic) MirrorPolicy.withoutCas(
+                new Operation.Arithmetic(NS, key("k"), true, 5, 1, true, 0, 9, 60_000L, 77));
+        assertEquals(60_000L, incr.touchExpiresAt(), "ma's T reaches the shadow");
+        assertEquals(77, incr.chosenCas());
+        Operation.Invalidate invalidate = (Operation.Invalidate) MirrorPolicy.withoutCas(
+                new Operation.Invalidate(NS, key("k"), 42, null, 88));
+        assertEquals(88, invalidate.chosenCas());
+    }
+
+    @Test
     void aFractionOutsideZeroToOneOrNotANumberIsRefusedNamingTheSetting() {
         for (String bad : List.of("1.5", "-0.1", "NaN", "half", "")) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
