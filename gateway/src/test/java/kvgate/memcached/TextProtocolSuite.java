@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import kvgate.testing.BinaryClient;
 import kvgate.testing.MpdbClient;
@@ -310,6 +312,19 @@ abstract class TextProtocolSuite {
             String next = client.call("mg " + key + " c\r\n");
             assertTrue(next.startsWith("HD c") && !next.equals("HD c" + version + "\r\n"), next);
         }
+        // After a chosen CAS just below 2^53, where Lua's numbers stop telling n from n + 1, the writes that follow
+        // still get CAS values that all differ.
+        String near = fresh("near");
+        client.call("ms " + near + " 1 E9007199254740976\r\nx\r\n");
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            String stored = client.call("ms " + near + " 1 c\r\nx\r\n");
+            assertTrue(seen.add(stored), "write " + i + " repeated " + stored);
+        }
+        // A late writer's value with an older CAS is kept stale, the order told exactly above 2^53.
+        assertEquals("HD\r\n", client.call("ms " + near + " 1 E9007199254740995\r\ny\r\n"));
+        assertEquals("HD\r\n", client.call("ms " + near + " 1 C9007199254740994 I\r\nz\r\n"), "older: stale");
+        assertEquals("VA 1 X W\r\nz\r\n", client.call("mg " + near + " v\r\n"));
         assertEquals("HD c42\r\n", client.call("ma " + fresh("n") + " N0 J5 E42 c\r\n"), "a counter created");
         String counter = fresh("n");
         client.store("set", counter, 0, 0, "5");

@@ -290,7 +290,7 @@ final class RedisBackend implements Backend {
                     KeyLayout.utf8(Integer.toUnsignedString(store.flags())),
                     StoredItem.expiryArgument(store.expiresAt()), StoredItem.casArgument(store.cas()), maxItemSize,
                     store.keepExpiry() ? KEEP_EXPIRY : GIVEN_EXPIRY,
-                    KeyLayout.utf8(store.staleIfOlder() ? Long.toUnsignedString(store.cas()) : ""),
+                    KeyLayout.utf8(store.staleIfOlder() ? "stale" : ""),
                     StoredItem.casArgument(store.chosenCas()))
                     .thenApply(reply -> reply.ok() ? new Result.Stored(reply.cas(1, store)) : reply.failure());
         }

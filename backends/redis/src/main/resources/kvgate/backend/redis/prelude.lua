@@ -56,23 +56,43 @@ end
 -- the mark with the items. Per shard, in the key's slot: a cluster-wide counter would live in another hash slot.
 -- Expiry uses the gateway's clock (NOW) instead.
 -- A CAS the client chose (memcached's meta E: its 8 bytes, '' or nil for none) is taken as it is, and leaves the
--- mark alone: the client numbers its own versions, and may reuse one. Above 2^53 an item's CAS is not exact in Lua's
--- numbers, so a CAS after such a chosen one is the clock's, which differs from it all the same.
+-- mark alone: the client numbers its own versions, and may reuse one. The CAS after a chosen one counts on from it
+-- only far below 2^53: counting on from one near 2^53 would bring the shard's mark, one write at a time, to where
+-- Lua's numbers stop telling n from n + 1, and every later CAS of the shard would be the same. Past that point the
+-- CAS is the clock's or the mark's, which differs from the chosen one all the same.
+local COUNTABLE = 9007199254740992 - 1099511627776 -- 2^53 - 2^40: room for 2^40 writes above
 local function next_cas(item, chosen)
   if chosen and chosen ~= '' then
     return chosen
   end
   local cas = now_micros()
   local mark = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if item and item.cas >= cas and item.cas < 9007199254740992 then
+  if item and item.cas >= cas and item.cas < COUNTABLE then
     cas = item.cas + 1
   end
-  if mark >= cas then
+  if mark >= cas and mark < COUNTABLE then
     cas = mark + 1
   end
-  -- Formatted here: Redis turns a Lua number into a string with 14 digits only.
-  redis.call('SET', KEYS[3], string.format('%.0f', cas))
+  if item and cas == item.cas then
+    cas = cas + 1
+  end
+  if cas > mark then
+    -- Formatted here: Redis turns a Lua number into a string with 14 digits only.
+    redis.call('SET', KEYS[3], string.format('%.0f', cas))
+  end
   return cas
+end
+
+-- Whether CAS a is below CAS b, both as their 8 big-endian bytes: exact for all 64 bits, where Lua's numbers are not
+-- beyond 2^53 (and string comparison follows the server's locale).
+local function cas_below(a, b)
+  for i = 1, 8 do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return false
 end
 
 local function sweep()
@@ -94,7 +114,7 @@ local function lease()
 end
 
 -- Writes the item with its lease (0 or nil for none, as a write of a new value leaves it), or removes it when it is
--- already expired; returns the raw item. The CAS is a number, or its 8 bytes (a chosen one, or one kept as read). Redis's own expiry is set relative to NOW (PX), so it falls due after the
+-- already expired; returns the raw item. The CAS is a number, or its 8 bytes (chosen, or kept as read). Redis's own expiry is set relative to NOW (PX), so it falls due after the
 -- same span whatever Redis's clock says; the lease lives as long as its item.
 local function write(value, flags, cas, expires, leased)
   local raw

@@ -1,6 +1,6 @@
 -- ARGV: key, now, mode (set add replace append prepend), value, flags, expiry, wanted CAS ('' for none), size limit,
--- 'keep' to keep the expiry of an item already there ('' to give it this one), the wanted CAS in decimal when an older
--- one stores the value as stale (set or replace; '' otherwise), the chosen CAS (8 bytes, '' for none). Returns {status}
+-- 'keep' to keep the expiry of an item already there ('' to give it this one), 'stale' when an older wanted CAS
+-- stores the value as stale (set or replace; '' otherwise), the chosen CAS (8 bytes, '' for none). Returns {status}
 -- or {'OK', cas}.
 local mode, value, flags, expires, wanted = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local item = read()
@@ -19,8 +19,8 @@ else
   end
   if cas_differs(item, wanted) then
     -- A late writer's value (memcached's ms with I): an older CAS stores it all the same, stale, with the item's
-    -- expiry and whether its lease was handed out. CAS values are below 2^53, so exact as Lua numbers.
-    if ARGV[10] == '' or (mode ~= 'set' and mode ~= 'replace') or tonumber(ARGV[10]) >= item.cas then
+    -- expiry and whether its lease was handed out.
+    if ARGV[10] ~= 'stale' or (mode ~= 'set' and mode ~= 'replace') or not cas_below(wanted, item.cas_raw) then
       return {'EXISTS'}
     end
     leased = 2 + lease() % 2
