@@ -11,7 +11,10 @@ import java.util.function.BooleanSupplier;
  *     memcached's binary reads do not
  * @param keepsLeases whether items keep their {@link kvgate.spi.Lease} ({@code N} and {@code R} of {@code mg},
  *     {@code I} of {@code md} and {@code ms})
+ * @param arithmeticSetsExpiry whether arithmetic sets and tells a counter's expiry ({@code T} and {@code t} of
+ *     {@code ma})
  * @param takesChosenCas whether a write may choose its item's CAS ({@code E})
  */
-record ItemFeatures(BooleanSupplier readsTellExpiry, BooleanSupplier keepsLeases, BooleanSupplier takesChosenCas) {
+record ItemFeatures(BooleanSupplier readsTellExpiry, BooleanSupplier keepsLeases,
+                    BooleanSupplier arithmeticSetsExpiry, BooleanSupplier takesChosenCas) {
 }

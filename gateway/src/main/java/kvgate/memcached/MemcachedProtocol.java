@@ -221,10 +221,11 @@ public final class MemcachedProtocol implements Protocol {
                                 certificate.apply(pipeline.channel())),
                         encoder, context.dispatcher(), context.maxInFlight()));
         TextReplyEncoder textEncoder = new TextReplyEncoder();
-        // A backend keeping expiries through stores reads them (memcached's reads do not tell them); leases and
-        // chosen CAS values are served where every backend keeps them.
+        // A backend keeping expiries through stores reads them (memcached's reads do not tell them); leases, counter
+        // expiries and chosen CAS values are served where every backend keeps them.
         ItemFeatures features = new ItemFeatures(context.allBackendsHave(Capability.KEEP_EXPIRY),
-                context.allBackendsHave(Capability.LEASES), context.allBackendsHave(Capability.CHOSEN_CAS));
+                context.allBackendsHave(Capability.LEASES), context.allBackendsHave(Capability.ARITHMETIC_EXPIRY),
+                context.allBackendsHave(Capability.CHOSEN_CAS));
         // A get of many keys may run past memcached's line bound; up to a value's size, as memcached's own buffer
         // grows for one.
         RefusalLog hangUps = new RefusalLog("closing memcached text connections without a reply, for a line over "

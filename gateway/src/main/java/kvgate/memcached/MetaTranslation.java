@@ -36,7 +36,8 @@ final class MetaTranslation {
     /**
      * @param features what every backend of the route tree in force keeps of an item: where one cannot tell an
      *     item's expiry (memcached's reads do not), {@code mg}'s {@code t} flag is refused as memcached refuses a flag
-     *     it does not know, as are {@code T} and {@code t} of {@code ma}, and {@code me} leaves the expiry out;
+     *     it does not know, and {@code me} leaves the expiry out; where one's arithmetic does not set and tell a
+     *     counter's expiry, so are {@code T} and {@code t} of {@code ma};
      *     where one keeps no leases, so are {@code N} and
      *     {@code R} of {@code mg} and {@code I} of {@code md} and {@code ms}
      */
@@ -66,10 +67,10 @@ final class MetaTranslation {
                     ? Translation.answer(INVALID_FLAG) : set(meta, collection, nowMillis);
             case DELETE -> flags.invalidate() && !features.keepsLeases().getAsBoolean()
                     ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : delete(meta, collection, nowMillis);
-            // T and t of ma set and tell the item's expiry, which needs a backend that keeps it; ma words its
-            // refusal of a flag as md does.
+            // T and t of ma set and tell the counter's expiry, which needs a backend whose arithmetic does; ma words
+            // its refusal of a flag as md does.
             case ARITHMETIC -> (flags.ttl() != null || returns(flags, 't'))
-                    && !features.readsTellExpiry().getAsBoolean()
+                    && !features.arithmeticSetsExpiry().getAsBoolean()
                     ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : arithmetic(meta, collection, nowMillis);
             case DEBUG -> new Translation.Forward<>(new Operation.Get(collection.namespace(), meta.key()),
                     result -> Translation.answer(result instanceof Result.Value hit

@@ -2,6 +2,7 @@ package kvgate.route;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,12 +35,8 @@ public final class BackendRoute implements Route {
     private final KeyDirectory directory;
     private final GenericTags tags;
     private final GenericSearch search;
-    /** Whether the backend keeps an item's expiry through a store that asks it to; such stores are refused if not. */
-    private final boolean keepsExpiry;
-    /** Whether the backend keeps leases itself: without, the operations that need them are refused. */
-    private final boolean keepsLeases;
-    /** Whether the backend gives an item the CAS a write chose: without, such writes are refused. */
-    private final boolean takesChosenCas;
+    /** What the backend declares it can do: an operation needing more ({@link #needs}) is refused. */
+    private final Set<Capability> capabilities;
     /**
      * The kinds of operation the backend's visitor has no method for, learnt the first time one threw: a tag query on
      * a backend that keeps no tags of its own is then not asked again, and costs no exception each time.
@@ -62,9 +59,7 @@ public final class BackendRoute implements Route {
                 ? null : new KeyDirectory(lists, KeyDirectory.Scope.parse(directoryScope));
         this.tags = native_.contains(Capability.TAGS) ? null : new GenericTags(lists);
         this.search = native_.contains(Capability.SEARCH) ? null : new GenericSearch(lists);
-        this.keepsExpiry = native_.contains(Capability.KEEP_EXPIRY);
-        this.keepsLeases = native_.contains(Capability.LEASES);
-        this.takesChosenCas = native_.contains(Capability.CHOSEN_CAS);
+        this.capabilities = Set.copyOf(native_);
     }
 
     /**
@@ -116,14 +111,8 @@ public final class BackendRoute implements Route {
 
     /** Whether the generic layer, not the backend, carries out (or refuses) this operation. */
     private boolean isGeneric(Operation operation) {
-        if (operation instanceof Operation.KeyOperation keyed && keyed.chosenCas() != 0 && !takesChosenCas) {
+        if (lacks(operation) != null) {
             return true;
-        }
-        if (needsLeases(operation)) {
-            return !keepsLeases;
-        }
-        if (needsExpiry(operation)) {
-            return !keepsExpiry;
         }
         if (operation instanceof Operation.Scan) {
             return directory != null;
@@ -140,17 +129,17 @@ public final class BackendRoute implements Route {
     }
 
     private CompletionStage<Result> generic(Operation operation) {
-        if (operation instanceof Operation.KeyOperation keyed && keyed.chosenCas() != 0) {
-            // The translators ask only when every backend takes one; a reload may have brought one that does not.
+        Capability lacked = lacks(operation);
+        if (lacked != null) {
+            // The translators ask only when every backend has it; a reload may have brought one that does not.
             return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
-                    + type + ") cannot give an item a CAS the client chose"));
-        } else if (needsLeases(operation)) {
-            // The translators ask only when every backend keeps leases; a reload may have brought one that does not.
-            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
-                    + type + ") keeps no stale items or recache wins"));
-        } else if (needsExpiry(operation)) {
-            return CompletableFuture.completedFuture(Result.failure(Status.UNSUPPORTED, "backend " + name + " ("
-                    + type + ") cannot keep or set an item's expiry through a write"));
+                    + type + ") " + switch (lacked) {
+                        case LEASES -> "keeps no stale items or recache wins";
+                        case KEEP_EXPIRY -> "cannot keep an item's expiry through a store";
+                        case ARITHMETIC_EXPIRY -> "cannot set a counter's expiry with its arithmetic";
+                        case CHOSEN_CAS -> "cannot give an item a CAS the client chose";
+                        default -> "lacks " + lacked;
+                    }));
         } else if (operation instanceof Operation.Scan scan) {
             return listing(scan);
         } else if (operation instanceof Operation.Tag tag) {
@@ -273,19 +262,36 @@ public final class BackendRoute implements Route {
                 : CompletableFuture.completedFuture(result));
     }
 
-    /** Whether only a backend keeping leases ({@link Capability#LEASES}) may receive the operation. */
-    private static boolean needsLeases(Operation operation) {
-        return operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
-                || operation instanceof Operation.Store store && store.staleIfOlder();
+    /** A capability the operation needs and the backend did not declare, or null when it lacks none. */
+    private Capability lacks(Operation operation) {
+        for (Capability needed : needs(operation)) {
+            if (!capabilities.contains(needed)) {
+                return needed;
+            }
+        }
+        return null;
     }
 
     /**
-     * Whether only a backend keeping expiries ({@link Capability#KEEP_EXPIRY}) may receive the operation: a store
-     * keeping the item's expiry, arithmetic setting a new one.
+     * The capabilities only with which a backend may receive the operation: a plugin written before one of them
+     * existed would carry such an operation out without its new part, so it is refused instead.
      */
-    private static boolean needsExpiry(Operation operation) {
-        return operation instanceof Operation.Store store && store.keepExpiry()
-                || operation instanceof Operation.Arithmetic arithmetic && arithmetic.touchExpiresAt() != null;
+    static Set<Capability> needs(Operation operation) {
+        Set<Capability> needs = EnumSet.noneOf(Capability.class);
+        if (operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
+                || operation instanceof Operation.Store store && store.staleIfOlder()) {
+            needs.add(Capability.LEASES);
+        }
+        if (operation instanceof Operation.Store store && store.keepExpiry()) {
+            needs.add(Capability.KEEP_EXPIRY);
+        }
+        if (operation instanceof Operation.Arithmetic arithmetic && arithmetic.touchExpiresAt() != null) {
+            needs.add(Capability.ARITHMETIC_EXPIRY);
+        }
+        if (operation instanceof Operation.KeyOperation keyed && keyed.chosenCas() != 0) {
+            needs.add(Capability.CHOSEN_CAS);
+        }
+        return needs;
     }
 
     /** Whether the operation may create its key's item: what the key directory lists. */

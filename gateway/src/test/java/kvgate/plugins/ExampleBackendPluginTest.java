@@ -99,7 +99,7 @@ class ExampleBackendPluginTest {
         try (BinaryClient c = new BinaryClient(gateway.port())) {
             Map<String, String> before = stats(c);
             assertEquals("example", before.get("backend"));
-            assertEquals("[COUNTERS, KEEP_EXPIRY, SCAN, CHOSEN_CAS]", before.get("backend_capabilities"));
+            assertEquals("[COUNTERS, KEEP_EXPIRY, SCAN, ARITHMETIC_EXPIRY, CHOSEN_CAS]", before.get("backend_capabilities"));
             assertEquals(Integer.toString(MAX_ITEMS), before.get("example_max_items"), "the plugin's own stat");
             assertEquals(0, c.set("stats-one", "1", 0, 0).status());
             assertEquals(0, c.set("stats-two", "2", 0, 0).status());

@@ -49,6 +49,13 @@ public enum Capability {
      */
     LEASES,
     /**
+     * The backend sets a counter's expiry with its arithmetic ({@link Operation.Arithmetic#touchExpiresAt()},
+     * memcached's meta {@code ma} with {@code T}) and tells the expiry after it ({@link Result.Number#expiresAt()}).
+     * A backend applying {@link ItemTransition} has it done by it. Without it, such arithmetic is refused, and so
+     * are the meta flags that set or tell a counter's expiry.
+     */
+    ARITHMETIC_EXPIRY,
+    /**
      * The backend gives an item the CAS a write chose ({@link Operation.KeyOperation#chosenCas()}, memcached's meta
      * {@code E}: a row version, a timestamp or a hash kept as the item's CAS) instead of one of its own. A backend
      * applying {@link ItemTransition} has it done by it. Without it, such writes are refused.

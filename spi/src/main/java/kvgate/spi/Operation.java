@@ -179,8 +179,9 @@ public sealed interface Operation {
      * @param expiresAt the expiry of an item created here
      * @param cas 0, or the CAS the existing item must have
      * @param touchExpiresAt null, for an existing item to keep its own expiry; or the expiry it gets with its new
-     *     number (memcached's {@code ma} with {@code T}); only a backend declaring {@link Capability#KEEP_EXPIRY}
-     *     receives one, others are answered {@link Status#UNSUPPORTED} without being asked
+     *     number (memcached's {@code ma} with {@code T}); only a backend declaring
+     *     {@link Capability#ARITHMETIC_EXPIRY} receives one, others are answered {@link Status#UNSUPPORTED} without
+     *     being asked
      * @param chosenCas 0, or the counter's new CAS ({@link KeyOperation#chosenCas()})
      */
     record Arithmetic(Namespace namespace, byte[] key, boolean increment, long delta, long initial,

@@ -57,7 +57,7 @@ public sealed interface Result {
      * their resources, with CAS 0.
      *
      * @param expiresAt the item's expiry after the arithmetic, as {@link Item#expiresAt()}: told by a backend
-     *     declaring {@link Capability#KEEP_EXPIRY}; {@link Item#NEVER} from others, which may not know it
+     *     declaring {@link Capability#ARITHMETIC_EXPIRY}; {@link Item#NEVER} from others, which may not know it
      */
     record Number(long value, long cas, long expiresAt) implements Result {
         /** A result that does not tell the item's expiry. */

@@ -29,7 +29,7 @@ public class TextTranslatorBenchmark extends Benchmarked {
     public void setUp() {
         fixture = new TranslatorFixture();
         translator = new TextTranslator(fixture.manifests, Clock.systemUTC(), fixture.stats, null,
-                new ItemFeatures(() -> true, () -> true), null, null);
+                new ItemFeatures(() -> true, () -> true, () -> true, () -> true), null, null);
         get = new TextCommand.Retrieve(List.of(BinaryCodecBenchmark.KEY), false, false, 0);
         set = new TextCommand.Store(TextCommand.StoreVerb.SET, BinaryCodecBenchmark.KEY, 0, 0,
                 BinaryCodecBenchmark.VALUE, 0, false);

@@ -251,7 +251,7 @@ final class LocalStore implements Backend {
     @Override
     public Set<Capability> capabilities() {
         Set<Capability> capabilities = EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES,
-                Capability.CHOSEN_CAS);
+                Capability.ARITHMETIC_EXPIRY, Capability.CHOSEN_CAS);
         if (!inMemory) {
             capabilities.add(Capability.DURABLE);
         }

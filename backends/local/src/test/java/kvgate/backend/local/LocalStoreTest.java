@@ -748,8 +748,8 @@ class LocalStoreTest {
     @Test
     void inMemoryStoreWorksAndIsNotDurable() throws Exception {
         Backend backend = openMemory();
-        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES, Capability.CHOSEN_CAS),
-                backend.capabilities());
+        assertEquals(EnumSet.of(Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES,
+                Capability.ARITHMETIC_EXPIRY, Capability.CHOSEN_CAS), backend.capabilities());
         set(backend, "m", "memory");
         assertEquals("memory", value(backend, NS, "m"));
         assertEquals(1, currItems(backend));
@@ -760,7 +760,7 @@ class LocalStoreTest {
     void fileStoreIsDurable() throws Exception {
         Backend backend = openFile("0");
         assertEquals(EnumSet.of(Capability.DURABLE, Capability.SCAN, Capability.KEEP_EXPIRY, Capability.LEASES,
-                Capability.CHOSEN_CAS), backend.capabilities());
+                Capability.ARITHMETIC_EXPIRY, Capability.CHOSEN_CAS), backend.capabilities());
         assertTrue(Files.exists(dir.resolve("kvgate.mv.db")));
     }
 

@@ -125,7 +125,7 @@ final class RedisBackend implements Backend {
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.SHARED, Capability.SCAN, Capability.TAGS, Capability.SEARCH, Capability.COUNTERS,
-                Capability.KEEP_EXPIRY, Capability.LEASES, Capability.CHOSEN_CAS);
+                Capability.KEEP_EXPIRY, Capability.LEASES, Capability.ARITHMETIC_EXPIRY, Capability.CHOSEN_CAS);
     }
 
     @Override

@@ -77,7 +77,8 @@ final class ExampleStore implements Backend {
      */
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.SCAN, Capability.COUNTERS, Capability.KEEP_EXPIRY, Capability.CHOSEN_CAS);
+        return EnumSet.of(Capability.SCAN, Capability.COUNTERS, Capability.KEEP_EXPIRY, Capability.ARITHMETIC_EXPIRY,
+                Capability.CHOSEN_CAS);
     }
 
     @Override
