@@ -2,10 +2,16 @@
 # quiet mode, base64 keys and errors, all over mg, ms, md, ma and mn.
 #
 # Prints OK when every check holds; otherwise the first check that failed, and exits with 1.
-# Usage: ruby -I <dalli's lib> dalli_meta_client.rb <host:port> <key prefix>
+# Usage: ruby dalli_meta_client.rb <host:port> <key prefix>
 require 'dalli'
 
-server, prefix = ARGV
+# Dalli before 3.2 ignores the protocol option and speaks binary, which would leave the meta commands untested.
+unless Gem::Version.new(Dalli::VERSION) >= Gem::Version.new('3.2')
+  puts "FAILED: Dalli #{Dalli::VERSION} has no meta protocol; 3.2 or later is needed"
+  exit 1
+end
+
+server, = ARGV
 # value_max_bytes above the server's item size limit, so that an over-long value reaches the server and its refusal
 # comes back over the wire instead of being caught by the client.
 client = Dalli::Client.new(server, protocol: :meta, socket_timeout: 5, value_max_bytes: 4 * 1024 * 1024,

@@ -9,11 +9,12 @@ import java.util.List;
  * Reads memcached's meta command lines ({@code mg}, {@code ms}, {@code md}, {@code ma}, {@code me}, {@code mn})
  * with memcached 1.6's rules and error words: a flag is one letter, some with a token after it; a flag twice, or one
  * memcached does not know, refuses the line. Flags that need item state no backend of the gateway keeps ({@code h}
- * hit and {@code l} last-access times, and {@code T} and {@code t} on {@code ma}) are refused as memcached refuses a
- * flag it does not know; those of leases ({@code N}, {@code R}, {@code I}) are read here, on every command as
- * memcached 1.6 reads them, and where they act ({@code N} and {@code R} of {@code mg}, {@code I} of {@code md},
- * and of {@code ms} in set or replace mode with a {@code C}) refused by the translation when the backends keep no
- * leases; elsewhere they change nothing, as in memcached 1.6.18. Errors are always answered, {@code q} or not.
+ * hit and {@code l} last-access times) are refused as memcached refuses a flag it does not know; those of leases
+ * ({@code N}, {@code R}, {@code I}) are read here, on every command as memcached 1.6 reads them, and where they act
+ * ({@code N} and {@code R} of {@code mg}, {@code I} of {@code md}, and of {@code ms} in set or replace mode with a
+ * {@code C}) refused by the translation when the backends keep no leases; elsewhere they change nothing, as in
+ * memcached 1.6.18. So are {@code T} and {@code t} of {@code ma} and {@code E} (a chosen CAS) where the backends
+ * cannot serve them. Errors are always answered, {@code q} or not.
  */
 final class MetaCommands {
     /** memcached reads at most this many words of a meta command line (its flags included). */
