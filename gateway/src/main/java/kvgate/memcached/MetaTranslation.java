@@ -119,7 +119,8 @@ final class MetaTranslation {
     }
 
     /**
-     * An {@code mg} hit: {@code VA} with the value or {@code HD}, the flags asked back in the request's order, then
+     * An {@code mg} hit: {@code VA} with the value (unless {@code C} names the item's CAS) or {@code HD}, the flags
+     * asked back in the request's order, then
      * for a lease get as memcached ends it: {@code Z} when another client won the item's lease, {@code X} when it is
      * stale, {@code W} when this request won it.
      *
@@ -127,7 +128,10 @@ final class MetaTranslation {
      */
     private static TextReply found(TextCommand.Meta meta, Item item, Result.Leased leased, long nowMillis) {
         TextCommand.MetaFlags flags = meta.flags();
-        StringBuilder head = new StringBuilder(flags.value() ? "VA " + item.value().length : "HD");
+        // With C, the value goes only to a client whose copy is not the item's (memcached 1.6.2x): one holding the
+        // current CAS revalidates without the value coming back.
+        boolean value = flags.value() && (flags.compareCas() == null || flags.compareCas() != item.cas());
+        StringBuilder head = new StringBuilder(value ? "VA " + item.value().length : "HD");
         for (byte[] flag : flags.returned()) {
             switch (flag[0]) {
                 case 's' -> head.append(" s").append(item.value().length);
@@ -148,7 +152,7 @@ final class MetaTranslation {
                 head.append(" W");
             }
         }
-        return flags.value() ? new TextReply.Block(line(head), item.value()) : new TextReply.Line(line(head));
+        return value ? new TextReply.Block(line(head), item.value()) : new TextReply.Line(line(head));
     }
 
     /**

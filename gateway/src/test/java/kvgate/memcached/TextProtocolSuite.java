@@ -249,6 +249,12 @@ abstract class TextProtocolSuite {
         assertEquals("NS\r\n", client.call("ms " + key + " 1 ME\r\nx\r\n"), "add of a key there");
         assertEquals("HD\r\n", client.call("ms " + key + " 2 MA C" + unique + "\r\n!!\r\n"));
         assertEquals("hello!!", client.get(key));
+        // C on mg: the value comes back only to a client whose CAS is not the item's.
+        String appended = Long.toUnsignedString(client.unique(key));
+        assertEquals("HD c" + appended + "\r\n", client.call("mg " + key + " v c C" + appended + "\r\n"),
+                "the client's copy is current");
+        assertEquals("VA 7\r\nhello!!\r\n", client.call("mg " + key + " v C" + Long.toUnsignedString(unique)
+                + "\r\n"), "the client's copy is older");
         assertEquals("HD\r\n", client.call("mg " + key + " T100\r\n"));
         String ttl = client.call("mg " + key + " t\r\n");
         if (readsTellExpiry) {
