@@ -21,7 +21,9 @@ class ValueScriptsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        gateway = TestGateway.start(Map.of("okuyama.scripts", "true", "okuyama.script_timeout_ms", "300",
+        // A second of script time: the allocation bomb below must meet the memory limit first, and with test JVMs
+        // beside it on a small machine, 300 ms was not always enough for its few dozen steps.
+        gateway = TestGateway.start(Map.of("okuyama.scripts", "true", "okuyama.script_timeout_ms", "1000",
                 "okuyama.script_memory", "16m"));
     }
 
