@@ -264,7 +264,11 @@ public final class BackendRoute implements Route {
 
     /** A capability the operation needs and the backend did not declare, or null when it lacks none. */
     private Capability lacks(Operation operation) {
-        for (Capability needed : needs(operation)) {
+        Set<Capability> needs = needs(operation);
+        if (needs.isEmpty()) {
+            return null;
+        }
+        for (Capability needed : needs) {
             if (!capabilities.contains(needed)) {
                 return needed;
             }
@@ -274,21 +278,33 @@ public final class BackendRoute implements Route {
 
     /**
      * The capabilities only with which a backend may receive the operation: a plugin written before one of them
-     * existed would carry such an operation out without its new part, so it is refused instead.
+     * existed would carry such an operation out without its new part, so it is refused instead. Asked of every
+     * operation, so the common answer, none, is made without allocating.
      */
     static Set<Capability> needs(Operation operation) {
+        if (!(operation instanceof Operation.KeyOperation keyed)) {
+            return Set.of();
+        }
+        boolean leases = keyed instanceof Operation.LeaseGet || keyed instanceof Operation.Invalidate
+                || keyed instanceof Operation.Store store && store.staleIfOlder();
+        boolean keepExpiry = keyed instanceof Operation.Store store && store.keepExpiry();
+        boolean arithmeticExpiry = keyed instanceof Operation.Arithmetic arithmetic
+                && arithmetic.touchExpiresAt() != null;
+        boolean chosenCas = keyed.chosenCas() != 0;
+        if (!leases && !keepExpiry && !arithmeticExpiry && !chosenCas) {
+            return Set.of();
+        }
         Set<Capability> needs = EnumSet.noneOf(Capability.class);
-        if (operation instanceof Operation.LeaseGet || operation instanceof Operation.Invalidate
-                || operation instanceof Operation.Store store && store.staleIfOlder()) {
+        if (leases) {
             needs.add(Capability.LEASES);
         }
-        if (operation instanceof Operation.Store store && store.keepExpiry()) {
+        if (keepExpiry) {
             needs.add(Capability.KEEP_EXPIRY);
         }
-        if (operation instanceof Operation.Arithmetic arithmetic && arithmetic.touchExpiresAt() != null) {
+        if (arithmeticExpiry) {
             needs.add(Capability.ARITHMETIC_EXPIRY);
         }
-        if (operation instanceof Operation.KeyOperation keyed && keyed.chosenCas() != 0) {
+        if (chosenCas) {
             needs.add(Capability.CHOSEN_CAS);
         }
         return needs;
