@@ -37,9 +37,9 @@ final class MetaTranslation {
      * @param features what every backend of the route tree in force keeps of an item: where one cannot tell an
      *     item's expiry (memcached's reads do not), {@code mg}'s {@code t} flag is refused as memcached refuses a flag
      *     it does not know, and {@code me} leaves the expiry out; where one's arithmetic does not set and tell a
-     *     counter's expiry, so are {@code T} and {@code t} of {@code ma};
-     *     where one keeps no leases, so are {@code N} and
-     *     {@code R} of {@code mg} and {@code I} of {@code md} and {@code ms}
+     *     counter's expiry, so are {@code T} and {@code t} of {@code ma}; where one keeps no leases, so are {@code N}
+     *     and {@code R} of {@code mg} and {@code I} of {@code md} and {@code ms}; where one cannot take a CAS the
+     *     client chose, so is {@code E}
      */
     static Translation<TextReply> translate(TextCommand.Meta meta, CollectionsManifest.Collection collection,
                                             long nowMillis, ItemFeatures features) {
