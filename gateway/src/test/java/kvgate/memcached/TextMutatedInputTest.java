@@ -63,7 +63,7 @@ class TextMutatedInputTest {
             case 12 -> {
                 byte[] value = random.bytes(random.below(40));
                 String line = "ms " + key + " " + value.length + random.pick("", " T100", " F7 k", " ME c", " MA O1",
-                        " C0", " b") + "\r\n";
+                        " C0", " E42 c", " C1 I", " b") + "\r\n";
                 if (line.endsWith(" b\r\n")) {
                     line = "ms " + Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.US_ASCII))
                             + " " + value.length + " b\r\n";
@@ -72,7 +72,8 @@ class TextMutatedInputTest {
                         new byte[] {'\r', '\n'})), true);
             }
             case 13 -> new Sent((random.pick("mg ", "md ", "ma ") + key + random.pick("", " v", " s f t c k O2",
-                    " T100 v", " N0 J5 D2 v", " MD", " C1") + "\r\n").getBytes(StandardCharsets.US_ASCII), true);
+                    " T100 v", " N0 J5 D2 v", " MD", " C1", " T30 t v", " E7 c", " N30 R5 v", " I E9")
+                    + "\r\n").getBytes(StandardCharsets.US_ASCII), true);
             case 14 -> new Sent("mn\r\n".getBytes(StandardCharsets.US_ASCII), true);
             case 0, 1, 2 -> {
                 String verb = random.pick("set", "add", "replace", "append", "prepend", "cas");
