@@ -52,7 +52,7 @@ final class MetaTranslation {
         return switch (meta.verb()) {
             case NOOP -> Translation.answer(NOOP);
             case GET -> {
-                if (returns(flags, 't') && !features.readsTellExpiry().getAsBoolean()) {
+                if (!features.readsTellExpiry().getAsBoolean() && returns(flags, 't')) {
                     yield Translation.answer(INVALID_FLAG);
                 }
                 boolean leases = features.keepsLeases().getAsBoolean();
@@ -69,8 +69,8 @@ final class MetaTranslation {
                     ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : delete(meta, collection, nowMillis);
             // T and t of ma set and tell the counter's expiry, which needs a backend whose arithmetic does; ma words
             // its refusal of a flag as md does.
-            case ARITHMETIC -> (flags.ttl() != null || returns(flags, 't'))
-                    && !features.arithmeticSetsExpiry().getAsBoolean()
+            case ARITHMETIC -> !features.arithmeticSetsExpiry().getAsBoolean()
+                    && (flags.ttl() != null || returns(flags, 't'))
                     ? Translation.answer(INVALID_OR_DUPLICATE_FLAG) : arithmetic(meta, collection, nowMillis);
             case DEBUG -> new Translation.Forward<>(new Operation.Get(collection.namespace(), meta.key()),
                     result -> Translation.answer(result instanceof Result.Value hit
@@ -80,7 +80,7 @@ final class MetaTranslation {
         };
     }
 
-    /** Whether the request asks {@code letter} back. */
+    /** Whether the request asks {@code letter} back: a walk of its flags, so asked after the cheaper checks. */
     private static boolean returns(TextCommand.MetaFlags flags, char letter) {
         return flags.returned().stream().anyMatch(flag -> flag[0] == letter);
     }

@@ -2,7 +2,6 @@ package kvgate.route;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -35,7 +34,7 @@ public final class BackendRoute implements Route {
     private final KeyDirectory directory;
     private final GenericTags tags;
     private final GenericSearch search;
-    /** What the backend declares it can do: an operation needing more ({@link #needs}) is refused. */
+    /** What the backend declares it can do: an operation needing more ({@link #lacks}) is refused. */
     private final Set<Capability> capabilities;
     /**
      * The kinds of operation the backend's visitor has no method for, learnt the first time one threw: a tag query on
@@ -262,52 +261,32 @@ public final class BackendRoute implements Route {
                 : CompletableFuture.completedFuture(result));
     }
 
-    /** A capability the operation needs and the backend did not declare, or null when it lacks none. */
+    /**
+     * A capability the operation needs and the backend did not declare, or null when it lacks none. Each guards a
+     * part of the operation stream added after the first plugins: a plugin written before it would carry such an
+     * operation out without its new part, so it is refused instead.
+     */
     private Capability lacks(Operation operation) {
-        Set<Capability> needs = needs(operation);
-        if (needs.isEmpty()) {
+        if (!(operation instanceof Operation.KeyOperation keyed)) {
             return null;
         }
-        for (Capability needed : needs) {
-            if (!capabilities.contains(needed)) {
-                return needed;
-            }
+        if ((keyed instanceof Operation.LeaseGet || keyed instanceof Operation.Invalidate
+                || keyed instanceof Operation.Store store && store.staleIfOlder())
+                && !capabilities.contains(Capability.LEASES)) {
+            return Capability.LEASES;
+        }
+        if (keyed instanceof Operation.Store store && store.keepExpiry()
+                && !capabilities.contains(Capability.KEEP_EXPIRY)) {
+            return Capability.KEEP_EXPIRY;
+        }
+        if (keyed instanceof Operation.Arithmetic arithmetic && arithmetic.touchExpiresAt() != null
+                && !capabilities.contains(Capability.ARITHMETIC_EXPIRY)) {
+            return Capability.ARITHMETIC_EXPIRY;
+        }
+        if (keyed.chosenCas() != 0 && !capabilities.contains(Capability.CHOSEN_CAS)) {
+            return Capability.CHOSEN_CAS;
         }
         return null;
-    }
-
-    /**
-     * The capabilities only with which a backend may receive the operation: a plugin written before one of them
-     * existed would carry such an operation out without its new part, so it is refused instead. Asked of every
-     * operation, so the common answer, none, is made without allocating.
-     */
-    static Set<Capability> needs(Operation operation) {
-        if (!(operation instanceof Operation.KeyOperation keyed)) {
-            return Set.of();
-        }
-        boolean leases = keyed instanceof Operation.LeaseGet || keyed instanceof Operation.Invalidate
-                || keyed instanceof Operation.Store store && store.staleIfOlder();
-        boolean keepExpiry = keyed instanceof Operation.Store store && store.keepExpiry();
-        boolean arithmeticExpiry = keyed instanceof Operation.Arithmetic arithmetic
-                && arithmetic.touchExpiresAt() != null;
-        boolean chosenCas = keyed.chosenCas() != 0;
-        if (!leases && !keepExpiry && !arithmeticExpiry && !chosenCas) {
-            return Set.of();
-        }
-        Set<Capability> needs = EnumSet.noneOf(Capability.class);
-        if (leases) {
-            needs.add(Capability.LEASES);
-        }
-        if (keepExpiry) {
-            needs.add(Capability.KEEP_EXPIRY);
-        }
-        if (arithmeticExpiry) {
-            needs.add(Capability.ARITHMETIC_EXPIRY);
-        }
-        if (chosenCas) {
-            needs.add(Capability.CHOSEN_CAS);
-        }
-        return needs;
     }
 
     /** Whether the operation may create its key's item: what the key directory lists. */

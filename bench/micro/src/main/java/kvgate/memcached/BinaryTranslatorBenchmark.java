@@ -8,8 +8,6 @@ import kvgate.memcached.binary.BinaryRequest;
 import kvgate.memcached.binary.BinaryResponse;
 import kvgate.memcached.couchbase.ClusterConfig;
 import kvgate.net.Translation;
-import kvgate.spi.Item;
-import kvgate.spi.Result;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
@@ -23,8 +21,6 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
     private BinaryTranslator translator;
     private BinaryRequest get;
     private BinaryRequest set;
-    private Result hit;
-    private Result storedResult;
 
     @Setup
     public void setUp() {
@@ -33,8 +29,6 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
                 new ClusterConfig(11211, 8091), 1024 * 1024, () -> true, null, null);
         get = new BinaryRequest(0x00, 0, 0, 7, 0, BinaryResponse.EMPTY, BinaryCodecBenchmark.KEY, BinaryResponse.EMPTY);
         set = new BinaryRequest(0x01, 0, 0, 8, 0, new byte[8], BinaryCodecBenchmark.KEY, BinaryCodecBenchmark.VALUE);
-        hit = new Result.Value(new Item(BinaryCodecBenchmark.VALUE, 0, 1234, Item.NEVER));
-        storedResult = new Result.Stored(1235);
     }
 
     @TearDown
@@ -44,11 +38,11 @@ public class BinaryTranslatorBenchmark extends Benchmarked {
 
     @Benchmark
     public Translation.Answer<BinaryResponse> getHit() {
-        return forwardAndAnswer(translator.translate(get), hit);
+        return forwardAndAnswer(translator.translate(get), fixture.hit);
     }
 
     @Benchmark
     public Translation.Answer<BinaryResponse> set() {
-        return forwardAndAnswer(translator.translate(set), storedResult);
+        return forwardAndAnswer(translator.translate(set), fixture.stored);
     }
 }

@@ -7,8 +7,6 @@ import kvgate.memcached.binary.BinaryCodecBenchmark;
 import kvgate.memcached.text.TextCommand;
 import kvgate.memcached.text.TextReply;
 import kvgate.net.Translation;
-import kvgate.spi.Item;
-import kvgate.spi.Result;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
@@ -22,8 +20,6 @@ public class TextTranslatorBenchmark extends Benchmarked {
     private TextTranslator translator;
     private TextCommand get;
     private TextCommand set;
-    private Result hit;
-    private Result storedResult;
 
     @Setup
     public void setUp() {
@@ -33,8 +29,6 @@ public class TextTranslatorBenchmark extends Benchmarked {
         get = new TextCommand.Retrieve(List.of(BinaryCodecBenchmark.KEY), false, false, 0);
         set = new TextCommand.Store(TextCommand.StoreVerb.SET, BinaryCodecBenchmark.KEY, 0, 0,
                 BinaryCodecBenchmark.VALUE, 0, false);
-        hit = new Result.Value(new Item(BinaryCodecBenchmark.VALUE, 0, 1234, Item.NEVER));
-        storedResult = new Result.Stored(1235);
     }
 
     @TearDown
@@ -44,11 +38,11 @@ public class TextTranslatorBenchmark extends Benchmarked {
 
     @Benchmark
     public Translation.Answer<TextReply> getHit() {
-        return forwardAndAnswer(translator.translate(get), hit);
+        return forwardAndAnswer(translator.translate(get), fixture.hit);
     }
 
     @Benchmark
     public Translation.Answer<TextReply> set() {
-        return forwardAndAnswer(translator.translate(set), storedResult);
+        return forwardAndAnswer(translator.translate(set), fixture.stored);
     }
 }

@@ -7,8 +7,11 @@ import kvgate.bench.InstantBackend;
 import kvgate.collections.BucketManifests;
 import kvgate.collections.ManifestLimits;
 import kvgate.dispatch.Dispatcher;
+import kvgate.memcached.binary.BinaryCodecBenchmark;
 import kvgate.metrics.GatewayMetrics;
 import kvgate.route.BackendRoute;
+import kvgate.spi.Item;
+import kvgate.spi.Result;
 
 /**
  * What a memcached translator needs around it in a benchmark: the default bucket's manifests, read through a
@@ -23,6 +26,9 @@ final class TranslatorFixture implements AutoCloseable {
     });
     final BucketManifests manifests;
     final MemcachedStats stats;
+    /** What the backend answers the get and the set measured with: a hit on the key's item, and its new CAS. */
+    final Result hit = new Result.Value(new Item(BinaryCodecBenchmark.VALUE, 0, 1234, Item.NEVER));
+    final Result stored = new Result.Stored(1235);
 
     TranslatorFixture() {
         InstantBackend backend = new InstantBackend();

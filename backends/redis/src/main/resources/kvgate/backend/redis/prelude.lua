@@ -34,7 +34,7 @@ end
 
 -- The client's CAS arrives as the 8 header bytes, so it is compared exactly whatever its size.
 local function cas_differs(item, wanted)
-  return wanted ~= '' and wanted ~= string.sub(item.raw, 5, 12)
+  return wanted ~= '' and wanted ~= item.cas_raw
 end
 
 -- The answer refusing an operation on the item read: NOT_FOUND without one, EXISTS when a CAS is wanted and is not
@@ -117,12 +117,10 @@ end
 -- already expired; returns the raw item. The CAS is a number, or its 8 bytes (chosen, or kept as read). Redis's own expiry is set relative to NOW (PX), so it falls due after the
 -- same span whatever Redis's clock says; the lease lives as long as its item.
 local function write(value, flags, cas, expires, leased)
-  local raw
-  if type(cas) == 'string' then
-    raw = struct.pack('>I4', flags) .. cas .. struct.pack('>I8', expires) .. value
-  else
-    raw = struct.pack(HEADER, flags, cas, expires) .. value
+  if type(cas) ~= 'string' then
+    cas = struct.pack('>I8', cas)
   end
+  local raw = struct.pack('>I4', flags) .. cas .. struct.pack('>I8', expires) .. value
   if expires ~= 0 and expires <= NOW then
     remove()
     return raw
